@@ -1,0 +1,281 @@
+"""The lifted PDDL/PPDDL model: frozen, hashable dataclasses.
+
+Why our own model: model reconciliation edits lifted actions thousands of times, so the
+model must be cheap to copy-with-changes (``dataclasses.replace``), hashable (to cache
+planner calls by model) and writable back to PDDL. Source locations ride along with
+``compare=False`` so that two models that differ only in where they were read from are
+equal.
+
+Terms are plain strings: a variable starts with ``?``, anything else is an object or
+constant name. All names are lower-cased by the reader (PDDL is case-insensitive).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Union
+
+OBJECT = "object"
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a construct starts in its source file (1-based line and column)."""
+
+    file: str
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.column}"
+
+
+def _loc() -> Location | None:
+    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class TypedName:
+    """A typed parameter, object or constant: ``?x - block`` or ``b1 - block``."""
+
+    name: str
+    type: str = OBJECT
+
+
+# --------------------------------------------------------------------------- conditions
+
+
+@dataclass(frozen=True)
+class Atom:
+    """``(pred t1 ... tn)``; the predicate ``=`` is equality."""
+
+    predicate: str
+    args: tuple[str, ...] = ()
+    location: Location | None = _loc()
+
+    def __str__(self) -> str:
+        return "(" + " ".join((self.predicate, *self.args)) + ")"
+
+
+@dataclass(frozen=True)
+class Not:
+    operand: Condition
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class And:
+    operands: tuple[Condition, ...]
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Or:
+    operands: tuple[Condition, ...]
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Imply:
+    antecedent: Condition
+    consequent: Condition
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Exists:
+    variables: tuple[TypedName, ...]
+    body: Condition
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Forall:
+    variables: tuple[TypedName, ...]
+    body: Condition
+    location: Location | None = _loc()
+
+
+Condition = Union[Atom, Not, And, Or, Imply, Exists, Forall]
+
+TRUE = And(())
+
+# --------------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True)
+class FunctionTerm:
+    """A numeric fluent term ``(f t1 ... tn)``, e.g. ``(total-cost)`` or ``(road-length ?a ?b)``."""
+
+    name: str
+    args: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return "(" + " ".join((self.name, *self.args)) + ")"
+
+
+NumericExpression = Union[Fraction, FunctionTerm]
+
+
+@dataclass(frozen=True)
+class Increase:
+    """``(increase (total-cost) value)``: the only numeric effect we support."""
+
+    fluent: FunctionTerm
+    value: NumericExpression
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class AndEffect:
+    operands: tuple[Effect, ...]
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class When:
+    condition: Condition
+    effect: Effect
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class ForallEffect:
+    variables: tuple[TypedName, ...]
+    effect: Effect
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Probabilistic:
+    """PPDDL ``(probabilistic p1 e1 ... pn en)``; the remaining mass is "no change"."""
+
+    outcomes: tuple[tuple[Fraction, Effect], ...]
+    location: Location | None = _loc()
+
+
+# A literal effect is an ``Atom`` (add) or ``Not(Atom)`` (delete).
+Effect = Union[Atom, Not, AndEffect, When, ForallEffect, Increase, Probabilistic]
+
+NO_EFFECT = AndEffect(())
+
+# --------------------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True)
+class Predicate:
+    name: str
+    parameters: tuple[TypedName, ...] = ()
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Function:
+    """A declared numeric function; ``type`` is ``number`` unless declared otherwise."""
+
+    name: str
+    parameters: tuple[TypedName, ...] = ()
+    type: str = "number"
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Action:
+    name: str
+    parameters: tuple[TypedName, ...] = ()
+    precondition: Condition = TRUE
+    effect: Effect = NO_EFFECT
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A PDDL domain.
+
+    ``types`` maps each declared type to its parent (``object`` for roots); a type with
+    several parents (``either``) is not supported.
+    """
+
+    name: str
+    requirements: tuple[str, ...] = ()
+    types: tuple[tuple[str, str], ...] = ()
+    constants: tuple[TypedName, ...] = ()
+    predicates: tuple[Predicate, ...] = ()
+    functions: tuple[Function, ...] = ()
+    actions: tuple[Action, ...] = ()
+    source: str | None = field(default=None, compare=False, repr=False)
+
+    def action(self, name: str) -> Action:
+        for action in self.actions:
+            if action.name == name:
+                return action
+        raise KeyError(name)
+
+    def predicate(self, name: str) -> Predicate:
+        for predicate in self.predicates:
+            if predicate.name == name:
+                return predicate
+        raise KeyError(name)
+
+    def type_parent(self) -> dict[str, str]:
+        return dict(self.types)
+
+    def subtypes_closure(self) -> dict[str, frozenset[str]]:
+        """Map each type to the set of types that are (reflexively) below it."""
+        parents = dict(self.types)
+        names = {OBJECT, *parents, *parents.values()}
+        below: dict[str, set[str]] = {name: {name} for name in names}
+        for name in names:
+            seen: set[str] = set()
+            current = name
+            while current in parents and current not in seen and current != OBJECT:
+                seen.add(current)
+                current = parents[current]
+                below.setdefault(current, {current}).add(name)
+            below[OBJECT].add(name)
+        return {name: frozenset(group) for name, group in below.items()}
+
+    @property
+    def uses_action_costs(self) -> bool:
+        return ":action-costs" in self.requirements or any(
+            f.name == "total-cost" for f in self.functions
+        )
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A PDDL problem. ``numeric_init`` holds ``(= (f args) value)`` facts."""
+
+    name: str
+    domain_name: str
+    requirements: tuple[str, ...] = ()
+    objects: tuple[TypedName, ...] = ()
+    init: tuple[Atom, ...] = ()
+    numeric_init: tuple[tuple[FunctionTerm, Fraction], ...] = ()
+    goal: Condition = TRUE
+    metric: tuple[str, FunctionTerm] | None = None
+    source: str | None = field(default=None, compare=False, repr=False)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def conjuncts(condition: Condition) -> tuple[Condition, ...]:
+    """The top-level conjuncts of a condition (flattening nested ``and``)."""
+    if isinstance(condition, And):
+        out: list[Condition] = []
+        for operand in condition.operands:
+            out.extend(conjuncts(operand))
+        return tuple(out)
+    return (condition,)
+
+
+def effect_parts(effect: Effect) -> tuple[Effect, ...]:
+    """The top-level parts of an effect (flattening nested ``and``)."""
+    if isinstance(effect, AndEffect):
+        out: list[Effect] = []
+        for operand in effect.operands:
+            out.extend(effect_parts(operand))
+        return tuple(out)
+    return (effect,)

@@ -1,0 +1,147 @@
+"""The grounded planning task: facts as bit positions, states as Python ints.
+
+Why ints: a state is an immutable, hashable bitset, an applicability test is two ``&``
+operations on machine-word-sized chunks, and applying an action is ``(s & ~del) | add``.
+Everything that searches, validates or extracts landmarks works on this one
+representation; the lifted names are kept so results can be rendered for people.
+
+Semantics (PDDL): an action is applicable when all ``pre`` bits are set and no ``neg_pre``
+bit is set. Its conditional effects are evaluated in the state *before* the action; all
+deletes happen before all adds, so a fact both added and deleted ends up true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from xaip.planning.pddl.model import Atom
+
+State = int
+
+
+def bits(mask: int) -> Iterator[int]:
+    """Indices of the set bits of ``mask``, lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def mask_of(indices: Iterable[int]) -> int:
+    mask = 0
+    for index in indices:
+        mask |= 1 << index
+    return mask
+
+
+@dataclass(frozen=True)
+class ConditionalEffect:
+    """``(when cond effect)`` grounded: fires when ``cond_pos`` holds and ``cond_neg`` does not."""
+
+    cond_pos: int
+    cond_neg: int
+    add: int
+    delete: int
+
+
+@dataclass(frozen=True)
+class GroundAction:
+    """One ground action. ``schema`` and ``args`` name its lifted origin."""
+
+    schema: str
+    args: tuple[str, ...]
+    pre: int
+    add: int
+    delete: int
+    cost: int = 1
+    neg_pre: int = 0
+    conditional: tuple[ConditionalEffect, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The plan-file spelling without parentheses, e.g. ``pick-up b1``."""
+        return " ".join((self.schema, *self.args))
+
+    def __str__(self) -> str:
+        return "(" + self.name + ")"
+
+    def applicable(self, state: State) -> bool:
+        return state & self.pre == self.pre and not state & self.neg_pre
+
+    def apply(self, state: State) -> State:
+        """The successor state; the caller has checked applicability."""
+        if not self.conditional:
+            return (state & ~self.delete) | self.add
+        add, delete = self.add, self.delete
+        for effect in self.conditional:
+            if state & effect.cond_pos == effect.cond_pos and not state & effect.cond_neg:
+                add |= effect.add
+                delete |= effect.delete
+        return (state & ~delete) | add
+
+
+@dataclass(frozen=True)
+class Task:
+    """A grounded STRIPS task with negative preconditions, conditional effects and costs.
+
+    ``facts[i]`` is the atom of bit ``i``. Static facts (true in every reachable state) were
+    removed by grounding and are kept in ``static_facts`` for rendering only.
+    ``goal_neg`` holds facts that must be false at the goal.
+    """
+
+    name: str
+    facts: tuple[Atom, ...]
+    actions: tuple[GroundAction, ...]
+    init: State
+    goal: int
+    goal_neg: int = 0
+    static_facts: frozenset[Atom] = frozenset()
+    has_costs: bool = False
+    fact_index: dict[Atom, int] = field(init=False, compare=False, repr=False)
+    action_index: dict[str, tuple[int, ...]] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fact_index", {f: i for i, f in enumerate(self.facts)})
+        by_name: dict[str, list[int]] = {}
+        for i, action in enumerate(self.actions):
+            by_name.setdefault(action.name, []).append(i)
+        object.__setattr__(
+            self, "action_index", {name: tuple(ids) for name, ids in by_name.items()}
+        )
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def num_facts(self) -> int:
+        return len(self.facts)
+
+    def is_goal(self, state: State) -> bool:
+        return state & self.goal == self.goal and not state & self.goal_neg
+
+    def applicable(self, state: State) -> Iterator[GroundAction]:
+        """All actions applicable in ``state`` (simple scan; searches use faster generators)."""
+        for action in self.actions:
+            if state & action.pre == action.pre and not state & action.neg_pre:
+                yield action
+
+    def has_conditional_effects(self) -> bool:
+        return any(action.conditional for action in self.actions)
+
+    def has_negative_conditions(self) -> bool:
+        return bool(self.goal_neg) or any(action.neg_pre for action in self.actions) or any(
+            effect.cond_neg for action in self.actions for effect in action.conditional
+        )
+
+    def true_facts(self, state: State) -> list[Atom]:
+        return [self.facts[i] for i in bits(state)]
+
+    def state_of(self, atoms: Iterable[Atom]) -> State:
+        """The state in which exactly ``atoms`` (non-static, known) hold."""
+        return mask_of(self.fact_index[a] for a in atoms if a in self.fact_index)
+
+    def format_state(self, state: State) -> str:
+        return " ".join(str(a) for a in self.true_facts(state))
+
+    def format_mask(self, mask: int) -> list[str]:
+        return [str(self.facts[i]) for i in bits(mask)]
