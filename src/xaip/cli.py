@@ -1,0 +1,240 @@
+"""The ``xaip`` command: one sub-command per job, ``--json`` on every one.
+
+Exit codes: 0 success, 1 the answer is negative (invalid plan, unsolvable, budget
+exhausted before an answer), 2 bad input (with a one-line message, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from xaip import __version__
+from xaip.errors import EngineUnavailable, InputError, XaipError
+
+EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    if args.json:
+        print(json.dumps(payload, indent=2, sort_keys=False))
+    else:
+        print(text)
+
+
+def _budget_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--max-nodes", type=int, default=None, metavar="N",
+                        help="give up after expanding N nodes")
+    parser.add_argument("--max-seconds", type=float, default=None, metavar="S",
+                        help="give up after S seconds")
+
+
+def _json_arg(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xaip",
+        description="Explain planning agents: plan, validate, landmarks, model differences.",
+    )
+    parser.add_argument("--version", action="version", version=f"xaip {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    plan = sub.add_parser("plan", help="find a plan (optimal with --optimal)")
+    plan.add_argument("domain")
+    plan.add_argument("problem")
+    plan.add_argument("--optimal", action="store_true",
+                      help="guarantee an optimal plan (A* with an admissible heuristic)")
+    plan.add_argument("--heuristic", default=None,
+                      help="blind, hmax, hadd, hff or lmcut (default: lmcut if --optimal, else hff)")
+    plan.add_argument("--search", default=None,
+                      help="astar, ucs, gbfs, ehc or bfs (default: astar if --optimal, else gbfs)")
+    plan.add_argument("--cost-bound", type=int, default=None, metavar="C",
+                      help="only accept plans cheaper than C (with --optimal: prove none exists)")
+    plan.add_argument("--engine", choices=("builtin", "fd"), default="builtin",
+                      help="planning engine (fd: Fast Downward, if installed)")
+    plan.add_argument("--output", "-o", default=None, metavar="FILE",
+                      help="also write the plan to FILE in plan-file format")
+    _budget_args(plan)
+    _json_arg(plan)
+    plan.set_defaults(handler=_cmd_plan)
+
+    validate = sub.add_parser("validate", help="check a plan file against a model")
+    validate.add_argument("domain")
+    validate.add_argument("problem")
+    validate.add_argument("plan")
+    _json_arg(validate)
+    validate.set_defaults(handler=_cmd_validate)
+
+    landmarks = sub.add_parser("landmarks", help="fact landmarks and their orderings")
+    landmarks.add_argument("domain")
+    landmarks.add_argument("problem")
+    landmarks.add_argument("--method", default="rhw", help="rhw (default) or zg")
+    landmarks.add_argument("--dot", default=None, metavar="FILE",
+                           help="write the landmark graph as Graphviz DOT")
+    _json_arg(landmarks)
+    landmarks.set_defaults(handler=_cmd_landmarks)
+
+    diff = sub.add_parser("diff", help="differences between two models, as features")
+    diff.add_argument("domain_a")
+    diff.add_argument("domain_b")
+    diff.add_argument("--problem-a", default=None, metavar="FILE")
+    diff.add_argument("--problem-b", default=None, metavar="FILE",
+                      help="defaults to --problem-a when only that is given")
+    _json_arg(diff)
+    diff.set_defaults(handler=_cmd_diff)
+
+    demo = sub.add_parser("demo", help="plan, validate and explain the bundled example")
+    _json_arg(demo)
+    demo.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _load(domain_path: str, problem_path: str) -> tuple[Any, Any]:
+    from xaip.planning.pddl import check_problem, read_domain, read_problem
+
+    domain = read_domain(domain_path)
+    problem = read_problem(problem_path)
+    check_problem(domain, problem)
+    return domain, problem
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    from xaip.planning.planner import plan_files
+    from xaip.planning.plans import format_plan
+    from xaip.runtime import Budget
+
+    result = plan_files(
+        args.domain,
+        args.problem,
+        optimal=args.optimal,
+        heuristic=args.heuristic,
+        search=args.search,
+        engine=args.engine,
+        cost_bound=args.cost_bound,
+        budget=Budget(args.max_nodes, args.max_seconds),
+    )
+    payload = result.to_dict()
+    if result.solved and args.output:
+        Path(args.output).write_text(
+            format_plan(result.plan, result.cost, unit_cost=not result.has_costs)
+        )
+    if result.solved:
+        kind = "optimal" if result.optimal else "not proven optimal"
+        text = format_plan(result.plan, result.cost, not result.has_costs).rstrip()
+        text += f"\n; {len(result.plan)} steps, {kind}, {result.expanded} expanded, "
+        text += f"{result.seconds:.3f} s"
+    elif result.status == "unsolvable":
+        text = "no plan exists" + (
+            f" cheaper than {args.cost_bound}" if args.cost_bound is not None else ""
+        ) + f" (proved after {result.expanded} expansions, {result.seconds:.3f} s)"
+    else:
+        text = (
+            f"budget exhausted after {result.expanded} expansions and {result.seconds:.3f} s "
+            "without an answer; raise --max-nodes/--max-seconds"
+        )
+    _emit(args, payload, text)
+    return EXIT_OK if result.solved else EXIT_NEGATIVE
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from xaip.planning.plans import read_plan, validate
+
+    domain, problem = _load(args.domain, args.problem)
+    steps = read_plan(args.plan)
+    result = validate(domain, problem, steps)
+    if result.valid:
+        text = f"valid plan: {result.steps} steps, cost {result.cost}"
+    else:
+        text = f"invalid plan: {result.reason}"
+    _emit(args, result.to_dict(), text)
+    return EXIT_OK if result.valid else EXIT_NEGATIVE
+
+
+def _cmd_landmarks(args: argparse.Namespace) -> int:
+    from xaip.planning.grounding import ground
+    from xaip.planning.landmarks import find_landmarks
+
+    domain, problem = _load(args.domain, args.problem)
+    task = ground(domain, problem)
+    graph = find_landmarks(task, method=args.method)
+    if args.dot:
+        Path(args.dot).write_text(graph.to_dot(task))
+    payload = graph.to_dict(task)
+    lines = [f"{len(payload['landmarks'])} landmarks, {len(payload['orderings'])} orderings"]
+    for i, landmark in enumerate(payload["landmarks"]):
+        joiner = " or " if landmark.get("disjunctive") else " and "
+        lines.append(f"  L{i}: {joiner.join(landmark['facts'])}")
+    for ordering in payload["orderings"]:
+        lines.append(f"  L{ordering['before']} -> L{ordering['after']} ({ordering['kind']})")
+    _emit(args, payload, "\n".join(lines))
+    return EXIT_OK
+
+
+def _cmd_diff(args: argparse.Namespace) -> int:
+    from xaip.planning.features import model_diff
+    from xaip.planning.pddl import read_domain, read_problem
+
+    domain_a = read_domain(args.domain_a)
+    domain_b = read_domain(args.domain_b)
+    problem_a = read_problem(args.problem_a) if args.problem_a else None
+    problem_b = read_problem(args.problem_b) if args.problem_b else problem_a
+    difference = model_diff(domain_a, domain_b, problem_a, problem_b)
+    payload = difference.to_dict()
+    _emit(args, payload, difference.describe())
+    return EXIT_OK
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from xaip.demo import run_demo
+
+    payload, text = run_demo()
+    _emit(args, payload, text)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except (InputError, EngineUnavailable) as error:
+        print(f"xaip: error: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except FileNotFoundError as error:
+        print(f"xaip: error: no such file: {error.filename}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
+        print(f"xaip: error: cannot read input: {error}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("xaip: interrupted", file=sys.stderr)
+        return 130
+    except (XaipError, Exception) as error:  # noqa: BLE001 - last line of defence for users
+        if args.debug:
+            raise
+        print(
+            f"xaip: internal error: {type(error).__name__}: {error} "
+            "(run with --debug for a traceback and please report it)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,70 @@
+"""The bundled example behind ``xaip demo``: plan, validate and summarise a small task.
+
+Why a demo command: a newcomer's first run should show what the core does on a task we
+ship, without having to find PDDL files first.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+EXAMPLE = "blocksworld"
+
+
+def example_paths(name: str = EXAMPLE) -> tuple[Path, Path]:
+    """Paths of the bundled example's domain and problem files."""
+    folder = Path(str(resources.files("xaip") / "domains" / name))
+    domain = folder / "domain.pddl"
+    problems = sorted(p for p in folder.glob("*.pddl") if p.name != "domain.pddl")
+    if not domain.exists() or not problems:
+        raise FileNotFoundError(str(folder))
+    return domain, problems[0]
+
+
+def run_demo() -> tuple[dict[str, Any], str]:
+    """Plan optimally, validate the plan independently, and list the landmarks."""
+    from xaip.planning.grounding import ground
+    from xaip.planning.landmarks import find_landmarks
+    from xaip.planning.pddl import read_domain, read_problem
+    from xaip.planning.planner import plan_task
+    from xaip.planning.plans import PlanStep, validate
+
+    domain_path, problem_path = example_paths()
+    domain, problem = read_domain(domain_path), read_problem(problem_path)
+    task = ground(domain, problem)
+    result = plan_task(task, optimal=True)
+    steps = [PlanStep(a.schema, a.args) for a in result.plan]
+    check = validate(domain, problem, steps)
+    graph = find_landmarks(task)
+    landmarks = graph.to_dict(task)
+    payload = {
+        "domain": str(domain_path),
+        "problem": str(problem_path),
+        "facts": task.num_facts,
+        "actions": len(task.actions),
+        **result.to_dict(),
+        "validation": check.to_dict(),
+        "landmarks": landmarks["landmarks"],
+        "orderings": landmarks["orderings"],
+    }
+    lines = [
+        f"Example: {problem.name} ({domain.name}), {task.num_facts} facts, "
+        f"{len(task.actions)} ground actions",
+        f"Optimal plan ({len(result.plan)} steps, cost {result.cost}, "
+        f"{result.expanded} expansions, {result.seconds * 1000:.1f} ms):",
+        *(f"  {i + 1:2d}. ({a.name})" for i, a in enumerate(result.plan)),
+        "Independent validation: "
+        + ("valid" if check.valid else f"INVALID: {check.reason}")
+        + f", cost {check.cost}",
+        f"Landmarks (facts every plan must make true): {len(landmarks['landmarks'])}, "
+        f"with {len(landmarks['orderings'])} orderings",
+        *(
+            "  " + " or ".join(lm["facts"])
+            for lm in landmarks["landmarks"]
+            if not lm.get("is_initial")
+        ),
+        "Try: xaip plan DOMAIN PROBLEM --optimal --json   (see README)",
+    ]
+    return payload, "\n".join(lines)

@@ -1,0 +1,523 @@
+"""Grounding: from a lifted domain and problem to a :class:`~xaip.planning.task.Task`.
+
+Why reachability-based: instantiating every action with every tuple of objects explodes
+even on small logistics tasks. We compute the relaxed-reachable fluent atoms by a fixpoint
+(negative conditions are ignored, so the result over-approximates reachability) and only
+instantiate actions whose positive preconditions can become true. Predicates that no
+action changes are *static*: they are evaluated during grounding and removed from the task.
+
+Conditions of any shape (``or``, ``imply``, ``exists``, ``forall``) are grounded into
+disjunctive normal form over fluent literals. A precondition with several disjuncts
+becomes several ground actions with the same name (one per disjunct), which is what a plan
+validator needs: the step is applicable when any variant is.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+from xaip.errors import SemanticError, UnsupportedFeature
+from xaip.planning.pddl.model import (
+    Action,
+    And,
+    AndEffect,
+    Atom,
+    Condition,
+    Domain,
+    Effect,
+    Exists,
+    Forall,
+    ForallEffect,
+    FunctionTerm,
+    Imply,
+    Increase,
+    Not,
+    Or,
+    Probabilistic,
+    Problem,
+    TypedName,
+    When,
+    conjuncts,
+)
+from xaip.planning.task import ConditionalEffect, GroundAction, Task, mask_of
+
+COST_FLUENT = "total-cost"
+#: Numeric fluents we accept in effects but ignore when grounding a classical task.
+IGNORED_FLUENTS = frozenset({"reward"})
+#: The atom used as an unreachable goal when a goal literal is statically false.
+IMPOSSIBLE = Atom("xaip-impossible-goal")
+
+Binding = Mapping[str, str]
+# A DNF clause over fluent atoms: (atoms that must hold, atoms that must not hold).
+Clause = tuple[frozenset[Atom], frozenset[Atom]]
+TRUE_CLAUSE: Clause = (frozenset(), frozenset())
+
+
+@dataclass(frozen=True)
+class _EffectPart:
+    """One grounded effect part: adds/deletes under DNF ``conditions`` (None = always)."""
+
+    conditions: tuple[Clause, ...] | None
+    adds: frozenset[Atom]
+    deletes: frozenset[Atom]
+    cost: Fraction = Fraction(0)
+
+
+class _Context:
+    """Everything grounding needs to know about objects, types and static facts."""
+
+    def __init__(self, domain: Domain, problem: Problem) -> None:
+        self.domain = domain
+        self.problem = problem
+        below = domain.subtypes_closure()
+        objects: dict[str, str] = {}
+        for typed in (*domain.constants, *problem.objects):
+            objects.setdefault(typed.name, typed.type)
+        self.objects = objects
+        self.by_type: dict[str, tuple[str, ...]] = {}
+        for type_name, group in below.items():
+            self.by_type[type_name] = tuple(o for o, t in objects.items() if t in group)
+        self.fluent_predicates = _fluent_predicates(domain)
+        self.static_facts: set[Atom] = {
+            _strip(a) for a in problem.init if a.predicate not in self.fluent_predicates
+        }
+        self.static_by_predicate: dict[str, set[tuple[str, ...]]] = {}
+        for atom in self.static_facts:
+            self.static_by_predicate.setdefault(atom.predicate, set()).add(atom.args)
+        self.numeric: dict[FunctionTerm, Fraction] = dict(problem.numeric_init)
+
+    def objects_of(self, type_name: str) -> tuple[str, ...]:
+        try:
+            return self.by_type[type_name]
+        except KeyError:
+            raise SemanticError(f"unknown type '{type_name}'") from None
+
+    def is_fluent(self, predicate: str) -> bool:
+        return predicate in self.fluent_predicates
+
+    def static_holds(self, atom: Atom) -> bool:
+        if atom.predicate == "=":
+            return atom.args[0] == atom.args[1]
+        return atom.args in self.static_by_predicate.get(atom.predicate, ())
+
+
+def _strip(atom: Atom) -> Atom:
+    """The atom without its source location (so equal atoms hash equal)."""
+    return Atom(atom.predicate, atom.args)
+
+
+def _fluent_predicates(domain: Domain) -> frozenset[str]:
+    found: set[str] = set()
+
+    def visit(effect: Effect) -> None:
+        if isinstance(effect, Atom):
+            found.add(effect.predicate)
+        elif isinstance(effect, Not):
+            assert isinstance(effect.operand, Atom)
+            found.add(effect.operand.predicate)
+        elif isinstance(effect, AndEffect):
+            for operand in effect.operands:
+                visit(operand)
+        elif isinstance(effect, When | ForallEffect):
+            visit(effect.effect)
+        elif isinstance(effect, Probabilistic):
+            for _, outcome in effect.outcomes:
+                visit(outcome)
+
+    for action in domain.actions:
+        visit(action.effect)
+    return frozenset(found)
+
+
+def _substitute(args: tuple[str, ...], binding: Binding) -> tuple[str, ...]:
+    return tuple(binding.get(a, a) if a.startswith("?") else a for a in args)
+
+
+# --------------------------------------------------------------------------- conditions
+
+
+def _and_clauses(left: list[Clause], right: list[Clause]) -> list[Clause]:
+    out: list[Clause] = []
+    for lp, ln in left:
+        for rp, rn in right:
+            pos, neg = lp | rp, ln | rn
+            if not pos & neg:
+                out.append((pos, neg))
+    return out
+
+
+def ground_condition(
+    condition: Condition, binding: Binding, ctx: _Context, negated: bool = False
+) -> list[Clause]:
+    """The condition under ``binding`` as DNF over fluent atoms; ``[]`` means false.
+
+    Static atoms and equality are decided here; quantifiers are expanded over the objects
+    of their types.
+    """
+    if isinstance(condition, Atom):
+        atom = Atom(condition.predicate, _substitute(condition.args, binding))
+        if condition.predicate == "=" or not ctx.is_fluent(condition.predicate):
+            return [TRUE_CLAUSE] if ctx.static_holds(atom) != negated else []
+        if negated:
+            return [(frozenset(), frozenset((atom,)))]
+        return [(frozenset((atom,)), frozenset())]
+    if isinstance(condition, Not):
+        return ground_condition(condition.operand, binding, ctx, not negated)
+    if isinstance(condition, And | Or):
+        conjunctive = isinstance(condition, And) != negated
+        if conjunctive:
+            result = [TRUE_CLAUSE]
+            for operand in condition.operands:
+                result = _and_clauses(result, ground_condition(operand, binding, ctx, negated))
+                if not result:
+                    break
+            return result
+        disjuncts: list[Clause] = []
+        for operand in condition.operands:
+            disjuncts.extend(ground_condition(operand, binding, ctx, negated))
+        return _dedupe(disjuncts)
+    if isinstance(condition, Imply):
+        rewritten = Or((Not(condition.antecedent), condition.consequent))
+        return ground_condition(rewritten, binding, ctx, negated)
+    if isinstance(condition, Exists | Forall):
+        instances = [
+            ground_condition(condition.body, {**binding, **extra}, ctx, negated)
+            for extra in _bindings(condition.variables, ctx)
+        ]
+        universal = isinstance(condition, Forall) != negated
+        if universal:
+            result = [TRUE_CLAUSE]
+            for clauses in instances:
+                result = _and_clauses(result, clauses)
+                if not result:
+                    break
+            return result
+        return _dedupe([c for clauses in instances for c in clauses])
+    raise UnsupportedFeature(f"unsupported condition {type(condition).__name__}")
+
+
+def _dedupe(clauses: list[Clause]) -> list[Clause]:
+    return list(dict.fromkeys(clauses))
+
+
+def _bindings(variables: tuple[TypedName, ...], ctx: _Context) -> Iterator[dict[str, str]]:
+    names = [v.name for v in variables]
+    for values in itertools.product(*(ctx.objects_of(v.type) for v in variables)):
+        yield dict(zip(names, values, strict=True))
+
+
+# --------------------------------------------------------------------------- effects
+
+
+def _ground_effect(
+    effect: Effect, binding: Binding, ctx: _Context
+) -> list[tuple[Fraction, list[_EffectPart]]]:
+    """The effect as a list of (probability, parts) outcomes."""
+    if isinstance(effect, Atom):
+        atom = Atom(effect.predicate, _substitute(effect.args, binding))
+        return [(Fraction(1), [_EffectPart(None, frozenset((atom,)), frozenset())])]
+    if isinstance(effect, Not):
+        negated = effect.operand
+        assert isinstance(negated, Atom)
+        atom = Atom(negated.predicate, _substitute(negated.args, binding))
+        return [(Fraction(1), [_EffectPart(None, frozenset(), frozenset((atom,)))])]
+    if isinstance(effect, AndEffect):
+        outcomes: list[tuple[Fraction, list[_EffectPart]]] = [(Fraction(1), [])]
+        for child in effect.operands:
+            sub = _ground_effect(child, binding, ctx)
+            outcomes = [(p * q, a + b) for p, a in outcomes for q, b in sub]
+        return outcomes
+    if isinstance(effect, ForallEffect):
+        outcomes = [(Fraction(1), [])]
+        for extra in _bindings(effect.variables, ctx):
+            sub = _ground_effect(effect.effect, {**binding, **extra}, ctx)
+            outcomes = [(p * q, a + b) for p, a in outcomes for q, b in sub]
+        return outcomes
+    if isinstance(effect, When):
+        clauses = ground_condition(effect.condition, binding, ctx)
+        inner = _ground_effect(effect.effect, binding, ctx)
+        result = []
+        for probability, parts in inner:
+            conditioned = []
+            for part in parts:
+                if part.cost:
+                    raise UnsupportedFeature(
+                        _where(effect) + "action costs inside conditional effects"
+                    )
+                combined = (
+                    tuple(clauses)
+                    if part.conditions is None
+                    else tuple(_and_clauses(list(clauses), list(part.conditions)))
+                )
+                conditioned.append(_EffectPart(combined, part.adds, part.deletes))
+            result.append((probability, conditioned))
+        return result
+    if isinstance(effect, Increase):
+        if effect.fluent.name in IGNORED_FLUENTS:
+            return [(Fraction(1), [])]
+        if effect.fluent.name != COST_FLUENT:
+            raise UnsupportedFeature(
+                _where(effect) + f"numeric fluent '{effect.fluent.name}' (only total-cost)"
+            )
+        cost = _cost_value(effect, binding, ctx)
+        return [(Fraction(1), [_EffectPart(None, frozenset(), frozenset(), cost)])]
+    if isinstance(effect, Probabilistic):
+        outcomes = []
+        total = Fraction(0)
+        for probability, sub_effect in effect.outcomes:
+            total += probability
+            for q, parts in _ground_effect(sub_effect, binding, ctx):
+                outcomes.append((probability * q, parts))
+        if total < 1:
+            outcomes.append((1 - total, []))
+        return outcomes
+    raise UnsupportedFeature(f"unsupported effect {type(effect).__name__}")
+
+
+def _cost_value(effect: Increase, binding: Binding, ctx: _Context) -> Fraction:
+    value = effect.value
+    if isinstance(value, FunctionTerm):
+        term = FunctionTerm(value.name, _substitute(value.args, binding))
+        if term not in ctx.numeric:
+            raise SemanticError(
+                _where(effect) + f"cost {term} is used but not set in the problem's :init"
+            )
+        value = ctx.numeric[term]
+    if value < 0:
+        raise SemanticError(_where(effect) + f"negative action cost {value}")
+    return Fraction(value)
+
+
+def _where(node: object) -> str:
+    location = getattr(node, "location", None)
+    return f"{location}: " if location is not None else ""
+
+
+# --------------------------------------------------------------------------- reachability
+
+
+def _positive_atoms(condition: Condition) -> list[Atom]:
+    """Top-level positive atoms: every binding must make these true."""
+    return [c for c in conjuncts(condition) if isinstance(c, Atom) and c.predicate != "="]
+
+
+def _candidate_bindings(
+    action: Action,
+    ctx: _Context,
+    facts_by_predicate: Mapping[str, set[tuple[str, ...]]],
+) -> Iterator[dict[str, str]]:
+    """Bindings of the action's parameters that satisfy its top-level positive atoms.
+
+    A backtracking join: atoms with static predicates first (they prune hardest), then
+    fluent ones; parameters no atom mentions range over their type.
+    """
+    params = action.parameters
+    domains = {p.name: set(ctx.objects_of(p.type)) for p in params}
+    atoms = sorted(
+        _positive_atoms(action.precondition),
+        key=lambda a: (ctx.is_fluent(a.predicate), -len(a.args)),
+    )
+
+    def extend(index: int, binding: dict[str, str]) -> Iterator[dict[str, str]]:
+        if index == len(atoms):
+            free = [p for p in params if p.name not in binding]
+            for values in itertools.product(*(sorted(domains[p.name]) for p in free)):
+                yield {**binding, **dict(zip((p.name for p in free), values, strict=True))}
+            return
+        atom = atoms[index]
+        tuples = facts_by_predicate.get(atom.predicate, ())
+        for args in tuples:
+            new = dict(binding)
+            ok = True
+            for term, value in zip(atom.args, args, strict=True):
+                if term.startswith("?"):
+                    bound = new.get(term)
+                    if bound is None:
+                        if term not in domains or value not in domains[term]:
+                            ok = False
+                            break
+                        new[term] = value
+                    elif bound != value:
+                        ok = False
+                        break
+                elif term != value:
+                    ok = False
+                    break
+            if ok:
+                yield from extend(index + 1, new)
+
+    yield from extend(0, {})
+
+
+def _relaxed_adds(
+    parts: Iterable[tuple[Fraction, list[_EffectPart]]], reached: set[Atom]
+) -> set[Atom]:
+    adds: set[Atom] = set()
+    for _, outcome in parts:
+        for part in outcome:
+            if part.conditions is None or any(pos <= reached for pos, _ in part.conditions):
+                adds |= part.adds
+    return adds
+
+
+@dataclass
+class _Instance:
+    action: Action
+    args: tuple[str, ...]
+    pre: list[Clause]
+    outcomes: list[tuple[Fraction, list[_EffectPart]]]
+
+
+def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]:
+    """Relaxed reachability fixpoint; returns reachable fluent atoms and action instances."""
+    reached: set[Atom] = {_strip(a) for a in ctx.problem.init if ctx.is_fluent(a.predicate)}
+    by_predicate: dict[str, set[tuple[str, ...]]] = {
+        p: set(args) for p, args in ctx.static_by_predicate.items()
+    }
+    for atom in reached:
+        by_predicate.setdefault(atom.predicate, set()).add(atom.args)
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    instances: list[_Instance] = []
+    pending: list[_Instance] = []  # instances whose relaxed precondition is not yet reachable
+    changed = True
+    while changed:
+        changed = False
+        new_atoms: set[Atom] = set()
+        still_pending = []
+        for instance in pending:
+            if any(pos <= reached for pos, _ in instance.pre):
+                instances.append(instance)
+                new_atoms |= _relaxed_adds(instance.outcomes, reached)
+            else:
+                still_pending.append(instance)
+        pending = still_pending
+        for action in domain.actions:
+            names = [p.name for p in action.parameters]
+            for binding in _candidate_bindings(action, ctx, by_predicate):
+                args = tuple(binding[n] for n in names)
+                key = (action.name, args)
+                if key in seen:
+                    continue
+                seen.add(key)
+                pre = ground_condition(action.precondition, binding, ctx)
+                if not pre:
+                    continue
+                instance = _Instance(action, args, pre, _ground_effect(action.effect, binding, ctx))
+                if any(pos <= reached for pos, _ in pre):
+                    instances.append(instance)
+                    new_atoms |= _relaxed_adds(instance.outcomes, reached)
+                else:
+                    pending.append(instance)
+        # Conditional effects of known instances may fire once more atoms are reached.
+        for instance in instances:
+            new_atoms |= _relaxed_adds(instance.outcomes, reached | new_atoms)
+        new_atoms -= reached
+        if new_atoms:
+            changed = True
+            reached |= new_atoms
+            for atom in new_atoms:
+                by_predicate.setdefault(atom.predicate, set()).add(atom.args)
+    return reached, instances
+
+
+# --------------------------------------------------------------------------- assembling
+
+
+def ground(
+    domain: Domain,
+    problem: Problem,
+    probabilistic: Literal["reject", "all-outcomes"] = "reject",
+) -> Task:
+    """Ground ``problem`` over ``domain`` into a :class:`Task`.
+
+    ``probabilistic="all-outcomes"`` turns each outcome of a PPDDL action into its own
+    deterministic action (schema name suffixed ``_o1``, ``_o2``, ... when there are
+    several); the default rejects probabilistic effects.
+    """
+    ctx = _Context(domain, problem)
+    reached, instances = _explore(domain, ctx)
+    goal_clauses = ground_condition(problem.goal, {}, ctx)
+    if len(goal_clauses) > 1:
+        raise UnsupportedFeature(_where(problem.goal) + "disjunctive goals")
+    impossible = not goal_clauses
+    goal_pos, goal_neg = goal_clauses[0] if goal_clauses else (frozenset(), frozenset())
+
+    facts = sorted(reached | set(goal_pos), key=lambda a: (a.predicate, a.args))
+    if impossible:
+        facts.append(IMPOSSIBLE)
+    index = {atom: i for i, atom in enumerate(facts)}
+
+    def mask(atoms: Iterable[Atom]) -> int:
+        return mask_of(index[a] for a in atoms if a in index)
+
+    actions: list[GroundAction] = []
+    for instance in instances:
+        actions.extend(_assemble(instance, reached, mask, probabilistic, ctx))
+    init = mask(_strip(a) for a in problem.init if ctx.is_fluent(a.predicate))
+    goal = mask(goal_pos) | (1 << index[IMPOSSIBLE] if impossible else 0)
+    return Task(
+        name=problem.name,
+        facts=tuple(facts),
+        actions=tuple(actions),
+        init=init,
+        goal=goal,
+        goal_neg=mask(a for a in goal_neg if a in reached),
+        static_facts=frozenset(ctx.static_facts),
+        has_costs=domain.uses_action_costs,
+    )
+
+
+def _assemble(
+    instance: _Instance,
+    reached: set[Atom],
+    mask: Callable[[Iterable[Atom]], int],
+    probabilistic: str,
+    ctx: _Context,
+) -> Iterator[GroundAction]:
+    outcomes = instance.outcomes
+    name = instance.action.name
+    if len(outcomes) > 1 and probabilistic == "reject":
+        raise UnsupportedFeature(
+            _where(instance.action)
+            + f"probabilistic effects in action '{name}' (use a probabilistic task)"
+        )
+    uses_costs = ctx.domain.uses_action_costs
+    for number, (_, parts) in enumerate(outcomes, start=1):
+        schema = name if len(outcomes) == 1 else f"{name}_o{number}"
+        add: set[Atom] = set()
+        delete: set[Atom] = set()
+        cost = Fraction(0) if uses_costs else Fraction(1)
+        conditional: list[ConditionalEffect] = []
+        for part in parts:
+            cost += part.cost
+            if part.conditions is None:
+                add |= part.adds
+                delete |= part.deletes
+                continue
+            for pos, neg in part.conditions:
+                if not pos <= reached:
+                    continue
+                conditional.append(
+                    ConditionalEffect(mask(pos), mask(neg), mask(part.adds), mask(part.deletes))
+                )
+        if cost.denominator != 1:
+            raise UnsupportedFeature(
+                _where(instance.action) + f"non-integer action cost {cost} in '{name}'"
+            )
+        for pos, neg in instance.pre:
+            if not pos <= reached:
+                continue
+            yield GroundAction(
+                schema=schema,
+                args=instance.args,
+                pre=mask(pos),
+                add=mask(add),
+                delete=mask(delete) & ~mask(add),
+                cost=int(cost),
+                neg_pre=mask(neg),
+                conditional=tuple(dict.fromkeys(conditional)),
+            )

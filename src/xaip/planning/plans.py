@@ -1,0 +1,436 @@
+"""Plans: reading and writing plan files, simulation, validation, cost and causal links.
+
+Two levels on purpose:
+
+* :func:`validate` works on the *lifted* model (sets of atoms, formulas evaluated
+  directly). It shares no code with grounding or search, so it is an independent checker
+  for everything that produces plans, and it can say which lifted precondition failed.
+* :func:`simulate`, :func:`task_plan_cost` and :func:`causal_links` work on the grounded
+  :class:`~xaip.planning.task.Task` and are fast enough for inner loops.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+from xaip.errors import PlanFormatError, UnsupportedFeature
+from xaip.planning.pddl.model import (
+    OBJECT,
+    And,
+    AndEffect,
+    Atom,
+    Condition,
+    Domain,
+    Effect,
+    Exists,
+    Forall,
+    ForallEffect,
+    FunctionTerm,
+    Imply,
+    Increase,
+    Not,
+    Or,
+    Probabilistic,
+    Problem,
+    TypedName,
+    When,
+    conjuncts,
+)
+from xaip.planning.task import GroundAction, State, Task, bits
+
+# --------------------------------------------------------------------------- plan files
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One step of a plan file: ``(name arg ...)`` and the line it came from."""
+
+    name: str
+    args: tuple[str, ...] = ()
+    line: int = 0
+
+    def __str__(self) -> str:
+        return "(" + " ".join((self.name, *self.args)) + ")"
+
+
+_STEP = re.compile(r"^\s*\(\s*([^()\s]+)((?:\s+[^()\s]+)*)\s*\)\s*$")
+
+
+def parse_plan(text: str, file: str = "<plan>") -> tuple[PlanStep, ...]:
+    """Parse the usual plan-file format: one ``(action arg ...)`` per line, ``;`` comments.
+
+    Optional ``N:`` step prefixes and ``[duration]`` suffixes (as some planners print)
+    are accepted and dropped.
+    """
+    steps = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split(";", 1)[0].strip()
+        line = re.sub(r"^\d+(\.\d+)?\s*:\s*", "", line)
+        line = re.sub(r"\s*\[[^\]]*\]\s*$", "", line)
+        if not line:
+            continue
+        match = _STEP.match(line)
+        if match is None:
+            raise PlanFormatError(
+                f"{file}:{number}:1: expected a step like '(action arg ...)', got {raw.strip()!r}"
+            )
+        steps.append(
+            PlanStep(match.group(1).lower(), tuple(match.group(2).lower().split()), number)
+        )
+    return tuple(steps)
+
+
+def read_plan(path: str | Path) -> tuple[PlanStep, ...]:
+    try:
+        text = Path(path).read_text()
+    except OSError as error:
+        raise PlanFormatError(f"cannot read plan file {path}: {error.strerror}") from None
+    return parse_plan(text, str(path))
+
+
+def format_plan(
+    steps: Iterable[PlanStep | GroundAction | str], cost: int | None = None, unit_cost: bool = False
+) -> str:
+    """The plan in plan-file format, with the ``; cost = N (unit cost)`` trailer."""
+    lines = []
+    for step in steps:
+        text = str(step)
+        lines.append(text if text.startswith("(") else f"({text})")
+    if cost is not None:
+        lines.append(f"; cost = {cost} ({'unit cost' if unit_cost else 'general cost'})")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- lifted validation
+
+
+@dataclass(frozen=True)
+class ValidationResult:
+    """Outcome of validating a plan against a lifted model.
+
+    ``failed_step`` is 0-based; ``unmet`` lists the precondition literals that do not hold
+    there (or the goal literals unmet at the end, with ``failed_step`` equal to the plan
+    length).
+    """
+
+    valid: bool
+    cost: int
+    steps: int
+    failed_step: int | None = None
+    reason: str = ""
+    unmet: tuple[str, ...] = ()
+    trace: tuple[frozenset[Atom], ...] = field(default=(), repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"valid": self.valid, "cost": self.cost, "steps": self.steps}
+        if not self.valid:
+            out.update(failed_step=self.failed_step, reason=self.reason, unmet=list(self.unmet))
+        return out
+
+
+class _World:
+    """Objects, types and numeric values of a problem, for direct formula evaluation."""
+
+    def __init__(self, domain: Domain, problem: Problem) -> None:
+        below = domain.subtypes_closure()
+        self.object_type: dict[str, str] = {}
+        for typed in (*domain.constants, *problem.objects):
+            self.object_type.setdefault(typed.name, typed.type)
+        self.objects_by_type = {
+            t: tuple(o for o, ot in self.object_type.items() if ot in group)
+            for t, group in below.items()
+        }
+        self.below = below
+        self.numeric: dict[FunctionTerm, Fraction] = dict(problem.numeric_init)
+        self.uses_costs = domain.uses_action_costs
+
+    def of_type(self, type_name: str) -> tuple[str, ...]:
+        return self.objects_by_type.get(type_name, ())
+
+    def quantify(self, variables: tuple[TypedName, ...]) -> Iterable[dict[str, str]]:
+        names = [v.name for v in variables]
+        for values in itertools.product(*(self.of_type(v.type) for v in variables)):
+            yield dict(zip(names, values, strict=True))
+
+
+def _ground_atom(atom: Atom, binding: Mapping[str, str]) -> Atom:
+    return Atom(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
+
+
+def _holds(
+    cond: Condition, state: frozenset[Atom], binding: Mapping[str, str], world: _World
+) -> bool:
+    if isinstance(cond, Atom):
+        atom = _ground_atom(cond, binding)
+        if atom.predicate == "=":
+            return atom.args[0] == atom.args[1]
+        return atom in state
+    if isinstance(cond, Not):
+        return not _holds(cond.operand, state, binding, world)
+    if isinstance(cond, And):
+        return all(_holds(c, state, binding, world) for c in cond.operands)
+    if isinstance(cond, Or):
+        return any(_holds(c, state, binding, world) for c in cond.operands)
+    if isinstance(cond, Imply):
+        return not _holds(cond.antecedent, state, binding, world) or _holds(
+            cond.consequent, state, binding, world
+        )
+    if isinstance(cond, Exists):
+        return any(
+            _holds(cond.body, state, {**binding, **extra}, world)
+            for extra in world.quantify(cond.variables)
+        )
+    if isinstance(cond, Forall):
+        return all(
+            _holds(cond.body, state, {**binding, **extra}, world)
+            for extra in world.quantify(cond.variables)
+        )
+    raise UnsupportedFeature(f"cannot evaluate condition {type(cond).__name__}")
+
+
+def _render(cond: Condition, binding: Mapping[str, str]) -> str:
+    """A condition as PDDL text with the step's arguments substituted."""
+    if isinstance(cond, Atom):
+        return str(_ground_atom(cond, binding))
+    if isinstance(cond, Not):
+        return f"(not {_render(cond.operand, binding)})"
+    if isinstance(cond, And | Or):
+        word = "and" if isinstance(cond, And) else "or"
+        return f"({word} " + " ".join(_render(c, binding) for c in cond.operands) + ")"
+    if isinstance(cond, Imply):
+        return f"(imply {_render(cond.antecedent, binding)} {_render(cond.consequent, binding)})"
+    word = "exists" if isinstance(cond, Exists) else "forall"
+    variables = " ".join(f"{v.name} - {v.type}" for v in cond.variables)
+    return f"({word} ({variables}) {_render(cond.body, binding)})"
+
+
+def _effects(
+    effect: Effect,
+    state: frozenset[Atom],
+    binding: Mapping[str, str],
+    world: _World,
+    adds: set[Atom],
+    deletes: set[Atom],
+) -> Fraction:
+    """Collect adds/deletes of ``effect`` evaluated in ``state``; return its cost."""
+    if isinstance(effect, Atom):
+        adds.add(_ground_atom(effect, binding))
+        return Fraction(0)
+    if isinstance(effect, Not):
+        assert isinstance(effect.operand, Atom)
+        deletes.add(_ground_atom(effect.operand, binding))
+        return Fraction(0)
+    if isinstance(effect, AndEffect):
+        return sum(
+            (_effects(e, state, binding, world, adds, deletes) for e in effect.operands),
+            Fraction(0),
+        )
+    if isinstance(effect, When):
+        if _holds(effect.condition, state, binding, world):
+            return _effects(effect.effect, state, binding, world, adds, deletes)
+        return Fraction(0)
+    if isinstance(effect, ForallEffect):
+        return sum(
+            (
+                _effects(effect.effect, state, {**binding, **extra}, world, adds, deletes)
+                for extra in world.quantify(effect.variables)
+            ),
+            Fraction(0),
+        )
+    if isinstance(effect, Increase):
+        if effect.fluent.name != "total-cost":
+            return Fraction(0)
+        value = effect.value
+        if isinstance(value, FunctionTerm):
+            term = FunctionTerm(value.name, tuple(binding.get(a, a) for a in value.args))
+            if term not in world.numeric:
+                raise PlanFormatError(f"the cost {term} is not set in the problem's :init")
+            return world.numeric[term]
+        return Fraction(value)
+    if isinstance(effect, Probabilistic):
+        raise UnsupportedFeature(
+            "probabilistic effects: a sequential plan cannot be validated against them"
+        )
+    raise UnsupportedFeature(f"cannot apply effect {type(effect).__name__}")
+
+
+def check_steps(domain: Domain, problem: Problem, steps: Sequence[PlanStep]) -> None:
+    """Raise :class:`PlanFormatError` for steps that name unknown actions or objects."""
+    world = _World(domain, problem)
+    actions = {a.name: a for a in domain.actions}
+    for i, step in enumerate(steps):
+        where = f"step {i} (line {step.line})" if step.line else f"step {i}"
+        action = actions.get(step.name)
+        if action is None:
+            raise PlanFormatError(f"{where}: unknown action '{step.name}' in {step}")
+        if len(step.args) != len(action.parameters):
+            raise PlanFormatError(
+                f"{where}: '{step.name}' takes {len(action.parameters)} arguments, "
+                f"got {len(step.args)} in {step}"
+            )
+        for arg, param in zip(step.args, action.parameters, strict=True):
+            if arg not in world.object_type:
+                raise PlanFormatError(f"{where}: unknown object '{arg}' in {step}")
+            if param.type != OBJECT and world.object_type[arg] not in world.below.get(
+                param.type, frozenset()
+            ):
+                raise PlanFormatError(
+                    f"{where}: '{arg}' is a {world.object_type[arg]}, but {param.name} of "
+                    f"'{step.name}' must be a {param.type}"
+                )
+
+
+def validate(domain: Domain, problem: Problem, steps: Sequence[PlanStep]) -> ValidationResult:
+    """Validate a plan against the lifted model; report the first failure precisely.
+
+    Unknown actions or objects are bad input (:class:`PlanFormatError`), not an invalid plan.
+    """
+    check_steps(domain, problem, steps)
+    world = _World(domain, problem)
+    actions = {a.name: a for a in domain.actions}
+    state = frozenset(Atom(a.predicate, a.args) for a in problem.init)
+    trace = [state]
+    cost = Fraction(0)
+    for i, step in enumerate(steps):
+        action = actions[step.name]
+        binding = dict(zip((p.name for p in action.parameters), step.args, strict=True))
+        if not _holds(action.precondition, state, binding, world):
+            unmet = tuple(
+                _render(c, binding)
+                for c in conjuncts(action.precondition)
+                if not _holds(c, state, binding, world)
+            )
+            return ValidationResult(
+                False,
+                int(cost),
+                len(steps),
+                i,
+                f"step {i} {step} is not applicable: unmet precondition " + ", ".join(unmet),
+                unmet,
+                tuple(trace),
+            )
+        adds: set[Atom] = set()
+        deletes: set[Atom] = set()
+        step_cost = _effects(action.effect, state, binding, world, adds, deletes)
+        cost += step_cost if world.uses_costs else 1
+        state = (state - deletes) | adds
+        trace.append(state)
+    if not _holds(problem.goal, state, {}, world):
+        unmet = tuple(
+            _render(c, {}) for c in conjuncts(problem.goal) if not _holds(c, state, {}, world)
+        )
+        return ValidationResult(
+            False,
+            int(cost),
+            len(steps),
+            len(steps),
+            "the plan ends without reaching the goal: unmet " + ", ".join(unmet),
+            unmet,
+            tuple(trace),
+        )
+    return ValidationResult(True, int(cost), len(steps), trace=tuple(trace))
+
+
+# --------------------------------------------------------------------------- grounded plans
+
+
+def resolve(
+    task: Task,
+    steps: Sequence[PlanStep | str],
+    strict: bool = True,
+) -> list[tuple[GroundAction, ...]]:
+    """The ground action variants of each step (several when a precondition was a disjunction).
+
+    A step with no variant in the task (not reachable, or statically inapplicable) gets an
+    empty tuple; with ``strict`` that raises :class:`PlanFormatError`.
+    """
+    out = []
+    for i, step in enumerate(steps):
+        name = step if isinstance(step, str) else " ".join((step.name, *step.args))
+        name = name.strip("() ").lower()
+        ids = task.action_index.get(" ".join(name.split()), ())
+        if not ids and strict:
+            raise PlanFormatError(f"step {i} ({name}) is not an action of the grounded task")
+        out.append(tuple(task.actions[j] for j in ids))
+    return out
+
+
+def simulate(
+    task: Task,
+    plan: Sequence[GroundAction],
+    state: State | None = None,
+) -> list[State] | None:
+    """The state trace of ``plan`` from ``state`` (default: init); ``None`` if a step fails."""
+    current = task.init if state is None else state
+    trace = [current]
+    for action in plan:
+        if not action.applicable(current):
+            return None
+        current = action.apply(current)
+        trace.append(current)
+    return trace
+
+
+def first_failure(task: Task, plan: Sequence[GroundAction]) -> int | None:
+    """Index of the first inapplicable step, ``len(plan)`` if the goal is unmet, else None."""
+    current = task.init
+    for i, action in enumerate(plan):
+        if not action.applicable(current):
+            return i
+        current = action.apply(current)
+    return None if task.is_goal(current) else len(plan)
+
+
+def is_valid(task: Task, plan: Sequence[GroundAction]) -> bool:
+    return first_failure(task, plan) is None
+
+
+def task_plan_cost(plan: Iterable[GroundAction]) -> int:
+    return sum(action.cost for action in plan)
+
+
+@dataclass(frozen=True)
+class CausalLink:
+    """``producer`` supports ``fact`` for ``consumer``.
+
+    Steps are 0-based plan indices; the producer ``-1`` is the initial state and the
+    consumer ``len(plan)`` is the goal.
+    """
+
+    producer: int
+    fact: int
+    consumer: int
+
+
+def causal_links(task: Task, plan: Sequence[GroundAction]) -> list[CausalLink]:
+    """Causal links of a valid plan: each needed fact's most recent achiever.
+
+    The needed facts of a step are its preconditions (and the conditions of its
+    conditional effects that fire); of the goal, the goal facts.
+    """
+    trace = simulate(task, plan)
+    if trace is None:
+        raise ValueError("causal links need an executable plan")
+    last_achiever = {i: -1 for i in bits(task.init)}
+    links: list[CausalLink] = []
+    for step, action in enumerate(plan):
+        state = trace[step]
+        needed = action.pre
+        for effect in action.conditional:
+            if state & effect.cond_pos == effect.cond_pos and not state & effect.cond_neg:
+                needed |= effect.cond_pos
+        links.extend(CausalLink(last_achiever[f], f, step) for f in bits(needed))
+        after = trace[step + 1]
+        for fact in bits(after & ~state):
+            last_achiever[fact] = step
+        # A fact re-added while already true is re-achieved by this step.
+        for fact in bits(action.add & state):
+            last_achiever[fact] = step
+    links.extend(CausalLink(last_achiever[f], f, len(plan)) for f in bits(task.goal))
+    return links
