@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Union
 
 OBJECT = "object"
 
@@ -32,7 +31,7 @@ class Location:
 
 
 def _loc() -> Location | None:
-    return field(default=None, compare=False, repr=False)  # type: ignore[return-value]
+    return field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -97,7 +96,7 @@ class Forall:
     location: Location | None = _loc()
 
 
-Condition = Union[Atom, Not, And, Or, Imply, Exists, Forall]
+Condition = Atom | Not | And | Or | Imply | Exists | Forall
 
 TRUE = And(())
 
@@ -115,12 +114,16 @@ class FunctionTerm:
         return "(" + " ".join((self.name, *self.args)) + ")"
 
 
-NumericExpression = Union[Fraction, FunctionTerm]
+NumericExpression = Fraction | FunctionTerm
 
 
 @dataclass(frozen=True)
 class Increase:
-    """``(increase (total-cost) value)``: the only numeric effect we support."""
+    """``(increase f value)``: the only numeric effect we support.
+
+    ``(decrease f c)`` with a constant ``c`` (PPDDL rewards) is read as an increase by
+    ``-c`` and written back as a decrease, so round trips preserve the model.
+    """
 
     fluent: FunctionTerm
     value: NumericExpression
@@ -156,7 +159,7 @@ class Probabilistic:
 
 
 # A literal effect is an ``Atom`` (add) or ``Not(Atom)`` (delete).
-Effect = Union[Atom, Not, AndEffect, When, ForallEffect, Increase, Probabilistic]
+Effect = Atom | Not | AndEffect | When | ForallEffect | Increase | Probabilistic
 
 NO_EFFECT = AndEffect(())
 
@@ -255,6 +258,7 @@ class Problem:
     numeric_init: tuple[tuple[FunctionTerm, Fraction], ...] = ()
     goal: Condition = TRUE
     metric: tuple[str, FunctionTerm] | None = None
+    goal_reward: Fraction | None = None  # PPDDL ``(:goal-reward n)``
     source: str | None = field(default=None, compare=False, repr=False)
 
 

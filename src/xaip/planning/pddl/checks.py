@@ -1,0 +1,221 @@
+"""Semantic checks: well-formed PDDL that refers to things that do not exist.
+
+Why separate from the reader: model reconciliation builds domains in memory (by edits)
+and must be able to check them the same way, and a problem can only be checked against
+its domain. Errors carry the location of the offending construct when it is known.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from xaip.errors import SemanticError
+from xaip.planning.pddl.model import (
+    OBJECT,
+    And,
+    AndEffect,
+    Atom,
+    Condition,
+    Domain,
+    Effect,
+    ForallEffect,
+    FunctionTerm,
+    Imply,
+    Increase,
+    Location,
+    Not,
+    Or,
+    Probabilistic,
+    Problem,
+    TypedName,
+    When,
+)
+
+#: Numeric fluents a PPDDL/action-cost file may use without declaring them.
+IMPLICIT_FUNCTIONS = frozenset({"total-cost", "reward"})
+
+
+def _where(location: Location | None, fallback: str | None) -> str:
+    if location is not None:
+        return f"{location}: "
+    return f"{fallback}: " if fallback else ""
+
+
+class _Scope:
+    """Names visible at one point of a domain or problem, with their types."""
+
+    def __init__(self, domain: Domain, objects: Iterable[TypedName] = ()) -> None:
+        self.domain = domain
+        self.types = {OBJECT, *(c for c, _ in domain.types), *(p for _, p in domain.types)}
+        self.below = domain.subtypes_closure()
+        self.predicates = {p.name: p for p in domain.predicates}
+        self.functions = {f.name: f for f in domain.functions}
+        self.objects: dict[str, str] = {c.name: c.type for c in domain.constants}
+        for obj in objects:
+            self.objects[obj.name] = obj.type
+        self.file = domain.source
+
+    def check_type(self, typed: TypedName, where: str) -> None:
+        if typed.type not in self.types:
+            raise SemanticError(f"{where}unknown type '{typed.type}' of '{typed.name}'")
+
+    def check_atom(self, atom: Atom, variables: dict[str, str], fallback: str | None,
+                   ground: bool = False) -> None:
+        where = _where(atom.location, fallback)
+        if atom.predicate == "=":
+            if len(atom.args) != 2:
+                raise SemanticError(f"{where}'=' takes 2 arguments, found {len(atom.args)}")
+        else:
+            predicate = self.predicates.get(atom.predicate)
+            if predicate is None:
+                raise SemanticError(f"{where}undeclared predicate '{atom.predicate}' in {atom}")
+            if len(predicate.parameters) != len(atom.args):
+                raise SemanticError(
+                    f"{where}predicate '{atom.predicate}' takes {len(predicate.parameters)} "
+                    f"argument(s), {atom} has {len(atom.args)}")
+        for index, arg in enumerate(atom.args):
+            if arg.startswith("?"):
+                if ground:
+                    raise SemanticError(f"{where}variable '{arg}' in a ground fact {atom}")
+                if arg not in variables:
+                    raise SemanticError(f"{where}unbound variable '{arg}' in {atom}")
+                continue
+            if arg not in self.objects:
+                raise SemanticError(f"{where}unknown object or constant '{arg}' in {atom}")
+            if atom.predicate != "=":
+                wanted = self.predicates[atom.predicate].parameters[index].type
+                if self.objects[arg] not in self.below.get(wanted, frozenset({wanted})):
+                    raise SemanticError(
+                        f"{where}'{arg}' is a {self.objects[arg]}, but argument {index + 1} "
+                        f"of '{atom.predicate}' must be a {wanted} in {atom}")
+
+    def check_condition(self, condition: Condition, variables: dict[str, str],
+                        fallback: str | None, ground: bool = False) -> None:
+        if isinstance(condition, Atom):
+            self.check_atom(condition, variables, fallback, ground)
+        elif isinstance(condition, Not):
+            self.check_condition(condition.operand, variables, fallback, ground)
+        elif isinstance(condition, And | Or):
+            for operand in condition.operands:
+                self.check_condition(operand, variables, fallback, ground)
+        elif isinstance(condition, Imply):
+            self.check_condition(condition.antecedent, variables, fallback, ground)
+            self.check_condition(condition.consequent, variables, fallback, ground)
+        else:
+            inner = self.bind(condition.variables, variables,
+                              _where(condition.location, fallback))
+            self.check_condition(condition.body, inner, fallback, ground=False)
+
+    def bind(self, new: Iterable[TypedName], variables: dict[str, str],
+             where: str) -> dict[str, str]:
+        inner = dict(variables)
+        for typed in new:
+            self.check_type(typed, where)
+            inner[typed.name] = typed.type
+        return inner
+
+    def check_function(self, term: FunctionTerm, variables: dict[str, str], where: str) -> None:
+        function = self.functions.get(term.name)
+        if function is None:
+            if term.name in IMPLICIT_FUNCTIONS and not term.args:
+                return
+            raise SemanticError(f"{where}undeclared function '{term.name}' in {term}")
+        if len(function.parameters) != len(term.args):
+            raise SemanticError(f"{where}function '{term.name}' takes "
+                                f"{len(function.parameters)} argument(s), {term} has "
+                                f"{len(term.args)}")
+        for arg in term.args:
+            if arg.startswith("?") and arg not in variables:
+                raise SemanticError(f"{where}unbound variable '{arg}' in {term}")
+            if not arg.startswith("?") and arg not in self.objects:
+                raise SemanticError(f"{where}unknown object or constant '{arg}' in {term}")
+
+    def check_effect(self, effect: Effect, variables: dict[str, str], fallback: str | None) -> None:
+        if isinstance(effect, Atom):
+            self.check_atom(effect, variables, fallback)
+            if effect.predicate == "=":
+                raise SemanticError(f"{_where(effect.location, fallback)}'=' cannot be an effect")
+        elif isinstance(effect, Not):
+            self.check_effect(effect.operand, variables, fallback)  # type: ignore[arg-type]
+        elif isinstance(effect, AndEffect):
+            for operand in effect.operands:
+                self.check_effect(operand, variables, fallback)
+        elif isinstance(effect, When):
+            self.check_condition(effect.condition, variables, fallback)
+            self.check_effect(effect.effect, variables, fallback)
+        elif isinstance(effect, ForallEffect):
+            inner = self.bind(effect.variables, variables, _where(effect.location, fallback))
+            self.check_effect(effect.effect, inner, fallback)
+        elif isinstance(effect, Increase):
+            where = _where(effect.location, fallback)
+            self.check_function(effect.fluent, variables, where)
+            if isinstance(effect.value, FunctionTerm):
+                self.check_function(effect.value, variables, where)
+        elif isinstance(effect, Probabilistic):
+            for _, outcome in effect.outcomes:
+                self.check_effect(outcome, variables, fallback)
+
+
+def check_domain(domain: Domain) -> None:
+    """Raise :class:`SemanticError` if the domain refers to undeclared names."""
+    where = f"{domain.source}: " if domain.source else ""
+    parents = dict(domain.types)
+    for child, parent in domain.types:
+        seen = {child}
+        current = parent
+        while current in parents and current != OBJECT:
+            if current in seen:
+                raise SemanticError(f"{where}type '{child}' is its own ancestor")
+            seen.add(current)
+            current = parents[current]
+    scope = _Scope(domain)
+    for constant in domain.constants:
+        scope.check_type(constant, where)
+    names: set[str] = set()
+    for predicate in domain.predicates:
+        if predicate.name in names:
+            raise SemanticError(f"{_where(predicate.location, domain.source)}predicate "
+                                f"'{predicate.name}' declared twice")
+        names.add(predicate.name)
+        for parameter in predicate.parameters:
+            scope.check_type(parameter, _where(predicate.location, domain.source))
+    actions: set[str] = set()
+    for action in domain.actions:
+        at = _where(action.location, domain.source)
+        if action.name in actions:
+            raise SemanticError(f"{at}action '{action.name}' declared twice")
+        actions.add(action.name)
+        variables: dict[str, str] = {}
+        for parameter in action.parameters:
+            if parameter.name in variables:
+                raise SemanticError(f"{at}parameter '{parameter.name}' of '{action.name}' "
+                                    "declared twice")
+            scope.check_type(parameter, at)
+            variables[parameter.name] = parameter.type
+        scope.check_condition(action.precondition, variables, domain.source)
+        scope.check_effect(action.effect, variables, domain.source)
+
+
+def check_problem(domain: Domain, problem: Problem) -> None:
+    """Raise :class:`SemanticError` if the problem does not fit the domain."""
+    where = f"{problem.source}: " if problem.source else ""
+    if problem.domain_name != domain.name:
+        raise SemanticError(f"{where}the problem is for domain '{problem.domain_name}', "
+                            f"but the domain is '{domain.name}'")
+    scope = _Scope(domain)
+    declared: dict[str, str] = {}
+    for obj in problem.objects:
+        scope.check_type(obj, where)
+        known = declared.get(obj.name, scope.objects.get(obj.name))
+        if known is not None and known != obj.type:
+            raise SemanticError(f"{where}object '{obj.name}' is declared as '{known}' and as "
+                                f"'{obj.type}'")
+        declared[obj.name] = obj.type
+        scope.objects[obj.name] = obj.type
+    for atom in problem.init:
+        scope.check_atom(atom, {}, problem.source, ground=True)
+    for term, _ in problem.numeric_init:
+        scope.check_function(term, {}, where)
+    scope.check_condition(problem.goal, {}, problem.source, ground=True)
+    if problem.metric is not None:
+        scope.check_function(problem.metric[1], {}, where)

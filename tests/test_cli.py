@@ -1,0 +1,171 @@
+"""The ``xaip`` command end to end: outputs, JSON fields and exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xaip.cli import main
+
+CASES = Path(__file__).parent / "planning" / "pddl_cases"
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
+FETCH = SHARED / "mrp" / "fetch"
+
+BLOCKS_DOMAIN = """
+(define (domain bw) (:requirements :strips :typing)
+  (:types block)
+  (:predicates (on ?x ?y - block) (ontable ?x - block) (clear ?x - block)
+               (handempty) (holding ?x - block))
+  (:action pick-up :parameters (?x - block)
+    :precondition (and (clear ?x) (ontable ?x) (handempty))
+    :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
+  (:action put-down :parameters (?x - block)
+    :precondition (holding ?x)
+    :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)))
+  (:action stack :parameters (?x ?y - block)
+    :precondition (and (holding ?x) (clear ?y))
+    :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y)))
+  (:action unstack :parameters (?x ?y - block)
+    :precondition (and (on ?x ?y) (clear ?x) (handempty))
+    :effect (and (holding ?x) (clear ?y) (not (clear ?x)) (not (handempty)) (not (on ?x ?y)))))
+"""
+SUSSMAN = """
+(define (problem bw3) (:domain bw) (:objects a b c - block)
+  (:init (ontable a) (ontable b) (on c a) (clear b) (clear c) (handempty))
+  (:goal (and (on a b) (on b c))))
+"""
+IMPOSSIBLE = """
+(define (problem bw-impossible) (:domain bw) (:objects a b - block)
+  (:init (ontable a) (ontable b) (clear a) (clear b) (handempty))
+  (:goal (and (on a b) (on b a))))
+"""
+
+
+@pytest.fixture()
+def bw(tmp_path: Path) -> tuple[Path, Path]:
+    domain = tmp_path / "domain.pddl"
+    problem = tmp_path / "problem.pddl"
+    domain.write_text(BLOCKS_DOMAIN)
+    problem.write_text(SUSSMAN)
+    return domain, problem
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_plan_optimal_json(bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "plan", str(bw[0]), str(bw[1]), "--optimal", "--json")
+    assert code == 0
+    payload = json.loads(out)
+    assert payload["cost"] == 6 and payload["optimal"] is True
+    assert len(payload["plan"]) == 6 and payload["plan"][0] == "(unstack c a)"
+    assert payload["expanded"] >= 1 and payload["seconds"] >= 0
+
+
+def test_plan_then_validate(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    plan_file = tmp_path / "out.plan"
+    code, out, _ = run(capsys, "plan", str(bw[0]), str(bw[1]), "-o", str(plan_file))
+    assert code == 0 and plan_file.exists()
+    code, out, _ = run(capsys, "validate", str(bw[0]), str(bw[1]), str(plan_file), "--json")
+    assert code == 0 and json.loads(out)["valid"] is True
+
+
+def test_validate_invalid_plan_exit_1(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    plan_file = tmp_path / "bad.plan"
+    plan_file.write_text("(unstack c a)\n(stack c b)\n(pick-up b)\n")
+    code, out, _ = run(capsys, "validate", str(bw[0]), str(bw[1]), str(plan_file), "--json")
+    payload = json.loads(out)
+    assert code == 1
+    assert payload["valid"] is False and payload["failed_step"] == 2
+    assert "(clear b)" in payload["reason"]
+
+
+def test_unsolvable_exit_1(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    problem = tmp_path / "impossible.pddl"
+    problem.write_text(IMPOSSIBLE)
+    code, out, _ = run(capsys, "plan", str(bw[0]), str(problem), "--optimal", "--json")
+    assert code == 1 and json.loads(out)["status"] == "unsolvable"
+
+
+def test_budget_exhausted_exit_1(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(
+        capsys, "plan", str(bw[0]), str(bw[1]), "--optimal", "--search", "ucs",
+        "--max-nodes", "2", "--json",
+    )
+    assert code == 1 and json.loads(out)["status"] == "budget_exhausted"
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("(define (domain bw) (:requirements :strips", ":1:"),  # truncated
+        ("(define (domain bw) (:requirements :quantum))", "quantum"),
+    ],
+)
+def test_bad_domain_exit_2(
+    tmp_path: Path, bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+    text: str, fragment: str,
+) -> None:
+    domain = tmp_path / "broken.pddl"
+    domain.write_text(text)
+    code, out, err = run(capsys, "plan", str(domain), str(bw[1]))
+    assert code == 2
+    assert err.startswith("xaip: error:") and fragment in err
+    assert "Traceback" not in err
+
+
+def test_missing_file_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "plan", "nope.pddl", "nope2.pddl")
+    assert code == 2 and "nope.pddl" in err
+
+
+def test_optimal_with_inadmissible_heuristic_is_bad_input(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "plan", str(bw[0]), str(bw[1]), "--optimal", "--heuristic", "hff")
+    assert code == 2 and "admissible" in err
+
+
+def test_landmarks_json_and_dot(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dot = tmp_path / "lm.dot"
+    code, out, _ = run(capsys, "landmarks", str(bw[0]), str(bw[1]), "--dot", str(dot), "--json")
+    payload = json.loads(out)
+    assert code == 0
+    facts = {f for lm in payload["landmarks"] for f in lm["facts"]}
+    assert {"(on a b)", "(on b c)", "(holding a)", "(holding b)"} <= facts
+    assert all({"before", "after", "kind"} <= set(o) for o in payload["orderings"])
+    assert dot.read_text().lstrip().startswith("digraph")
+
+
+@pytest.mark.skipif(not FETCH.exists(), reason="../shared/data is not present")
+def test_diff_fetch(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "diff", str(FETCH / "fetchworld-base-m.pddl"),
+        str(FETCH / "fetchworld-tuck-m.pddl"), "--json",
+    )
+    assert code == 0
+    payload = json.loads(out)
+    assert isinstance(payload, dict) and payload
+
+
+def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "demo", "--json")
+    payload = json.loads(out)
+    assert code == 0
+    assert payload["optimal"] is True and payload["validation"]["valid"] is True
+    assert payload["validation"]["cost"] == payload["cost"]
