@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--optimal", action="store_true",
                       help="guarantee an optimal plan (A* with an admissible heuristic)")
     plan.add_argument("--heuristic", default=None,
-                      help="blind, hmax, hadd, hff or lmcut (default: lmcut if --optimal, else hff)")
+                      help="blind, hmax, hadd, hff or lmcut "
+                           "(default: lmcut if --optimal, else hff)")
     plan.add_argument("--search", default=None,
                       help="astar, ucs, gbfs, ehc or bfs (default: astar if --optimal, else gbfs)")
     plan.add_argument("--cost-bound", type=int, default=None, metavar="C",
@@ -192,7 +193,7 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     problem_b = read_problem(args.problem_b) if args.problem_b else problem_a
     difference = model_diff(domain_a, domain_b, problem_a, problem_b)
     payload = difference.to_dict()
-    _emit(args, payload, difference.describe())
+    _emit(args, payload, difference.describe(Path(args.domain_a).name, Path(args.domain_b).name))
     return EXIT_OK
 
 
