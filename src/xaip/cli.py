@@ -93,6 +93,34 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(diff)
     diff.set_defaults(handler=_cmd_diff)
 
+    explain = sub.add_parser(
+        "explain", help="explain a plan by model reconciliation (MCE, MME, ...)",
+        description="Find the model updates that make the robot's plan optimal in the "
+                    "human's model (book ch. 5).")
+    explain.add_argument("robot_domain")
+    explain.add_argument("human_domain")
+    explain.add_argument("problem")
+    explain.add_argument("--plan", default=None, metavar="FILE",
+                         help="the robot's plan (default: an optimal plan in the robot model)")
+    explain.add_argument("--type", default="mce", dest="kind",
+                         choices=["mce", "mme", "ppe", "mpe", "approx", "contrastive"],
+                         help="explanation type (default: mce)")
+    explain.add_argument("--foil", action="append", default=[], metavar="FILE_OR_CONSTRAINT",
+                         help="for --type contrastive: a plan file the person expected, or "
+                              "'avoid:ACTION' / 'use:ACTION' (repeatable)")
+    explain.add_argument("--human-problem", default=None, metavar="FILE",
+                         help="the problem as the human sees it (default: PROBLEM)")
+    explain.add_argument("--grounded", action="store_true",
+                         help="edits on ground actions ('move loc1 loc2 requires ...')")
+    explain.add_argument("--veto", action="append", type=int, default=[], metavar="N",
+                         help="reject edit N (1-based) of the current explanation: the robot "
+                              "corrects its model, replans and explains again (repeatable)")
+    explain.add_argument("--write-domain", default=None, metavar="FILE",
+                         help="write the updated human domain as PDDL")
+    _budget_args(explain)
+    _json_arg(explain)
+    explain.set_defaults(handler=_cmd_explain)
+
     demo = sub.add_parser("demo", help="plan, validate and explain the bundled example")
     _json_arg(demo)
     demo.set_defaults(handler=_cmd_demo)
@@ -195,6 +223,46 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     payload = difference.to_dict()
     _emit(args, payload, difference.describe(Path(args.domain_a).name, Path(args.domain_b).name))
     return EXIT_OK
+
+
+def _read_foil(text: str) -> Any:
+    from xaip.reconcile import parse_foil
+
+    if text.startswith(("avoid:", "use:")):
+        return parse_foil(text)
+    try:
+        return parse_foil(Path(text).read_text())
+    except OSError as error:
+        raise InputError(f"cannot read foil plan {text}: {error.strerror}") from None
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    from xaip.reconcile import Explainer, load_mrp
+    from xaip.runtime import Budget
+
+    if args.foil and args.kind != "contrastive":
+        raise InputError("--foil needs --type contrastive")
+    budget = Budget(args.max_nodes, args.max_seconds)
+    mrp = load_mrp(args.robot_domain, args.human_domain, args.problem, args.plan,
+                   args.human_problem, budget=Budget(max_seconds=args.max_seconds))
+    foils = [_read_foil(f) for f in args.foil]
+    if args.veto:
+        from xaip.reconcile import DecisionSupport
+
+        if args.grounded or foils:
+            raise InputError("--veto works with lifted, non-contrastive explanations")
+        dialogue = DecisionSupport(mrp, args.kind, budget)
+        for number in args.veto:
+            dialogue.veto(number - 1)
+        _emit(args, dialogue.to_dict(), dialogue.describe())
+        return EXIT_OK
+    explanation = Explainer(mrp, grounded=args.grounded, budget=budget).explain(
+        args.kind, foils)
+    if args.write_domain and explanation.updated_domain is not None:
+        Path(args.write_domain).write_text(explanation.updated_domain)
+    payload = explanation.to_dict()
+    _emit(args, payload, explanation.describe())
+    return EXIT_OK if explanation.status == "found" else EXIT_NEGATIVE
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

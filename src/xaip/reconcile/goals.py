@@ -1,0 +1,251 @@
+"""Goal tests of the model-space searches: when does a model explain the plan?
+
+Each test looks at ``H + S`` and answers with a :class:`Verdict`: whether the plan is
+explained, and the plans that matter for relevance (the robot's plan and, when the model
+is not explained, the human's cheaper alternative). The searches never look inside a
+test, so MCE, contrastive and approximate explanations share one search (book §4.5, §4.7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from xaip.errors import InputError
+from xaip.planning.pddl.model import Atom
+from xaip.planning.plans import causal_links
+from xaip.planning.task import GroundAction, Task
+from xaip.reconcile.space import ModelSpace
+from xaip.runtime import Budget
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The answer of a goal test on one model."""
+
+    explained: bool
+    valid: bool
+    plan_cost: int | None
+    failed_step: int | None = None
+    alternative: tuple[GroundAction, ...] | None = None  # a cheaper plan, or a cheap foil
+    alternative_cost: int | None = None
+    undecided: bool = False  # the planner ran out of budget
+
+
+class GoalTest(Protocol):
+    name: str
+
+    def __call__(self, subset: tuple[int, ...]) -> Verdict: ...
+
+
+class _Planner:
+    """Cost-bounded optimal planning with a cache keyed by the grounded task.
+
+    Different edit sets often give the same grounded task (an edit on an action no plan
+    can use), so the cache is keyed by the task's content, not by the edits.
+    """
+
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.calls = 0
+        self.hits = 0
+        self._cache: dict[tuple[object, ...], tuple[str, tuple[GroundAction, ...], int | None]]
+        self._cache = {}
+
+    def cheaper_plan(self, task: Task, bound: int | None) -> tuple[str, tuple[GroundAction, ...],
+                                                                   int | None]:
+        key = (task.actions, task.init, task.goal, task.goal_neg, bound)
+        found = self._cache.get(key)
+        if found is not None:
+            self.hits += 1
+            return found
+        from xaip.planning.search import solve
+
+        self.calls += 1
+        result = solve(task, algorithm="astar", heuristic="lmcut", budget=self.budget,
+                       cost_bound=bound)
+        answer = (result.status, tuple(result.plan), result.cost)
+        self._cache[key] = answer
+        return answer
+
+
+def _resolve(task: Task, names: Sequence[str]) -> list[GroundAction] | None:
+    plan = []
+    for name in names:
+        indices = task.action_index.get(name)
+        if not indices:
+            return None
+        plan.append(task.actions[indices[0]])
+    return plan
+
+
+def _execute(task: Task, names: Sequence[str]) -> tuple[bool, int | None, int | None,
+                                                         list[GroundAction]]:
+    """(valid, cost, failed step, ground plan) of the plan in ``task``."""
+    plan: list[GroundAction] = []
+    state = task.init
+    for step, name in enumerate(names):
+        indices = task.action_index.get(name)
+        action = None
+        for index in indices or ():
+            if task.actions[index].applicable(state):
+                action = task.actions[index]
+                break
+        if action is None:
+            return False, None, step, plan
+        plan.append(action)
+        state = action.apply(state)
+    if not task.is_goal(state):
+        return False, None, len(names), plan
+    return True, sum(a.cost for a in plan), None, plan
+
+
+class OptimalityTest:
+    """MCE's test (book Def. 21): the plan is valid and optimal in ``H + S``."""
+
+    name = "optimal"
+
+    def __init__(self, space: ModelSpace, plan: Sequence[str], planner: _Planner) -> None:
+        self.space, self.plan, self.planner = space, tuple(plan), planner
+
+    def __call__(self, subset: tuple[int, ...]) -> Verdict:
+        task = self.space.task(subset)
+        valid, cost, failed, _ = _execute(task, self.plan)
+        if not valid:
+            return Verdict(False, False, None, failed)
+        status, cheaper, cheaper_cost = self.planner.cheaper_plan(task, cost)
+        if status == "budget_exhausted":
+            return Verdict(False, True, cost, undecided=True)
+        if status == "solved":
+            return Verdict(False, True, cost, alternative=cheaper, alternative_cost=cheaper_cost)
+        return Verdict(True, True, cost)
+
+
+@dataclass(frozen=True)
+class Foil:
+    """What the person expected instead: a plan, or a constraint on plans.
+
+    ``kind`` is ``"plan"`` (``steps`` is the plan), ``"avoid"`` (plans that never use an
+    action named ``action`` — a schema name or a ground action name) or ``"use"`` (plans
+    that use it at least once).
+    """
+
+    kind: str
+    steps: tuple[str, ...] = ()
+    action: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "plan":
+            return "the plan " + " ".join(f"({s})" for s in self.steps)
+        verb = "never uses" if self.kind == "avoid" else "uses"
+        return f"a plan that {verb} {self.action}"
+
+
+def parse_foil(text: str) -> Foil:
+    """``avoid:ACTION``, ``use:ACTION``, or plan-file text."""
+    from xaip.planning.plans import parse_plan
+
+    stripped = text.strip()
+    for prefix in ("avoid:", "use:"):
+        if stripped.startswith(prefix):
+            action = stripped[len(prefix):].strip().strip("()").lower()
+            if not action:
+                raise InputError(f"foil '{text}': name an action after '{prefix}'")
+            return Foil(prefix[:-1], action=action)
+    steps = parse_plan(stripped, "<foil>")
+    if not steps:
+        raise InputError("the foil plan is empty")
+    return Foil("plan", steps=tuple(" ".join((s.name, *s.args)) for s in steps))
+
+
+def _matches(action: GroundAction, name: str) -> bool:
+    return action.schema == name or action.name == name
+
+
+class ContrastiveTest:
+    """Contrastive test (book §4.7.1): the plan is valid, and no foil is cheaper."""
+
+    name = "contrastive"
+
+    def __init__(self, space: ModelSpace, plan: Sequence[str], planner: _Planner,
+                 foils: Sequence[Foil]) -> None:
+        if not foils:
+            raise InputError("contrastive explanations need at least one foil")
+        self.space, self.plan, self.planner, self.foils = space, tuple(plan), planner, foils
+
+    def __call__(self, subset: tuple[int, ...]) -> Verdict:
+        task = self.space.task(subset)
+        valid, cost, failed, _ = _execute(task, self.plan)
+        if not valid:
+            return Verdict(False, False, None, failed)
+        assert cost is not None
+        for foil in self.foils:
+            if foil.kind == "plan":
+                foil_valid, foil_cost, _, foil_plan = _execute(task, foil.steps)
+                if foil_valid and foil_cost is not None and foil_cost < cost:
+                    return Verdict(False, True, cost, alternative=tuple(foil_plan),
+                                   alternative_cost=foil_cost)
+                continue
+            status, cheaper, cheaper_cost = self.planner.cheaper_plan(
+                _constrained(task, foil), cost)
+            if status == "budget_exhausted":
+                return Verdict(False, True, cost, undecided=True)
+            if status == "solved":
+                real = tuple(a for a in cheaper if a.schema != _USED)
+                return Verdict(False, True, cost, alternative=real, alternative_cost=cheaper_cost)
+        return Verdict(True, True, cost)
+
+
+_USED = "xaip-used"
+
+
+def _constrained(task: Task, foil: Foil) -> Task:
+    """The task restricted to the foil's plans (compiled into the task, book §4.7.1)."""
+    if foil.kind == "avoid":
+        actions = tuple(a for a in task.actions if not _matches(a, foil.action))
+        return Task(task.name, task.facts, actions, task.init, task.goal, task.goal_neg,
+                    task.static_facts, task.has_costs)
+    used = len(task.facts)
+    bit = 1 << used
+    actions = tuple(
+        GroundAction(a.schema, a.args, a.pre, a.add | bit, a.delete, a.cost, a.neg_pre,
+                     a.conditional) if _matches(a, foil.action) else a
+        for a in task.actions)
+    if not any(_matches(a, foil.action) for a in task.actions):
+        raise InputError(f"the foil names an action '{foil.action}' that the model lacks")
+    facts = (*task.facts, Atom(_USED, (foil.action,)))
+    return Task(task.name, facts, actions, task.init, task.goal | bit, task.goal_neg,
+                task.static_facts, task.has_costs)
+
+
+class ApproximateTest:
+    """Approximate MCE (book §4.7.2): cheap proxies instead of optimal planning.
+
+    C1: the plan is valid; C2: the human's originally expected plan is invalid or costs
+    more; C3: every step of the plan supports a causal link (a step that supports nothing
+    could be dropped, so the plan could not be optimal).
+    """
+
+    name = "approximate"
+
+    def __init__(self, space: ModelSpace, plan: Sequence[str],
+                 expected: Sequence[str] | None) -> None:
+        self.space, self.plan = space, tuple(plan)
+        self.expected = tuple(expected) if expected is not None else None
+
+    def __call__(self, subset: tuple[int, ...]) -> Verdict:
+        task = self.space.task(subset)
+        valid, cost, failed, ground_plan = _execute(task, self.plan)
+        if not valid:
+            return Verdict(False, False, None, failed)
+        alternative = None
+        if self.expected is not None:
+            exp_valid, exp_cost, _, exp_plan = _execute(task, self.expected)
+            if exp_valid and exp_cost is not None and cost is not None and exp_cost < cost:
+                return Verdict(False, True, cost, alternative=tuple(exp_plan),
+                               alternative_cost=exp_cost)
+        producers = {link.producer for link in causal_links(task, ground_plan)}
+        if any(step not in producers for step in range(len(ground_plan))):
+            return Verdict(False, True, cost, alternative=alternative)
+        return Verdict(True, True, cost)

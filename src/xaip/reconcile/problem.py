@@ -1,0 +1,97 @@
+"""Model reconciliation problems: the robot's model, the human's model and the robot's plan.
+
+Why a separate, checked object: every explainer assumes the plan is valid and optimal in
+the robot's model (Def. 20 of the book) and that both models speak one vocabulary. Those
+are properties of the *input*, so they are checked once, here, with messages that say
+what is wrong and where.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xaip.errors import InputError
+from xaip.planning.grounding import ground
+from xaip.planning.pddl import check_problem, read_domain, read_problem
+from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.planner import plan_task
+from xaip.planning.plans import PlanStep, format_plan, parse_plan, read_plan, validate
+from xaip.planning.task import Task
+from xaip.runtime import Budget
+
+
+@dataclass(frozen=True)
+class MRP:
+    """A model reconciliation problem Ψ = ⟨π*, ⟨M^R, M^R_h⟩⟩ (book Def. 20)."""
+
+    robot_domain: Domain
+    robot_problem: Problem
+    human_domain: Domain
+    human_problem: Problem
+    plan: tuple[PlanStep, ...]
+    plan_cost: int
+    robot_task: Task = field(repr=False, compare=False)
+
+    @property
+    def plan_names(self) -> tuple[str, ...]:
+        return tuple(" ".join((step.name, *step.args)) for step in self.plan)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"plan": [f"({name})" for name in self.plan_names], "plan_cost": self.plan_cost}
+
+
+def make_mrp(
+    robot_domain: Domain,
+    robot_problem: Problem,
+    human_domain: Domain,
+    human_problem: Problem | None = None,
+    plan: Sequence[PlanStep] | str | None = None,
+    budget: Budget | None = None,
+) -> MRP:
+    """Check the inputs and build the MRP; without ``plan``, plan optimally for the robot.
+
+    Raises :class:`~xaip.errors.InputError` when the plan is invalid in the robot's model
+    (naming the failing step and precondition) or not optimal there.
+    """
+    human_problem = human_problem or robot_problem
+    check_problem(robot_domain, robot_problem)
+    check_problem(human_domain, human_problem)
+    robot_task = ground(robot_domain, robot_problem)
+    optimum = plan_task(robot_task, optimal=True, budget=budget)
+    if optimum.status == "budget_exhausted":
+        raise InputError("could not find an optimal robot plan within the budget")
+    if optimum.status != "solved":
+        raise InputError("the problem has no solution in the robot's model")
+    assert optimum.cost is not None
+    if plan is None:
+        steps = tuple(parse_plan(format_plan(optimum.plan)))
+    else:
+        steps = tuple(parse_plan(plan)) if isinstance(plan, str) else tuple(plan)
+        result = validate(robot_domain, robot_problem, steps)
+        if not result.valid:
+            raise InputError(f"the plan is not valid in the robot's model: {result.reason}")
+        assert result.cost is not None
+        if result.cost > optimum.cost:
+            raise InputError(
+                f"the plan costs {result.cost} in the robot's model, but the robot's optimum "
+                f"is {optimum.cost}: model reconciliation explains optimal plans")
+    return MRP(robot_domain, robot_problem, human_domain, human_problem, steps,
+               int(optimum.cost), robot_task)
+
+
+def load_mrp(
+    robot_domain: str | Path,
+    human_domain: str | Path,
+    problem: str | Path,
+    plan: str | Path | None = None,
+    human_problem: str | Path | None = None,
+    budget: Budget | None = None,
+) -> MRP:
+    """Read the files of an MRP (the CLI's entry point)."""
+    return make_mrp(
+        read_domain(robot_domain), read_problem(problem), read_domain(human_domain),
+        read_problem(human_problem) if human_problem else None,
+        read_plan(plan) if plan else None, budget)

@@ -1,0 +1,394 @@
+"""The model space of a reconciliation problem, compiled for thousands of goal tests.
+
+Why compiled: MEGA-style searches evaluate a model per search node. Writing PDDL and
+grounding it per node (what the reference implementation did, with an external planner)
+costs milliseconds to seconds; here the whole space is grounded *once* and each model
+``H + S`` (the human model plus a subset ``S`` of the candidate edits) is assembled from
+precomputed fact bits in well under a millisecond.
+
+How: the candidate edits ``D`` are the feature differences that move the human model
+towards the robot's. Every model ``H + S`` has preconditions between the two models'
+shared ones and their union, and effects and initial facts within the union. So we ground
+a *relaxed union* model (shared positive preconditions only, every add and delete effect,
+every initial fact) once: its reachable ground actions and facts contain those of every
+model in the space. For a given ``S`` each ground action is rebuilt from the features
+``H + S`` gives its schema, instantiated with the action's objects; static facts are
+looked up in the model's own initial state, so an edit of a static fact is exact too.
+
+Models whose actions have parts that are not features (disjunctions, quantifiers,
+conditional effects) cannot be compiled this way; :class:`ModelSpace` then grounds each
+model from PDDL (slower, same answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from xaip.errors import InputError, SemanticError, UnsupportedFeature
+from xaip.planning.features import (
+    Edit,
+    Feature,
+    FeatureKind,
+    apply_edits,
+    model_diff,
+    model_features,
+    update_features,
+)
+from xaip.planning.features.extract import split_action, split_goal
+from xaip.planning.grounding import ground
+from xaip.planning.pddl.model import Atom, Domain, FunctionTerm, Problem
+from xaip.planning.task import GroundAction, Task
+
+_K = FeatureKind
+IMPOSSIBLE = Atom("xaip-impossible-goal")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One edit the explainer may communicate.
+
+    ``instance`` is ``None`` for a lifted edit (it applies to every ground instance of the
+    schema) and the index of a ground action of :attr:`ModelSpace.instances` for a
+    grounded one. ``edit`` is what people are told.
+    """
+
+    edit: Edit
+    lifted: Edit
+    instance: int | None = None
+
+    @property
+    def action(self) -> str | None:
+        return self.lifted.feature.action or None
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A ground action of the relaxed union model: the slots every model fills in."""
+
+    schema: str
+    args: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return " ".join((self.schema, *self.args))
+
+
+def _is_strips_like(domain: Domain, problem: Problem) -> bool:
+    uses_costs = domain.uses_action_costs
+    for action in domain.actions:
+        parts = split_action(action, uses_costs)
+        if parts.precondition_rest or parts.effect_rest or parts.cost is None:
+            return False
+    return not split_goal(problem.goal).rest
+
+
+class ModelSpace:
+    """All models between the human's and the robot's, evaluated fast.
+
+    ``candidates`` are the edits from the human model towards the robot model (lifted by
+    default, one per ground action with ``grounded=True``). :meth:`task` returns the
+    grounded task of ``H + S`` for a set ``S`` of candidate indices.
+    """
+
+    def __init__(
+        self,
+        robot_domain: Domain,
+        robot_problem: Problem,
+        human_domain: Domain,
+        human_problem: Problem,
+        grounded: bool = False,
+        edit_costs: dict[Feature, int] | None = None,
+    ) -> None:
+        difference = model_diff(human_domain, robot_domain, human_problem, robot_problem)
+        if difference.mismatches:
+            listed = "; ".join(str(m) for m in difference.mismatches)
+            raise InputError(f"the human and robot models use different vocabularies: {listed}")
+        if difference.structural:
+            listed = "; ".join(str(s) for s in difference.structural)
+            raise UnsupportedFeature(
+                "the models differ in parts that are not features (quantified, disjunctive "
+                f"or conditional parts), which explanations cannot edit: {listed}")
+        self.robot_domain, self.robot_problem = robot_domain, robot_problem
+        self.human_domain, self.human_problem = human_domain, human_problem
+        self.grounded = grounded
+        self.lifted_edits: tuple[Edit, ...] = difference.edits()
+        self.human_features = model_features(human_domain, human_problem)
+        self.robot_features = model_features(robot_domain, robot_problem)
+        self.uses_costs = robot_domain.uses_action_costs or human_domain.uses_action_costs
+        self.default_cost = Fraction(0) if self.uses_costs else Fraction(1)
+        self.compiled = _is_strips_like(robot_domain, robot_problem) and _is_strips_like(
+            human_domain, human_problem)
+        if grounded and not self.compiled:
+            raise UnsupportedFeature(
+                "grounded explanations need models whose actions are conjunctions of literals "
+                "(no or/exists/forall/when); use lifted explanations")
+        self._task_cache: dict[tuple[int, ...], Task] = {}
+        if self.compiled:
+            self._compile()
+        else:
+            self.instances: tuple[Instance, ...] = ()
+        self.candidates = self._candidates()
+        costs = edit_costs or {}
+        self.edit_costs: tuple[int, ...] = tuple(
+            costs.get(c.lifted.feature, 1) for c in self.candidates)
+
+    # ------------------------------------------------------------------ set-up
+
+    def _compile(self) -> None:
+        union_edits = [
+            e for e in self.lifted_edits
+            if (e.op == "add" and e.feature.kind in (_K.ADD_EFFECT, _K.DELETE_EFFECT, _K.INIT,
+                                                     _K.COST, _K.INIT_VALUE))
+        ]
+        # Drop every negative precondition and every precondition only one side has:
+        # the union must enable every ground action any model in the space enables.
+        shared = self.human_features & self.robot_features
+        union_edits += [
+            Edit(f, "remove") for f in self.human_features
+            if f.kind is _K.NEGATIVE_PRECONDITION
+            or (f.kind is _K.PRECONDITION and f not in shared)
+        ]
+        union_domain, union_problem = apply_edits(
+            self.human_domain, self.human_problem, union_edits,
+            source_domain=self.robot_domain, source_problem=self.robot_problem)
+        assert union_problem is not None
+        union = ground(union_domain, union_problem)
+        self.facts: tuple[Atom, ...] = (*union.facts, IMPOSSIBLE)
+        self.fact_index = {fact: i for i, fact in enumerate(self.facts)}
+        self.impossible_bit = 1 << (len(self.facts) - 1)
+        fluent = {a.predicate for a in union.facts}
+        self.static_predicates = frozenset(
+            p.name for p in (*self.robot_domain.predicates, *self.human_domain.predicates)
+            if p.name not in fluent)
+        seen: dict[str, int] = {}
+        instances: list[Instance] = []
+        for action in union.actions:
+            if action.name not in seen:
+                seen[action.name] = len(instances)
+                instances.append(Instance(action.schema, action.args))
+        self.instances = tuple(instances)
+        self.instance_index = seen
+        self.by_schema: dict[str, list[int]] = {}
+        for number, instance in enumerate(self.instances):
+            self.by_schema.setdefault(instance.schema, []).append(number)
+        self._slot_cache: dict[tuple[Feature, int], tuple[str, int | Atom | None]] = {}
+
+    def _candidates(self) -> tuple[Candidate, ...]:
+        if not self.grounded:
+            return tuple(Candidate(e, e) for e in self.lifted_edits)
+        out: list[Candidate] = []
+        for edit in self.lifted_edits:
+            feature = edit.feature
+            if not feature.is_action_feature or feature.kind is _K.COST and \
+                    feature.action not in self.by_schema:
+                out.append(Candidate(edit, edit))
+                continue
+            for number in self.by_schema.get(feature.action, ()):
+                instance = self.instances[number]
+                ground_feature = self._ground_feature(feature, instance)
+                if feature.kind is not _K.COST and not self._matters(feature, number):
+                    continue
+                out.append(Candidate(Edit(ground_feature, edit.op), edit, number))
+        return tuple(out)
+
+    def _ground_feature(self, feature: Feature, instance: Instance) -> Feature:
+        mapping = dict(zip(feature.parameters, instance.args, strict=True))
+        atom = feature.atom
+        if atom is not None:
+            atom = Atom(atom.predicate, tuple(mapping.get(a, a) for a in atom.args))
+        value = feature.value
+        if isinstance(value, FunctionTerm):
+            value = FunctionTerm(value.name, tuple(mapping.get(a, a) for a in value.args))
+        return Feature(feature.kind, feature.action, instance.args, atom, feature.fluent, value)
+
+    def _matters(self, feature: Feature, number: int) -> bool:
+        """False when a ground feature is on a fact that is statically true in both models
+        (a precondition nobody needs to hear about)."""
+        code, payload = self._slot(feature, number)
+        if code != "static" or not isinstance(payload, Atom):
+            return True
+        true_in = [payload in init for init in (self._static_init(self.human_features),
+                                                self._static_init(self.robot_features))]
+        if feature.kind is _K.PRECONDITION:
+            return not all(true_in)
+        if feature.kind is _K.NEGATIVE_PRECONDITION:
+            return any(true_in)
+        return True
+
+    # ------------------------------------------------------------------ models
+
+    def features(self, subset: Iterable[int]) -> frozenset[Feature]:
+        """Γ(H + S) for the lifted edits of ``S`` (grounded edits are per-instance overrides)."""
+        lifted = [self.candidates[i].lifted for i in subset if self.candidates[i].instance is None]
+        return update_features(self.human_features, lifted, self.default_cost)
+
+    def edits(self, subset: Iterable[int]) -> tuple[Edit, ...]:
+        return tuple(self.candidates[i].edit for i in sorted(subset))
+
+    def cost(self, subset: Iterable[int]) -> int:
+        return sum(self.edit_costs[i] for i in subset)
+
+    def model(self, subset: Iterable[int]) -> tuple[Domain, Problem]:
+        """``H + S`` as PDDL (lifted edits only)."""
+        subset = tuple(subset)
+        if any(self.candidates[i].instance is not None for i in subset):
+            raise InputError("grounded edits cannot be written as a lifted PDDL model")
+        domain, problem = apply_edits(
+            self.human_domain, self.human_problem, [self.candidates[i].lifted for i in subset],
+            source_domain=self.robot_domain, source_problem=self.robot_problem)
+        assert problem is not None
+        return domain, problem
+
+    def task(self, subset: Iterable[int]) -> Task:
+        """The grounded task of ``H + S``."""
+        key = tuple(sorted(set(subset)))
+        task = self._task_cache.get(key)
+        if task is None:
+            task = self._build(key) if self.compiled else self._ground(key)
+            if len(self._task_cache) > 50_000:
+                self._task_cache.clear()
+            self._task_cache[key] = task
+        return task
+
+    def _ground(self, subset: tuple[int, ...]) -> Task:
+        domain, problem = self.model(subset)
+        return ground(domain, problem)
+
+    # ------------------------------------------------------------------ compiled models
+
+    def _static_init(self, features: frozenset[Feature]) -> frozenset[Atom]:
+        return frozenset(
+            f.atom for f in features
+            if f.kind is _K.INIT and f.atom is not None
+            and f.atom.predicate in self.static_predicates)
+
+    def _slot(self, feature: Feature, number: int) -> tuple[str, int | Atom | None]:
+        """Where a lifted feature lands in one ground action: ``("bit", i)``,
+        ``("static", atom)``, ``("equal", None)``/``("unequal", None)`` for ``=``, or
+        ``("never", None)`` for a fluent fact that no model can make true."""
+        key = (feature, number)
+        found = self._slot_cache.get(key)
+        if found is not None:
+            return found
+        instance = self.instances[number]
+        assert feature.atom is not None
+        mapping = dict(zip(feature.parameters, instance.args, strict=True))
+        atom = Atom(feature.atom.predicate, tuple(mapping.get(a, a) for a in feature.atom.args))
+        result: tuple[str, int | Atom | None]
+        if atom.predicate == "=":
+            result = ("equal" if atom.args[0] == atom.args[1] else "unequal", None)
+        elif atom in self.fact_index:
+            result = ("bit", self.fact_index[atom])
+        elif atom.predicate in self.static_predicates:
+            result = ("static", atom)
+        else:
+            result = ("never", None)
+        self._slot_cache[key] = result
+        return result
+
+    def _build(self, subset: tuple[int, ...]) -> Task:
+        features = self.features(subset)
+        overrides: dict[int, list[Edit]] = {}
+        for i in subset:
+            candidate = self.candidates[i]
+            if candidate.instance is not None:
+                overrides.setdefault(candidate.instance, []).append(candidate.lifted)
+        static_true = self._static_init(features)
+        by_action: dict[str, list[Feature]] = {}
+        init = goal = goal_neg = 0
+        numeric: dict[FunctionTerm, Fraction] = {}
+        for feature in features:
+            kind = feature.kind
+            if feature.action:
+                by_action.setdefault(feature.action, []).append(feature)
+            elif kind is _K.INIT_VALUE:
+                assert feature.fluent is not None and isinstance(feature.value, Fraction)
+                numeric[feature.fluent] = feature.value
+            else:
+                assert feature.atom is not None
+                index = self.fact_index.get(feature.atom)
+                static = feature.atom.predicate in self.static_predicates
+                if kind is _K.INIT:
+                    if index is not None:
+                        init |= 1 << index
+                elif kind is _K.GOAL:
+                    if index is not None:
+                        goal |= 1 << index
+                    elif not (static and feature.atom in static_true):
+                        goal |= self.impossible_bit
+                elif kind is _K.NEGATIVE_GOAL:
+                    if index is not None:
+                        goal_neg |= 1 << index
+                    elif static and feature.atom in static_true:
+                        goal |= self.impossible_bit
+        actions: list[GroundAction] = []
+        for schema, schema_features in sorted(by_action.items()):
+            for number in self.by_schema.get(schema, ()):
+                own = schema_features
+                if number in overrides:
+                    own = list(update_features(schema_features, overrides[number],
+                                               self.default_cost))
+                action = self._ground_action(number, own, static_true, numeric)
+                if action is not None:
+                    actions.append(action)
+        return Task(
+            name=self.human_problem.name, facts=self.facts, actions=tuple(actions),
+            init=init, goal=goal, goal_neg=goal_neg, has_costs=self.uses_costs)
+
+    def _ground_action(
+        self,
+        number: int,
+        features: Sequence[Feature],
+        static_true: frozenset[Atom],
+        numeric: dict[FunctionTerm, Fraction],
+    ) -> GroundAction | None:
+        pre = neg = add = delete = 0
+        cost: Fraction | None = None
+        instance = self.instances[number]
+        for feature in features:
+            kind = feature.kind
+            if kind is _K.COST:
+                cost = self._cost(feature, instance, numeric)
+                continue
+            code, payload = self._slot(feature, number)
+            if kind is _K.PRECONDITION:
+                if code == "bit":
+                    assert isinstance(payload, int)
+                    pre |= 1 << payload
+                elif code == "never" or code == "unequal" or (
+                        code == "static" and payload not in static_true):
+                    return None
+            elif kind is _K.NEGATIVE_PRECONDITION:
+                if code == "bit":
+                    assert isinstance(payload, int)
+                    neg |= 1 << payload
+                elif code == "equal" or (code == "static" and payload in static_true):
+                    return None
+            elif code == "bit":
+                assert isinstance(payload, int)
+                if kind is _K.ADD_EFFECT:
+                    add |= 1 << payload
+                else:
+                    delete |= 1 << payload
+        if cost is None:
+            return None  # the action does not exist in this model
+        if cost.denominator != 1 or cost < 0:
+            raise SemanticError(f"action {instance.name} has cost {cost}; explanations need "
+                                "non-negative integer costs")
+        return GroundAction(instance.schema, instance.args, pre, add, delete & ~add, int(cost),
+                            neg)
+
+    def _cost(self, feature: Feature, instance: Instance,
+              numeric: dict[FunctionTerm, Fraction]) -> Fraction:
+        value = feature.value
+        if isinstance(value, Fraction):
+            return value
+        assert isinstance(value, FunctionTerm)
+        mapping = dict(zip(feature.parameters, instance.args, strict=True))
+        term = FunctionTerm(value.name, tuple(mapping.get(a, a) for a in value.args))
+        if term not in numeric:
+            raise SemanticError(f"the cost {term} of {instance.name} is not set in the "
+                                "initial state")
+        return numeric[term]
