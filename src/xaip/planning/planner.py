@@ -160,7 +160,7 @@ def _plan_fd(
     task = ground(domain, problem)
     plan: tuple[GroundAction, ...] = ()
     if result.status == "solved":
-        plan = tuple(variants[0] for variants in resolve(task, [a.name for a in result.plan]))
+        plan = tuple(variants[0] for variants in resolve(task, result.plan))
     return PlanResult(
         status=result.status,
         plan=plan,

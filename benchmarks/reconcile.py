@@ -1,0 +1,194 @@
+"""Model reconciliation benchmark: xaip's in-process MEGA vs process-per-node planning.
+
+Prints, per MRP of ``../shared/data/mrp`` (and the bundled Fetch example): MCE size,
+seconds, model-space nodes, planner calls and cache hits. The baseline does what the
+reference implementation (TathagataChakraborti/mmp) does: for every model-space node,
+write the updated model to PDDL files and run one external optimal-planner process
+(Fast Downward ``astar(lmcut())`` when installed, else ``xaip plan --optimal`` in a new
+Python process); it runs on the first MRPs (``--baseline N``) and the speed-up ratio is
+printed. Then a scaling curve: MCE time for k = 1..20 features removed from the logistics
+and rover robot models.
+
+    python benchmarks/reconcile.py [--quick] [--json] [--baseline N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from xaip.planning.engines.fast_downward import fd_available, fd_solve
+from xaip.planning.features import Edit, FeatureKind, model_features
+from xaip.planning.features.apply import apply_edits
+from xaip.planning.pddl import read_domain, read_problem, write_domain, write_problem
+from xaip.planning.plans import validate
+from xaip.reconcile import Explainer, load_mrp, make_mrp
+from xaip.reconcile.goals import Verdict
+from xaip.reconcile.search import mce_search
+from xaip.reconcile.space import ModelSpace
+from xaip.runtime import Budget
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "mrp"
+FETCH = ROOT / "src" / "xaip" / "domains" / "fetch"
+
+
+def mrp_files() -> list[tuple[str, Path, Path, Path]]:
+    out = [("fetch (book)", FETCH / "robot.pddl", FETCH / "human.pddl", FETCH / "problem.pddl")]
+    for name in ("blocksworld", "logistics", "rover"):
+        for human in (1, 2, 3):
+            for problem in (1, 2, 3, 4):
+                folder = DATA / name
+                out.append((f"{name} d{human} p{problem}", folder / "original_domain.pddl",
+                            folder / f"domain{human}.pddl", folder / f"prob{problem}.pddl"))
+    out.append(("radar", DATA / "radar" / "domain_robot.pddl",
+                DATA / "radar" / "domain_human.pddl", DATA / "radar" / "problem.pddl"))
+    return out
+
+
+class ProcessPerNodeTest:
+    """The reference implementation's goal test: PDDL files + one planner process per node."""
+
+    name = "process-per-node"
+
+    def __init__(self, space: ModelSpace, mrp: Any, use_fd: bool) -> None:
+        self.space, self.mrp, self.use_fd = space, mrp, use_fd
+        self.calls = 0
+
+    def __call__(self, subset: tuple[int, ...]) -> Verdict:
+        domain, problem = self.space.model(subset)
+        result = validate(domain, problem, self.mrp.plan)  # the reference ran VAL here
+        if not result.valid:
+            return Verdict(False, False, None)
+        self.calls += 1
+        cost = self._optimal_cost(write_domain(domain), write_problem(problem))
+        explained = cost is not None and cost >= int(result.cost or 0)
+        return Verdict(explained, True, int(result.cost or 0))
+
+    def _optimal_cost(self, domain_text: str, problem_text: str) -> int | None:
+        if self.use_fd:
+            answer = fd_solve(domain_text, problem_text, search="astar(lmcut())",
+                              budget=Budget(max_seconds=120))
+            return None if answer.cost is None else int(answer.cost)
+        with tempfile.TemporaryDirectory() as folder:
+            d, p = Path(folder) / "domain.pddl", Path(folder) / "problem.pddl"
+            d.write_text(domain_text)
+            p.write_text(problem_text)
+            out = subprocess.run(
+                [sys.executable, "-m", "xaip.cli", "plan", str(d), str(p), "--optimal",
+                 "--json"], capture_output=True, text=True, check=False)
+            if out.returncode != 0:
+                return None
+            return int(json.loads(out.stdout)["cost"])
+
+
+def run_mrp(label: str, robot: Path, human: Path, problem: Path) -> dict[str, Any]:
+    start = time.perf_counter()
+    mrp = load_mrp(robot, human, problem)
+    explainer = Explainer(mrp)
+    explanation = explainer.explain("mce")
+    return {
+        "mrp": label, "differences": explanation.difference_size, "size": explanation.size,
+        "seconds": explanation.seconds, "total_seconds": time.perf_counter() - start,
+        "nodes": explanation.nodes, "planner_calls": explanation.planner_calls,
+        "cache_hits": explanation.cache_hits, "verified": explanation.verified,
+    }
+
+
+def run_baseline(robot: Path, human: Path, problem: Path, use_fd: bool) -> dict[str, Any]:
+    mrp = load_mrp(robot, human, problem)
+    space = ModelSpace(mrp.robot_domain, mrp.robot_problem, mrp.human_domain,
+                       mrp.human_problem)
+    test = ProcessPerNodeTest(space, mrp, use_fd)
+    start = time.perf_counter()
+    outcome = mce_search(space, test, mrp.plan_names, Budget(max_seconds=600), relevance=False)
+    return {"seconds": time.perf_counter() - start, "size": len(outcome.subset),
+            "nodes": outcome.nodes, "processes": test.calls}
+
+
+def scaling(name: str, ks: Sequence[int], seeds: int) -> list[dict[str, Any]]:
+    robot = read_domain(DATA / name / "original_domain.pddl")
+    problem = read_problem(DATA / name / "prob1.pddl")
+    features = sorted(f for f in model_features(robot) if f.kind is not FeatureKind.COST)
+    rows = []
+    for k in ks:
+        times, sizes, nodes = [], [], []
+        for seed in range(seeds):
+            rng = random.Random(1000 * k + seed)
+            removed = rng.sample(features, min(k, len(features)))
+            human, _ = apply_edits(robot, None, [Edit(f, "remove") for f in removed])
+            mrp = make_mrp(robot, problem, human)
+            start = time.perf_counter()
+            explanation = Explainer(mrp, budget=Budget(max_seconds=120)).explain("mce")
+            times.append(time.perf_counter() - start)
+            sizes.append(explanation.size)
+            nodes.append(explanation.nodes)
+        rows.append({"domain": name, "k": k, "median_seconds": statistics.median(times),
+                     "max_seconds": max(times), "mean_size": statistics.mean(sizes),
+                     "mean_nodes": statistics.mean(nodes)})
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer MRPs, k and seeds")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--baseline", type=int, default=None, metavar="N",
+                        help="run the process-per-node baseline on the first N MRPs")
+    args = parser.parse_args(argv)
+    if not DATA.is_dir():
+        print(f"shared data not found at {DATA}", file=sys.stderr)
+        return 2
+    files = mrp_files()
+    if args.quick:
+        files = files[:1] + files[1::6]
+    rows = [run_mrp(*item) for item in files]
+    use_fd = fd_available()
+    baseline_n = args.baseline if args.baseline is not None else (2 if args.quick else 6)
+    baseline = []
+    for item, row in zip(files[:baseline_n], rows, strict=False):
+        base = run_baseline(*item[1:], use_fd=use_fd)
+        base["mrp"] = item[0]
+        base["speedup"] = base["seconds"] / max(row["seconds"], 1e-9)
+        baseline.append(base)
+    ks = [1, 2, 4, 8] if args.quick else list(range(1, 21))
+    seeds = 2 if args.quick else 3
+    curve = scaling("logistics", ks, seeds) + scaling("rover", ks, seeds)
+    report = {"mrps": rows, "baseline_engine": "fast-downward" if use_fd else "xaip process",
+              "baseline": baseline, "scaling": curve,
+              "median_seconds": statistics.median(r["seconds"] for r in rows)}
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"{'MRP':<22}{'diff':>5}{'size':>5}{'seconds':>9}{'nodes':>7}{'calls':>7}"
+          f"{'hits':>6}  verified")
+    for r in rows:
+        print(f"{r['mrp']:<22}{r['differences']:>5}{r['size']:>5}{r['seconds']:>9.3f}"
+              f"{r['nodes']:>7}{r['planner_calls']:>7}{r['cache_hits']:>6}  {r['verified']}")
+    print(f"median MCE seconds: {report['median_seconds']:.3f} over {len(rows)} MRPs "
+          f"(target < 1 s)")
+    print(f"\nbaseline: one {report['baseline_engine']} process per model-space node "
+          "(no relevance pruning, as the reference)")
+    print(f"{'MRP':<22}{'seconds':>9}{'nodes':>7}{'procs':>7}{'xaip s':>9}{'speed-up':>10}")
+    for b, r in zip(baseline, rows, strict=False):
+        print(f"{b['mrp']:<22}{b['seconds']:>9.2f}{b['nodes']:>7}{b['processes']:>7}"
+              f"{r['seconds']:>9.3f}{b['speedup']:>9.0f}x")
+    print("\nscaling: k features removed from the robot model (human = robot - k)")
+    print(f"{'domain':<11}{'k':>3}{'median s':>10}{'max s':>8}{'size':>6}{'nodes':>8}")
+    for c in curve:
+        print(f"{c['domain']:<11}{c['k']:>3}{c['median_seconds']:>10.3f}{c['max_seconds']:>8.3f}"
+              f"{c['mean_size']:>6.1f}{c['mean_nodes']:>8.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
