@@ -1,0 +1,406 @@
+"""Agents that run tasks in a simulator and answer "starting in s, can you reach s'?".
+
+Why two kinds: capability discovery treats the agent as a black box, and what the agent can
+do depends on how it decides, not only on the simulator. A :class:`SearchAgent` reaches every
+state its search can find within its budget (so its capabilities are the simulator's
+reachability); a :class:`PolicyAgent` follows a fixed goal-conditioned policy and fails
+whenever a target does not suit that policy, as in the paper's comparison of search and
+policy agents. Both return an :class:`Attempt` that says *why* a query failed (unreachable,
+budget exhausted, policy stuck or looping), because the discovery algorithm records failed
+answers with their reason.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from itertools import count
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+from xaip.agents.simulator import HasDistanceBound, Simulator, successor_function
+from xaip.errors import InputError
+from xaip.runtime.budget import Budget, BudgetClock
+
+S = TypeVar("S", bound=Hashable)
+
+Status = Literal["reached", "unreachable", "budget", "stuck", "loop"]
+Plan = tuple[str, ...]
+#: A goal: a concrete state to reach exactly, or a test on states.
+Goal = Any
+#: ``heuristic(state, goal)``: a lower bound on the number of actions still needed.
+Heuristic = Callable[[Any, Any], int]
+#: ``policy(state, goal)``: the action to take, or ``None`` when the policy gives up.
+Policy = Callable[[Any, Any], str | None]
+
+DEFAULT_BUDGET = Budget(max_nodes=1_000_000)
+POLICY_BUDGET = Budget(max_nodes=10_000)
+
+
+def goal_test(goal: Goal) -> Callable[[Any], bool]:
+    """A test for ``goal``: the goal itself when callable, else equality with the goal state."""
+    if callable(goal):
+        test: Callable[[Any], bool] = goal
+        return test
+    target = goal
+
+    def equals(state: Any) -> bool:
+        return bool(state == target)
+
+    return equals
+
+
+@dataclass(frozen=True)
+class Attempt(Generic[S]):
+    """The outcome of one query or task.
+
+    ``status`` is ``reached`` on success; otherwise it says why the agent failed:
+    ``unreachable`` (search proved no plan exists), ``budget`` (node or time budget spent),
+    ``stuck`` (the policy had no action) or ``loop`` (the policy revisited a state).
+    ``states`` starts with the start state and follows ``plan`` (for a failure, as far as
+    the agent got; empty for a search that failed). ``nodes`` counts expanded states or
+    policy steps.
+    """
+
+    status: Status
+    plan: Plan
+    states: tuple[S, ...]
+    nodes: int
+    seconds: float
+    reason: str = ""
+
+    @property
+    def reached(self) -> bool:
+        return self.status == "reached"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reached": self.reached,
+            "plan": list(self.plan),
+            "length": len(self.plan),
+            "nodes": self.nodes,
+            "seconds": self.seconds,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
+class AgentTask(Generic[S]):
+    """A task for an agent: reach ``goal`` (a state or a test on states) from ``start``."""
+
+    start: S
+    goal: Goal
+    name: str = ""
+    budget: Budget | None = field(default=None, compare=False)
+
+
+class Agent(Protocol[S]):
+    """What capability discovery needs from an agent."""
+
+    simulator: Simulator[S]
+
+    def query(self, start: S, goal: Goal, budget: Budget | None = None) -> Attempt[S]:
+        """Try to reach ``goal`` from ``start``; the attempt says how it went."""
+        ...
+
+    def reachable(self, start: S, goal: Goal, budget: Budget | None = None) -> Plan | None:
+        """The agent's plan from ``start`` to ``goal``, or ``None`` when it cannot get there."""
+        ...
+
+    def run(self, task: AgentTask[S]) -> Attempt[S]:
+        """Carry out ``task``; the attempt holds the execution trace."""
+        ...
+
+
+# --------------------------------------------------------------------------- search
+
+
+def _plan_from(parents: dict[Any, tuple[Any, str] | None], state: Any) -> tuple[Plan, tuple]:
+    actions: list[str] = []
+    states = [state]
+    link = parents[state]
+    while link is not None:
+        state, action = link
+        actions.append(action)
+        states.append(state)
+        link = parents[state]
+    actions.reverse()
+    states.reverse()
+    return tuple(actions), tuple(states)
+
+
+def bfs(sim: Simulator[S], start: S, goal: Goal, budget: Budget | None = None) -> Attempt[S]:
+    """Breadth-first search: a shortest plan (fewest actions) from ``start`` to ``goal``."""
+    test = goal_test(goal)
+    clock = (budget or DEFAULT_BUDGET).start()
+    parents: dict[Any, tuple[Any, str] | None] = {start: None}
+    if test(start):
+        return Attempt("reached", (), (start,), 0, clock.elapsed())
+    queue: deque[Any] = deque([start])
+    expand = successor_function(sim)
+    expanded = 0
+    while queue:
+        if not clock.charge():
+            return _out_of_budget(clock, expanded)
+        state = queue.popleft()
+        expanded += 1
+        for action, nxt in expand(state):
+            if nxt in parents:
+                continue
+            parents[nxt] = (state, action)
+            if test(nxt):
+                plan, states = _plan_from(parents, nxt)
+                return Attempt("reached", plan, states, expanded, clock.elapsed())
+            queue.append(nxt)
+    return Attempt(
+        "unreachable", (), (), expanded, clock.elapsed(), "no plan exists from the start state"
+    )
+
+
+def astar(
+    sim: Simulator[S],
+    start: S,
+    goal: Goal,
+    heuristic: Heuristic | None = None,
+    budget: Budget | None = None,
+    *,
+    weight: float = 1.0,
+) -> Attempt[S]:
+    """A* with unit action costs; optimal when ``heuristic`` never overestimates.
+
+    Without a heuristic this is uniform-cost search. Nodes are re-opened when a cheaper path
+    is found, so an admissible but inconsistent heuristic still yields optimal plans.
+    ``weight > 1`` gives weighted A* (f = g + weight * h): faster, plans at most ``weight``
+    times longer than optimal — for callers that only need to know a plan exists.
+    """
+    test = goal_test(goal)
+    clock = (budget or DEFAULT_BUDGET).start()
+    h: Callable[[Any], float]
+    if heuristic is None:
+
+        def h(_s: Any) -> float:
+            return 0
+    else:
+
+        def h(s: Any) -> float:
+            return weight * heuristic(s, goal)
+
+    parents: dict[Any, tuple[Any, str] | None] = {start: None}
+    best: dict[Any, int] = {start: 0}
+    tie = count()
+    frontier: list[tuple[float, int, int, Any]] = [(h(start), 0, next(tie), start)]
+    expand = successor_function(sim)
+    expanded = 0
+    while frontier:
+        _, neg_g, _, state = heapq.heappop(frontier)
+        g = -neg_g
+        if g > best[state]:
+            continue
+        if test(state):
+            plan, states = _plan_from(parents, state)
+            return Attempt("reached", plan, states, expanded, clock.elapsed())
+        if not clock.charge():
+            return _out_of_budget(clock, expanded)
+        expanded += 1
+        g1 = g + 1
+        for action, nxt in expand(state):
+            old = best.get(nxt)
+            if old is not None and old <= g1:
+                continue
+            best[nxt] = g1
+            parents[nxt] = (state, action)
+            heapq.heappush(frontier, (g1 + h(nxt), -g1, next(tie), nxt))
+    return Attempt(
+        "unreachable", (), (), expanded, clock.elapsed(), "no plan exists from the start state"
+    )
+
+
+def _out_of_budget(clock: BudgetClock, expanded: int) -> Attempt[Any]:
+    limit = clock.budget
+    what = (
+        f"{limit.max_nodes} nodes"
+        if limit.max_nodes is not None and clock.nodes > limit.max_nodes
+        else f"{limit.max_seconds} seconds"
+    )
+    return Attempt("budget", (), (), expanded, clock.elapsed(), f"search budget of {what} spent")
+
+
+def simulator_heuristic(sim: object) -> Heuristic | None:
+    """The simulator's ``distance_lower_bound`` as a heuristic for state goals, if it has one.
+
+    For goals given as tests the heuristic is 0 (the bound needs a concrete target).
+    """
+    if not isinstance(sim, HasDistanceBound):
+        return None
+    bound = sim.distance_lower_bound
+
+    def heuristic(state: Any, goal: Any) -> int:
+        return 0 if callable(goal) else bound(state, goal)
+
+    return heuristic
+
+
+class SearchAgent(Generic[S]):
+    """An agent that plans with A* (or BFS) over the simulator's primitive actions.
+
+    It answers a reachability query with a shortest plan when one exists within its budget.
+    The heuristic defaults to the simulator's admissible ``distance_lower_bound`` when the
+    simulator has one, so plans stay optimal.
+    """
+
+    def __init__(
+        self,
+        simulator: Simulator[S],
+        *,
+        budget: Budget = DEFAULT_BUDGET,
+        heuristic: Heuristic | None = None,
+        algorithm: Literal["astar", "bfs"] = "astar",
+    ) -> None:
+        if algorithm not in ("astar", "bfs"):
+            raise InputError(f"unknown search algorithm '{algorithm}' (use astar or bfs)")
+        self.simulator = simulator
+        self.budget = budget
+        self.algorithm = algorithm
+        self.heuristic = heuristic if heuristic is not None else simulator_heuristic(simulator)
+
+    def query(self, start: S, goal: Goal, budget: Budget | None = None) -> Attempt[S]:
+        limit = budget or self.budget
+        if self.algorithm == "bfs":
+            return bfs(self.simulator, start, goal, limit)
+        return astar(self.simulator, start, goal, self.heuristic, limit)
+
+    def reachable(self, start: S, goal: Goal, budget: Budget | None = None) -> Plan | None:
+        attempt = self.query(start, goal, budget)
+        return attempt.plan if attempt.reached else None
+
+    def run(self, task: AgentTask[S]) -> Attempt[S]:
+        return self.query(task.start, task.goal, task.budget)
+
+
+# --------------------------------------------------------------------------- policies
+
+
+class PolicyAgent(Generic[S]):
+    """An agent that follows a fixed goal-conditioned policy ``policy(state, goal) -> action``.
+
+    It never searches: from the start it applies the policy's action until the goal holds.
+    It fails (``stuck``) when the policy returns ``None`` or an inapplicable action, (``loop``)
+    when it comes back to a state it has visited — a deterministic policy would cycle forever
+    — and (``budget``) after ``budget.max_nodes`` steps or ``max_seconds``.
+    """
+
+    def __init__(
+        self, simulator: Simulator[S], policy: Policy, *, budget: Budget = POLICY_BUDGET
+    ) -> None:
+        self.simulator = simulator
+        self.policy = policy
+        self.budget = budget
+
+    def query(self, start: S, goal: Goal, budget: Budget | None = None) -> Attempt[S]:
+        test = goal_test(goal)
+        clock = (budget or self.budget).start()
+        sim = self.simulator
+        state = start
+        states = [start]
+        plan: list[str] = []
+        visited = {start}
+        while not test(state):
+            if not clock.charge():
+                return Attempt(
+                    "budget",
+                    tuple(plan),
+                    tuple(states),
+                    len(plan),
+                    clock.elapsed(),
+                    "policy step budget spent",
+                )
+            action = self.policy(state, goal)
+            if action is None:
+                return Attempt(
+                    "stuck",
+                    tuple(plan),
+                    tuple(states),
+                    len(plan),
+                    clock.elapsed(),
+                    "the policy has no action toward the goal here",
+                )
+            if action not in sim.actions(state):
+                return Attempt(
+                    "stuck",
+                    tuple(plan),
+                    tuple(states),
+                    len(plan),
+                    clock.elapsed(),
+                    f"the policy chose '{action}', which is not applicable here",
+                )
+            state = sim.step(state, action)
+            plan.append(action)
+            states.append(state)
+            if state in visited:
+                return Attempt(
+                    "loop",
+                    tuple(plan),
+                    tuple(states),
+                    len(plan),
+                    clock.elapsed(),
+                    "the policy returned to a state it had visited",
+                )
+            visited.add(state)
+        return Attempt("reached", tuple(plan), tuple(states), len(plan), clock.elapsed())
+
+    def reachable(self, start: S, goal: Goal, budget: Budget | None = None) -> Plan | None:
+        attempt = self.query(start, goal, budget)
+        return attempt.plan if attempt.reached else None
+
+    def run(self, task: AgentTask[S]) -> Attempt[S]:
+        return self.query(task.start, task.goal, task.budget)
+
+
+def greedy_policy(
+    simulator: Simulator[S], distance: Heuristic | None = None, *, lookahead: int = 2
+) -> Policy:
+    """A "move toward the target" policy: the first action of the shortest look-ahead
+    (at most ``lookahead`` actions) that gets strictly closer to the goal by ``distance``.
+
+    ``distance`` defaults to the simulator's ``distance_lower_bound``. Ties go to the
+    earlier action in ``simulator.actions`` order. The policy returns ``None`` when no
+    sequence of ``lookahead`` actions gets closer (a local minimum, e.g. a wall between
+    the agent and the target), and for goals given as tests (it has no notion of distance
+    to them). The best look-ahead value never increases along the way; on a plateau the
+    policy may cycle, which :class:`PolicyAgent` detects and reports as ``loop``.
+    """
+    if lookahead < 1:
+        raise InputError("the greedy policy needs a look-ahead of at least one action")
+    if distance is None:
+        if not isinstance(simulator, HasDistanceBound):
+            raise InputError(
+                "greedy_policy needs a distance function: the simulator has no distance_lower_bound"
+            )
+        distance = simulator.distance_lower_bound
+    dist = distance
+    actions, step = simulator.actions, simulator.step
+
+    def best_within(state: Any, goal: Any, depth: int) -> int:
+        value = dist(state, goal)
+        if depth == 0 or value == 0:
+            return value
+        for action in actions(state):
+            value = min(value, best_within(step(state, action), goal, depth - 1))
+        return value
+
+    def policy(state: Any, goal: Any) -> str | None:
+        if callable(goal):
+            return None
+        here = dist(state, goal)
+        choice: str | None = None
+        choice_key = (here, here)
+        for action in actions(state):
+            nxt = step(state, action)
+            key = (best_within(nxt, goal, lookahead - 1), dist(nxt, goal))
+            if key[0] < here and key < choice_key:
+                choice, choice_key = action, key
+        return choice
+
+    return policy

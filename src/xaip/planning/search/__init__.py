@@ -1,0 +1,101 @@
+"""The built-in search engine: one entry point, :func:`solve`, over several algorithms.
+
+Why a single ``solve``: the planner facade, the explainers and the tests select the
+algorithm and heuristic by name and always get the same kind of answer, a
+:class:`SearchResult` whose ``optimal`` flag says whether optimality is *guaranteed*:
+
+=========  =================================================  =========================
+algorithm  what it is                                         optimal when solved
+=========  =================================================  =========================
+astar      A* with re-opening, ties on (f, h, insertion)      heuristic is admissible
+ucs        uniform-cost search (priority g)                   always
+gbfs       greedy best-first search (priority h)              never
+ehc        enforced hill-climbing, falls back to gbfs         never
+bfs        breadth-first search                               all actions cost the same
+=========  =================================================  =========================
+
+Plan enumeration lives in :mod:`xaip.planning.search.enumerate` (:func:`all_plans`,
+:func:`top_k_plans`).
+"""
+
+from __future__ import annotations
+
+from xaip.errors import InputError
+from xaip.planning.heuristics import ADMISSIBLE, HEURISTICS, make_heuristic
+from xaip.planning.search.astar import best_first
+from xaip.planning.search.bfs import breadth_first, uniform_costs
+from xaip.planning.search.common import SOLVED, Outcome
+from xaip.planning.search.ehc import enforced_hill_climbing
+from xaip.planning.search.enumerate import all_plans, top_k_plans
+from xaip.planning.search.result import PlanSet, SearchResult
+from xaip.planning.search.successors import Successors
+from xaip.planning.task import Task
+from xaip.runtime import Budget
+
+ALGORITHMS = ("astar", "ucs", "gbfs", "ehc", "bfs")
+
+
+def solve(
+    task: Task,
+    algorithm: str = "astar",
+    heuristic: str = "lmcut",
+    budget: Budget | None = None,
+    cost_bound: int | None = None,
+) -> SearchResult:
+    """Search ``task`` for a plan.
+
+    ``cost_bound=c`` asks for a plan of cost strictly less than ``c``; "unsolvable" then
+    means no such plan exists. Every search charges one node per expansion to ``budget``
+    and answers "budget_exhausted" when it runs out. For ``ucs`` and ``bfs`` the heuristic
+    only prunes (dead ends, and nodes that cannot beat the bound when it is admissible);
+    ``blind`` costs nothing there.
+    """
+    if algorithm not in ALGORITHMS:
+        raise InputError(f"unknown search '{algorithm}' (one of {', '.join(ALGORITHMS)})")
+    if heuristic not in HEURISTICS:
+        raise InputError(f"unknown heuristic '{heuristic}' (one of {', '.join(HEURISTICS)})")
+    negative = next((a for a in task.actions if a.cost < 0), None)
+    if negative is not None:
+        raise InputError(f"action {negative} has negative cost {negative.cost}")
+    clock = (budget or Budget()).start()
+    h = make_heuristic(heuristic, task)
+    admissible = heuristic in ADMISSIBLE
+    succ = Successors(task)
+    outcome: Outcome
+    if algorithm in ("astar", "ucs", "gbfs"):
+        outcome = best_first(task, h, clock, algorithm, cost_bound, admissible, succ)
+        optimal = algorithm == "ucs" or (algorithm == "astar" and admissible)
+    elif algorithm == "ehc":
+        outcome = enforced_hill_climbing(task, h, clock, cost_bound, admissible, succ)
+        optimal = False
+    else:
+        pruning = None if heuristic == "blind" else h
+        outcome = breadth_first(task, clock, pruning, cost_bound, admissible, succ)
+        optimal = uniform_costs(task)
+    solved = outcome.status == SOLVED
+    plan = tuple(task.actions[a] for a in outcome.plan)
+    return SearchResult(
+        status=outcome.status,
+        plan=plan,
+        cost=sum(a.cost for a in plan) if solved else None,
+        optimal=optimal and solved,
+        expanded=outcome.expanded,
+        generated=outcome.generated,
+        seconds=clock.elapsed(),
+        algorithm=algorithm,
+        heuristic=heuristic,
+    )
+
+
+__all__ = [
+    "ALGORITHMS",
+    "PlanSet",
+    "SearchResult",
+    "Successors",
+    "all_plans",
+    "best_first",
+    "breadth_first",
+    "enforced_hill_climbing",
+    "solve",
+    "top_k_plans",
+]
