@@ -113,6 +113,13 @@ def test_budget_exhausted_exit_1(
     [
         ("(define (domain bw) (:requirements :strips", ":1:"),  # truncated
         ("(define (domain bw) (:requirements :quantum))", "quantum"),
+        (BLOCKS_DOMAIN.replace("(holding ?x)))\n  (:action put-down",
+                               "(holdin ?x)))\n  (:action put-down"), "undeclared predicate"),
+        (BLOCKS_DOMAIN.replace(":precondition (holding ?x)", ":precondition (holding ?x ?x)"),
+         "takes 1"),
+        (BLOCKS_DOMAIN.replace("(?x - block)\n    :precondition (holding",
+                               "(?x - brick)\n    :precondition (holding"), "unknown type"),
+        (BLOCKS_DOMAIN.replace("(:action put-down", "(:action pick-up"), "declared twice"),
     ],
 )
 def test_bad_domain_exit_2(
@@ -169,3 +176,12 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert payload["optimal"] is True and payload["validation"]["valid"] is True
     assert payload["validation"]["cost"] == payload["cost"]
+
+
+def test_plan_naming_unknown_object_exit_2(
+    tmp_path: Path, bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str],
+) -> None:
+    plan = tmp_path / "bad.plan"
+    plan.write_text("(unstack c a)\n(put-down z)\n")
+    code, _, err = run(capsys, "validate", str(bw[0]), str(bw[1]), str(plan))
+    assert code == 2 and "unknown object 'z'" in err and "Traceback" not in err

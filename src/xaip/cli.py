@@ -98,13 +98,25 @@ def build_parser() -> argparse.ArgumentParser:
         description="Find the model updates that make the robot's plan optimal in the "
                     "human's model (book ch. 5).")
     explain.add_argument("robot_domain")
-    explain.add_argument("human_domain")
+    explain.add_argument("human_domain",
+                         help="the human's domain, or 'empty' for a person who knows nothing")
     explain.add_argument("problem")
     explain.add_argument("--plan", default=None, metavar="FILE",
                          help="the robot's plan (default: an optimal plan in the robot model)")
     explain.add_argument("--type", default="mce", dest="kind",
-                         choices=["mce", "mme", "ppe", "mpe", "approx", "contrastive"],
-                         help="explanation type (default: mce)")
+                         choices=["mce", "mme", "ppe", "mpe", "approx", "contrastive",
+                                  "conformant", "conditional", "anytime"],
+                         help="explanation type (default: mce); conformant, conditional and "
+                              "anytime need --annotations")
+    explain.add_argument("--annotations", default=None, metavar="FILE",
+                         help="possible features of the human model, one per line: "
+                              "'PROBABILITY KIND [ACTION] (ATOM)' (book ch. 6)")
+    explain.add_argument("--alpha", type=float, default=1.0,
+                         help="conditional: weight of the costlier answer branch (default 1)")
+    explain.add_argument("--question-cost", type=float, default=0.1,
+                         help="conditional: cost of asking one question (default 0.1)")
+    explain.add_argument("--annotation-cost", type=float, default=1.0,
+                         help="cost of telling a possible feature (default 1)")
     explain.add_argument("--foil", action="append", default=[], metavar="FILE_OR_CONSTRAINT",
                          help="for --type contrastive: a plan file the person expected, or "
                               "'avoid:ACTION' / 'use:ACTION' (repeatable)")
@@ -242,9 +254,15 @@ def _cmd_explain(args: argparse.Namespace) -> int:
 
     if args.foil and args.kind != "contrastive":
         raise InputError("--foil needs --type contrastive")
+    uncertain = args.kind in ("conformant", "conditional", "anytime")
+    if uncertain != (args.annotations is not None):
+        raise InputError("--annotations goes with --type conformant, conditional or anytime"
+                         if args.annotations else f"--type {args.kind} needs --annotations")
     budget = Budget(args.max_nodes, args.max_seconds)
     mrp = load_mrp(args.robot_domain, args.human_domain, args.problem, args.plan,
                    args.human_problem, budget=Budget(max_seconds=args.max_seconds))
+    if uncertain:
+        return _explain_uncertain(args, mrp, budget)
     foils = [_read_foil(f) for f in args.foil]
     if args.veto:
         from xaip.reconcile import DecisionSupport
@@ -263,6 +281,38 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     payload = explanation.to_dict()
     _emit(args, payload, explanation.describe())
     return EXIT_OK if explanation.status == "found" else EXIT_NEGATIVE
+
+
+def _explain_uncertain(args: argparse.Namespace, mrp: Any, budget: Any) -> int:
+    from xaip.reconcile.annotated import AnnotatedMRP, read_annotations
+    from xaip.reconcile.conformant import ConformantExplainer
+
+    amrp = AnnotatedMRP(mrp, read_annotations(args.annotations, mrp.human_domain))
+    explainer = ConformantExplainer(amrp, annotation_cost=args.annotation_cost,
+                                    question_cost=args.question_cost, budget=budget)
+    if args.kind == "conformant":
+        result: Any = explainer.conformant()
+        _emit(args, result.to_dict(), result.describe())
+        return EXIT_OK if result.verified else EXIT_NEGATIVE
+    if args.kind == "conditional":
+        result = explainer.conditional(alpha=args.alpha)
+        _emit(args, result.to_dict(), result.describe())
+        return EXIT_OK if result.verified else EXIT_NEGATIVE
+
+    def ask(feature: Any) -> bool:
+        from xaip.planning.features.sentences import sentence
+
+        print(f"Do you think that: {sentence(feature)} [y/n]? ", end="", file=sys.stderr,
+              flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            raise InputError("anytime explanations ask questions: no answer on standard input")
+        return line.strip().lower() in ("y", "yes", "true", "1")
+
+    anytime = explainer.anytime(ask)
+    lines = ["Anytime explanation:", *(f"  [{e.label}] {e.text}" for e in anytime.edits)]
+    _emit(args, anytime.to_dict(), "\n".join(lines))
+    return EXIT_OK
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

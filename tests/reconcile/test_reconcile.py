@@ -10,20 +10,17 @@ from pathlib import Path
 import pytest
 
 from xaip.errors import InputError
-from xaip.planning.features import Edit, Feature, model_features
+from xaip.planning.features import Edit, model_features
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
-from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
-from xaip.planning.pddl.model import Atom
+from xaip.planning.pddl import parse_domain, parse_problem
 from xaip.reconcile import (
     Explainer,
     brute_force_complete,
     explain,
-    is_complete,
     is_monotonic,
     load_mrp,
     make_mrp,
-    parse_foil,
 )
 from xaip.reconcile.space import ModelSpace
 

@@ -9,14 +9,14 @@ what is wrong and where.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
 from xaip.planning.grounding import ground
 from xaip.planning.pddl import check_problem, read_domain, read_problem
-from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.pddl.model import NO_EFFECT, TRUE, Domain, Problem
 from xaip.planning.planner import plan_task
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, read_plan, validate
 from xaip.planning.task import Task
@@ -82,6 +82,32 @@ def make_mrp(
                int(optimum.cost), robot_task)
 
 
+#: Pass as the human domain to explain against a person who knows nothing of the model.
+EMPTY = "empty"
+
+
+def empty_model(domain: Domain, problem: Problem) -> tuple[Domain, Problem]:
+    """The robot's vocabulary with no knowledge: actions without preconditions or effects,
+    an empty initial state and no goal (numeric facts such as ``total-cost`` are kept).
+
+    Explaining a plan against it says what a plan visualisation must show for the plan
+    to make sense to someone who starts from nothing (book ch. 5).
+    """
+    actions = tuple(replace(a, precondition=TRUE, effect=_cost_only(a.effect))
+                    for a in domain.actions)
+    return (replace(domain, actions=actions),
+            replace(problem, init=(), goal=TRUE))
+
+
+def _cost_only(effect: Any) -> Any:
+    """Keep an action's cost increase (costs are not what an empty model lacks)."""
+    from xaip.planning.pddl.model import AndEffect, Increase
+
+    parts = effect.operands if isinstance(effect, AndEffect) else (effect,)
+    kept = tuple(p for p in parts if isinstance(p, Increase))
+    return AndEffect(kept) if kept else NO_EFFECT
+
+
 def load_mrp(
     robot_domain: str | Path,
     human_domain: str | Path,
@@ -90,8 +116,18 @@ def load_mrp(
     human_problem: str | Path | None = None,
     budget: Budget | None = None,
 ) -> MRP:
-    """Read the files of an MRP (the CLI's entry point)."""
+    """Read the files of an MRP (the CLI's entry point).
+
+    ``human_domain="empty"`` explains against :func:`empty_model` of the robot's model.
+    """
+    robot, task = read_domain(robot_domain), read_problem(problem)
+    if str(human_domain) == EMPTY:
+        if human_problem:
+            raise InputError("an empty human model has no problem of its own")
+        human, human_task = empty_model(robot, task)
+        return make_mrp(robot, task, human, human_task, read_plan(plan) if plan else None,
+                        budget)
     return make_mrp(
-        read_domain(robot_domain), read_problem(problem), read_domain(human_domain),
+        robot, task, read_domain(human_domain),
         read_problem(human_problem) if human_problem else None,
         read_plan(plan) if plan else None, budget)

@@ -1,0 +1,227 @@
+"""Planning-core benchmark: per-call overhead, optimal search against pyperplan, read times.
+
+Everything is measured in one run on this machine and printed as one table per part:
+
+1. Per-call overhead of solving a 1-step task with ``xaip.planning.search.solve``
+   (median of many calls; target under 1 ms) beside one Fast Downward driver call on the
+   same task when FD is installed (its driver costs about 170 ms).
+2. Optimal A* + LM-cut on generated blocksworld (6-10 blocks), gripper (4-8 balls) and
+   logistics (2-3 cities) instances: xaip's seconds and expansions per second against
+   pyperplan's A* + LM-cut (target: at least 5x faster), with Fast Downward's
+   ``astar(lmcut())`` time for reference. pyperplan and FD are GPL programs: they run in
+   separate processes, timed inside the process (interpreter start-up excluded for
+   pyperplan, so the ratio is fair to it), and are skipped when not installed.
+3. Reading time of every IPPC file in ``../shared/data/ippc``.
+
+    python benchmarks/planning.py [--quick] [--json] [--timeout SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from xaip.domains.generators import blocksworld, gripper, logistics
+from xaip.errors import XaipError
+from xaip.planning.engines.fast_downward import fd_available, fd_solve
+from xaip.planning.grounding import ground
+from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
+from xaip.planning.search import solve
+from xaip.runtime import Budget
+
+ROOT = Path(__file__).resolve().parents[1]
+IPPC = ROOT.parent / "shared" / "data" / "ippc"
+
+ONE_STEP_DOMAIN = """(define (domain one-step)
+  (:requirements :strips)
+  (:predicates (done))
+  (:action finish :parameters () :precondition () :effect (done)))
+"""
+ONE_STEP_PROBLEM = """(define (problem one-step-1) (:domain one-step)
+  (:init) (:goal (done)))
+"""
+
+# Runs inside a separate Python process: pyperplan is GPL and never imported by xaip.
+PYPERPLAN_SCRIPT = """
+import json, sys, time
+from pyperplan.pddl.parser import Parser
+from pyperplan.grounding import ground
+from pyperplan.search.a_star import astar_search
+from pyperplan.heuristics.lm_cut import LmCutHeuristic
+parser = Parser(sys.argv[1], sys.argv[2])
+domain = parser.parse_domain()
+problem = parser.parse_problem(domain)
+start = time.perf_counter()
+task = ground(problem)
+plan = astar_search(task, LmCutHeuristic(task))
+seconds = time.perf_counter() - start
+print(json.dumps({"seconds": seconds, "length": None if plan is None else len(plan)}))
+"""
+
+
+def pyperplan_available() -> bool:
+    probe = subprocess.run([sys.executable, "-c", "import pyperplan"], capture_output=True)
+    return probe.returncode == 0
+
+
+def run_pyperplan(domain: str, problem: str, timeout: float) -> dict[str, Any] | None:
+    """pyperplan's ground + A*/LM-cut time on the given texts, or None on timeout/failure."""
+    with tempfile.TemporaryDirectory() as folder:
+        d, p = Path(folder, "domain.pddl"), Path(folder, "problem.pddl")
+        d.write_text(domain)
+        p.write_text(problem)
+        try:
+            done = subprocess.run([sys.executable, "-c", PYPERPLAN_SCRIPT, str(d), str(p)],
+                                  capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return {"seconds": None, "length": None, "timeout": True}
+        if done.returncode != 0:
+            return None
+        result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return result
+
+
+def run_fd(domain: str, problem: str, timeout: float) -> dict[str, Any] | None:
+    try:
+        start = time.perf_counter()
+        result = fd_solve(domain, problem, search="astar(lmcut())",
+                          budget=Budget(max_seconds=timeout))
+        return {"seconds": time.perf_counter() - start, "cost": result.cost,
+                "status": result.status}
+    except XaipError:
+        return None
+
+
+def overhead(calls: int) -> dict[str, Any]:
+    task = ground(parse_domain(ONE_STEP_DOMAIN), parse_problem(ONE_STEP_PROBLEM))
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        result = solve(task, "astar", "lmcut")
+        times.append(time.perf_counter() - start)
+        assert result.cost == 1
+    row: dict[str, Any] = {"calls": calls, "xaip_ms": 1000 * statistics.median(times)}
+    if fd_available():
+        fd = run_fd(ONE_STEP_DOMAIN, ONE_STEP_PROBLEM, 60)
+        row["fd_ms"] = None if fd is None else 1000 * fd["seconds"]
+    return row
+
+
+def instances(quick: bool) -> list[tuple[str, str, str]]:
+    out = []
+    for n in ([6, 7, 8] if quick else [6, 7, 8, 9, 10]):
+        out.append((f"blocksworld-{n}", *blocksworld(n, seed=n)))
+    for n in ([4, 5, 6] if quick else [4, 5, 6, 7, 8]):
+        out.append((f"gripper-{n}", *gripper(n)))
+    settings = [(2, 2), (2, 3)] if quick else [(2, 2), (2, 3), (2, 4), (3, 3), (3, 4)]
+    for cities, packages in settings:
+        out.append((f"logistics-{cities}c{packages}p",
+                    *logistics(cities, packages, seed=cities * 10 + packages)))
+    return out
+
+
+def search_row(name: str, domain: str, problem: str, timeout: float, with_pyperplan: bool,
+               with_fd: bool) -> dict[str, Any]:
+    start = time.perf_counter()
+    task = ground(parse_domain(domain), parse_problem(problem))
+    result = solve(task, "astar", "lmcut")
+    seconds = time.perf_counter() - start
+    row: dict[str, Any] = {
+        "instance": name, "cost": result.cost, "expanded": result.expanded,
+        "xaip_s": seconds, "exp_per_s": result.expanded / max(result.seconds, 1e-9),
+    }
+    if with_pyperplan:
+        pp = run_pyperplan(domain, problem, timeout)
+        row["pyperplan_s"] = None if pp is None else pp["seconds"]
+        row["pyperplan_cost"] = None if pp is None else pp["length"]
+        if row["pyperplan_s"]:
+            row["speedup"] = row["pyperplan_s"] / seconds
+    if with_fd:
+        fd = run_fd(domain, problem, timeout)
+        row["fd_s"] = None if fd is None else fd["seconds"]
+        row["fd_cost"] = None if fd is None else fd["cost"]
+    return row
+
+
+def read_times() -> list[dict[str, Any]]:
+    rows = []
+    if not IPPC.is_dir():
+        return rows
+    for path in sorted(IPPC.rglob("*.pddl")):
+        start = time.perf_counter()
+        try:
+            text = path.read_text()
+            if "(:domain" in text and "(define (domain" not in text.lower():
+                read_problem(path)
+            elif "(:domain" not in text:
+                read_domain(path)
+            else:
+                read_domain(path)
+                read_problem(path)
+            ok = True
+        except XaipError:
+            ok = False
+        rows.append({"file": str(path.relative_to(IPPC)), "read": ok,
+                     "ms": 1000 * (time.perf_counter() - start)})
+    return rows
+
+
+def _fmt(value: Any, spec: str) -> str:
+    return "-" if value is None else format(value, spec)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller instances")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds allowed per external planner run (default 300)")
+    args = parser.parse_args(argv)
+    with_pp, with_fd = pyperplan_available(), fd_available()
+    report: dict[str, Any] = {"overhead": overhead(200 if args.quick else 1000),
+                              "pyperplan": with_pp, "fast_downward": with_fd, "search": []}
+    for name, domain, problem in instances(args.quick):
+        row = search_row(name, domain, problem, args.timeout, with_pp, with_fd)
+        report["search"].append(row)
+        print(f"  {name}: {row['xaip_s']:.2f} s", file=sys.stderr)
+    reads = read_times()
+    report["read"] = {
+        "files": len(reads), "read": sum(r["read"] for r in reads),
+        "median_ms": statistics.median(r["ms"] for r in reads) if reads else None,
+        "max_ms": max(r["ms"] for r in reads) if reads else None,
+    }
+    speedups = [r["speedup"] for r in report["search"] if r.get("speedup")]
+    report["median_speedup"] = statistics.median(speedups) if speedups else None
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    o = report["overhead"]
+    print(f"1-step task, solve() per call: {o['xaip_ms']:.3f} ms (median of {o['calls']})"
+          f"   Fast Downward driver: {_fmt(o.get('fd_ms'), '.0f')} ms")
+    print()
+    print(f"{'instance':<20}{'cost':>5}{'expanded':>10}{'exp/s':>9}{'xaip s':>9}"
+          f"{'pyperplan s':>13}{'ratio':>8}{'FD s':>8}")
+    for r in report["search"]:
+        print(f"{r['instance']:<20}{_fmt(r['cost'], 'd'):>5}{r['expanded']:>10}"
+              f"{r['exp_per_s']:>9.0f}{r['xaip_s']:>9.3f}{_fmt(r.get('pyperplan_s'), '.3f'):>13}"
+              f"{_fmt(r.get('speedup'), '.1f'):>8}{_fmt(r.get('fd_s'), '.3f'):>8}")
+    if not with_pp:
+        print("(pyperplan not installed: `pip install pyperplan` to compare)")
+    print(f"median speed-up over pyperplan: {_fmt(report['median_speedup'], '.1f')}x")
+    rd = report["read"]
+    print()
+    print(f"IPPC files: {rd['read']}/{rd['files']} read; median {_fmt(rd['median_ms'], '.1f')} ms,"
+          f" max {_fmt(rd['max_ms'], '.1f')} ms per file")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,11 @@
+; The robot at P1 must reach P5. Passages are one-way, in the direction of travel.
+(define (problem usar-p1-p5)
+  (:domain usar)
+  (:objects p1 p2 p3 p4 p5 p6 p7 p8 p9 - waypoint)
+  (:init (at p1)
+         (passage p9 p5)
+         (passage p1 p2) (passage p2 p3) (passage p3 p7) (passage p7 p5)
+         (passage p3 p4) (passage p4 p5)
+         (passage p1 p6) (passage p6 p8)
+         (rubble p6 p5))
+  (:goal (at p5)))
