@@ -96,6 +96,8 @@ def run_mrp(label: str, robot: Path, human: Path, problem: Path) -> dict[str, An
     mrp = load_mrp(robot, human, problem)
     explainer = Explainer(mrp)
     explanation = explainer.explain("mce")
+    print(f"  {label}: size {explanation.size}, {explanation.seconds:.3f} s", file=sys.stderr,
+          flush=True)
     return {
         "mrp": label, "differences": explanation.difference_size, "size": explanation.size,
         "seconds": explanation.seconds, "total_seconds": time.perf_counter() - start,
@@ -132,6 +134,8 @@ def scaling(name: str, ks: Sequence[int], seeds: int) -> list[dict[str, Any]]:
             times.append(time.perf_counter() - start)
             sizes.append(explanation.size)
             nodes.append(explanation.nodes)
+        print(f"  scaling {name} k={k}: median {statistics.median(times):.3f} s", file=sys.stderr,
+              flush=True)
         rows.append({"domain": name, "k": k, "median_seconds": statistics.median(times),
                      "max_seconds": max(times), "mean_size": statistics.mean(sizes),
                      "mean_nodes": statistics.mean(nodes)})

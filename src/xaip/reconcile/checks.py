@@ -4,8 +4,8 @@ Why independent: an explanation we cannot verify is a bug. These checks share no
 with the model-space search or its compiled model space:
 
 * :func:`is_complete` rebuilds the updated human model as PDDL (``apply_edits``), grounds
-  it from scratch, validates the plan on the *lifted* model and computes the optimum with a
-  different search (A* with h_max) than the goal test uses (A* with LM-cut).
+  it from scratch, validates the plan on the *lifted* model and asks for a cheaper plan on
+  that fresh grounding.
 * :func:`brute_force_complete` interprets the feature sets directly over sets of atoms
   and finds the optimum by Dijkstra over every type-consistent action instance, for tests
   and for grounded edits.
@@ -61,15 +61,20 @@ def is_complete(mrp: MRP, edits: Iterable[Edit], budget: Budget | None = None) -
         return CheckResult(False, False, None, None, result.reason or "invalid")
     assert result.cost is not None
     plan_cost = int(result.cost)
-    optimum = plan_task(ground(domain, problem), optimal=True, search="astar",
-                        heuristic="hmax", budget=budget or Budget(max_seconds=60))
-    if optimum.status == "budget_exhausted":
+    # "Is there a plan cheaper than the plan?" A* under the strict cost bound, on the task
+    # grounded afresh (h_max was the first choice but is too weak for logistics-size MRPs;
+    # the search core itself is tested against Dijkstra, and brute_force_complete below
+    # shares nothing with it).
+    cheaper = plan_task(ground(domain, problem), optimal=True, search="astar",
+                        heuristic="lmcut", cost_bound=plan_cost,
+                        budget=budget or Budget(max_seconds=60))
+    if cheaper.status == "budget_exhausted":
         return CheckResult(None, True, plan_cost, None, "budget exhausted")
-    assert optimum.cost is not None
-    if optimum.cost < plan_cost:
-        return CheckResult(False, True, plan_cost, int(optimum.cost),
-                           f"a plan of cost {optimum.cost} beats the plan's {plan_cost}")
-    return CheckResult(True, True, plan_cost, int(optimum.cost), "valid and optimal")
+    if cheaper.status == "solved":
+        assert cheaper.cost is not None
+        return CheckResult(False, True, plan_cost, int(cheaper.cost),
+                           f"a plan of cost {cheaper.cost} beats the plan's {plan_cost}")
+    return CheckResult(True, True, plan_cost, plan_cost, "valid and optimal")
 
 
 def is_monotonic(mrp: MRP, edits: Sequence[Edit], difference: Sequence[Edit],
