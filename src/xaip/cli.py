@@ -133,6 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(explain)
     explain.set_defaults(handler=_cmd_explain)
 
+    from xaip.summaries.command import add_parser as add_summarize
+
+    add_summarize(sub)
+
+    from xaip.capabilities.command import add_parser as add_capabilities
+
+    add_capabilities(sub)
+
     demo = sub.add_parser("demo", help="plan, validate and explain the bundled example")
     _json_arg(demo)
     demo.set_defaults(handler=_cmd_demo)

@@ -65,6 +65,37 @@ def run_demo() -> tuple[dict[str, Any], str]:
             for lm in landmarks["landmarks"]
             if not lm.get("is_initial")
         ),
-        "Try: xaip plan DOMAIN PROBLEM --optimal --json   (see README)",
     ]
+    explanation, explanation_text = _explain_fetch()
+    summary, summary_text = _summarise_airport()
+    payload["explanation"] = explanation
+    payload["policy_summary"] = summary
+    lines += ["", explanation_text, "", summary_text, "",
+              "Try: xaip plan DOMAIN PROBLEM --optimal --json, xaip explain, xaip summarize, "
+              "xaip discover zelda   (see README)"]
     return payload, "\n".join(lines)
+
+
+def _explain_fetch() -> tuple[dict[str, Any], str]:
+    """The book's Fetch example: why does the robot tuck its hand before moving?"""
+    from xaip.reconcile import Explainer, load_mrp
+
+    folder = Path(str(resources.files("xaip") / "domains" / "fetch"))
+    mrp = load_mrp(folder / "robot.pddl", folder / "human.pddl", folder / "problem.pddl")
+    explanation = Explainer(mrp).explain("mce")
+    return explanation.to_dict(), "Model reconciliation (book's Fetch example):\n" + \
+        explanation.describe()
+
+
+def _summarise_airport() -> tuple[dict[str, Any], str]:
+    """The TLdR travel-to-the-airport example: a stochastic policy in one sentence."""
+    from xaip.domains.airport import PHRASES, airport_paths
+    from xaip.planning.mdp import ground_probabilistic
+    from xaip.planning.pddl import read_domain, read_problem
+    from xaip.summaries.summary import solve_policy, summarise_policy
+
+    domain_path, problem_path = airport_paths()
+    ptask = ground_probabilistic(read_domain(domain_path), read_problem(problem_path))
+    solution, _ = solve_policy(ptask)
+    summary = summarise_policy(ptask, solution.policy, phrases=PHRASES)
+    return summary.to_dict(), "Policy summary (travel to the airport):\n  " + summary.text.replace("\n", "\n  ")

@@ -10,17 +10,20 @@ from pathlib import Path
 import pytest
 
 from xaip.errors import InputError
-from xaip.planning.features import Edit, model_features
+from xaip.planning.features import Edit, Feature, model_features
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
-from xaip.planning.pddl import parse_domain, parse_problem
+from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
+from xaip.planning.pddl.model import Atom
 from xaip.reconcile import (
     Explainer,
     brute_force_complete,
     explain,
+    is_complete,
     is_monotonic,
     load_mrp,
     make_mrp,
+    parse_foil,
 )
 from xaip.reconcile.space import ModelSpace
 
@@ -214,3 +217,78 @@ def _reachable(task, limit: int = 1500):  # type: ignore[no-untyped-def]
                 if task.is_goal(successor):
                     goals.add(there)
     return edges, frozenset(goals)
+
+
+def test_contrastive_foils() -> None:
+    mrp = fetch_mrp()
+    foil = parse_foil("(pick-up b1 loc1)\n(move loc1 loc2)\n(put-down b1 loc2)")
+    explanation = Explainer(mrp).explain("contrastive", [foil])
+    assert explanation.size == 1
+    assert texts(explanation) <= {"move(?from, ?to) requires (hand-tucked)",
+                                  "move(?from, ?to) requires (crouched)"}
+    avoid = Explainer(mrp).explain("contrastive", [parse_foil("avoid:tuck")])
+    assert avoid.size == 1
+    assert "makes (crouched) true" not in " ".join(texts(avoid))
+
+
+def test_ppe_mpe_and_approx() -> None:
+    mrp = fetch_mrp()
+    explainer = Explainer(mrp)
+    mpe = explainer.explain("mpe")
+    assert mpe.size == len(explainer.space.candidates) == 3 and mpe.complete and mpe.verified
+    ppe = explainer.explain("ppe")
+    assert set(ppe.edits) <= set(mpe.edits) and ppe.verified
+    approx = explainer.explain("approx")
+    assert approx.verified and approx.size >= 1
+
+
+def test_invalid_plan_is_reported_with_its_step() -> None:
+    with pytest.raises(InputError, match="not valid in the robot's model"):
+        make_mrp(read_domain(FETCH / "robot.pddl"), read_problem(FETCH / "problem.pddl"),
+                 read_domain(FETCH / "human.pddl"),
+                 plan="(pick-up b1 loc1)\n(move loc1 loc2)\n(put-down b1 loc2)")
+
+
+def test_suboptimal_plan_is_rejected() -> None:
+    with pytest.raises(InputError, match="optimum"):
+        make_mrp(read_domain(FETCH / "robot.pddl"), read_problem(FETCH / "problem.pddl"),
+                 read_domain(FETCH / "human.pddl"),
+                 plan="(crouch)\n(pick-up b1 loc1)\n(tuck)\n(move loc1 loc2)\n(put-down b1 loc2)")
+
+
+def test_vocabulary_mismatch_is_reported() -> None:
+    human = (FETCH / "human.pddl").read_text().replace(
+        "(:predicates ", "(:predicates (extra ?x) ", 1)
+    mrp = make_mrp(read_domain(FETCH / "robot.pddl"), read_problem(FETCH / "problem.pddl"),
+                   parse_domain(human))
+    with pytest.raises(InputError, match="different vocabularies"):
+        Explainer(mrp)
+
+
+def test_grounded_checker_agrees_with_lifted_checker_on_fetch() -> None:
+    mrp = fetch_mrp()
+    edit = Edit(Feature.precondition("move", ("?from", "?to"), Atom("hand-tucked")))
+    assert is_complete(mrp, [edit]).complete is True
+    assert brute_force_complete(mrp, [edit]).complete is True
+    assert is_complete(mrp, []).complete is False
+    assert brute_force_complete(mrp, []).complete is False
+
+
+@pytest.mark.skipif(not MRP_DATA.is_dir(), reason="shared data not found")
+@pytest.mark.parametrize("name", ["blocksworld", "logistics", "rover"])
+def test_shared_mrps_are_explained_and_verified(name: str) -> None:
+    mrp = load_mrp(MRP_DATA / name / "original_domain.pddl", MRP_DATA / name / "domain1.pddl",
+                   MRP_DATA / name / "prob1.pddl")
+    explanation = explain(mrp, "mce")
+    assert explanation.complete and explanation.verified
+    assert 0 < explanation.size <= explanation.difference_size
+
+
+@pytest.mark.skipif(not MRP_DATA.is_dir(), reason="shared data not found")
+def test_radar_mce_is_the_alerted_preconditions() -> None:
+    mrp = load_mrp(MRP_DATA / "radar" / "domain_robot.pddl",
+                   MRP_DATA / "radar" / "domain_human.pddl", MRP_DATA / "radar" / "problem.pddl")
+    explanation = explain(mrp, "mce")
+    assert explanation.complete and explanation.verified
+    assert explanation.size >= 1
+    assert all("alerted" in str(e.feature) for e in explanation.edits)

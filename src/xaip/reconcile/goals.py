@@ -110,10 +110,10 @@ class OptimalityTest:
         self.space, self.plan, self.planner = space, tuple(plan), planner
 
     def __call__(self, subset: tuple[int, ...]) -> Verdict:
-        task = self.space.task(subset)
-        valid, cost, failed, _ = _execute(task, self.plan)
+        valid, cost, failed, _ = _execute(self.space.plan_task(subset, self.plan), self.plan)
         if not valid:
             return Verdict(False, False, None, failed)
+        task = self.space.task(subset)
         status, cheaper, cheaper_cost = self.planner.cheaper_plan(task, cost)
         if status == "budget_exhausted":
             return Verdict(False, True, cost, undecided=True)

@@ -125,6 +125,8 @@ class ModelSpace:
                 "grounded explanations need models whose actions are conjunctions of literals "
                 "(no or/exists/forall/when); use lifted explanations")
         self._task_cache: dict[tuple[int, ...], Task] = {}
+        self._plan_task_cache: dict[tuple[tuple[int, ...], frozenset[str]], Task] = {}
+        self._numbers_by_name: dict[str, list[int]] | None = None
         if self.compiled:
             self._compile()
         else:
@@ -252,6 +254,30 @@ class ModelSpace:
             self._task_cache[key] = task
         return task
 
+    def plan_task(self, subset: Iterable[int], plan: Sequence[str]) -> Task:
+        """``H + S`` restricted to the plan's own actions: enough to simulate the plan.
+
+        Most model-space nodes fail on validity alone, so checking it on this small task
+        first saves grounding every action of every node.
+        """
+        if not self.compiled:
+            return self.task(subset)
+        key = tuple(sorted(set(subset)))
+        names = frozenset(plan)
+        cache_key = (key, names)
+        task = self._plan_task_cache.get(cache_key)
+        if task is None:
+            if self._numbers_by_name is None:
+                self._numbers_by_name = {}
+                for number, instance in enumerate(self.instances):
+                    self._numbers_by_name.setdefault(instance.name, []).append(number)
+            only = frozenset(n for name in names for n in self._numbers_by_name.get(name, ()))
+            task = self._build(key, only)
+            if len(self._plan_task_cache) > 50_000:
+                self._plan_task_cache.clear()
+            self._plan_task_cache[cache_key] = task
+        return task
+
     def _ground(self, subset: tuple[int, ...]) -> Task:
         domain, problem = self.model(subset)
         return ground(domain, problem)
@@ -288,7 +314,7 @@ class ModelSpace:
         self._slot_cache[key] = result
         return result
 
-    def _build(self, subset: tuple[int, ...]) -> Task:
+    def _build(self, subset: tuple[int, ...], only: frozenset[int] | None = None) -> Task:
         features = self.features(subset)
         overrides: dict[int, list[Edit]] = {}
         for i in subset:
@@ -326,6 +352,8 @@ class ModelSpace:
         actions: list[GroundAction] = []
         for schema, schema_features in sorted(by_action.items()):
             for number in self.by_schema.get(schema, ()):
+                if only is not None and number not in only:
+                    continue
                 own = schema_features
                 if number in overrides:
                     own = list(update_features(schema_features, overrides[number],

@@ -460,7 +460,9 @@ _CANDIDATES: dict[str, Callable[[_Reading, Any], list[Any]]] = {
 }
 
 
-def concretize(game: str, atoms: Iterable[Atom], like: Any | None = None) -> list[Any]:
+def concretize(
+    game: str, atoms: Iterable[Atom], like: Any | None = None, limit: int | None = None
+) -> list[Any]:
     """The concrete states of a bundled game whose abstraction is exactly ``atoms``.
 
     Why: capability discovery poses its questions as abstract waypoints; the agent needs
@@ -469,6 +471,7 @@ def concretize(game: str, atoms: Iterable[Atom], like: Any | None = None) -> lis
     plausible reading first (``like``'s facing first when a template state is given).
     ``atoms`` must include the type atoms. Every returned state is checked: its abstraction
     equals ``atoms``. An empty list means no state of the game has this abstraction.
+    ``limit`` stops after that many states (discovery needs one per waypoint).
     """
     key = game.lower().replace("-", "")
     if key not in _CANDIDATES:
@@ -486,6 +489,8 @@ def concretize(game: str, atoms: Iterable[Atom], like: Any | None = None) -> lis
         try:
             if vocab.abstract(state) == wanted:
                 out.append(state)
+                if limit is not None and len(out) >= limit:
+                    break
         except (InputError, IndexError, ValueError):
             continue
     return out

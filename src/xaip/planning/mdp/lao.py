@@ -47,6 +47,11 @@ def ilao_star(graph: ExplicitGraph, epsilon: float) -> tuple[bool, int]:
         if graph.clock.out_of_time():
             return False, iterations
         if expansions:
+            stalled = 0
+            continue
+        # Backups of the pass may have switched greedy actions towards unexpanded tips:
+        # the greedy graph is then not fully expanded yet.
+        if any(graph.kind[s] == TIP for s in graph.greedy_states([start])):
             continue
         # The greedy graph is fully expanded: converged, or solve it exactly.
         trap = graph.find_trap([start])

@@ -1,0 +1,178 @@
+"""Readable results: English capability cards, a PDDL domain, JSON, example pictures.
+
+Why templates per predicate: a card is only useful if a person can read it at a glance
+("If ganon is at cell1 and alive, the agent can act so that cell1 is empty and ganon is not
+alive"). The bundled vocabularies get hand-written phrases; any other predicate is phrased
+from its description, whose ``?name`` placeholders are filled with the arguments in order,
+or from its name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from xaip.capabilities.model import Capability, CapabilityModel, Literal
+from xaip.planning.pddl.model import (
+    OBJECT,
+    Action,
+    And,
+    AndEffect,
+    Domain,
+    Not,
+    TypedName,
+)
+from xaip.planning.pddl.model import Atom as PddlAtom
+from xaip.planning.pddl.model import Predicate as PddlPredicate
+from xaip.planning.pddl.writer import write_domain
+from xaip.vocab.core import ANY, Vocabulary
+
+#: predicate -> (positive phrase, negative phrase); ``{0}``, ``{1}`` are the arguments.
+PHRASES: dict[str, tuple[str, str]] = {
+    "at": ("{0} is at {1}", "{0} is not at {1}"),
+    "wall": ("there is a wall at {0}", "there is no wall at {0}"),
+    "clear": ("{0} is empty", "{0} is not empty"),
+    "has_key": ("the player has the key", "the player does not have the key"),
+    "escaped": ("the player has escaped", "the player has not escaped"),
+    "alive": ("{0} is alive", "{0} is not alive"),
+    "next_to": ("the player is next to {0}", "the player is not next to {0}"),
+    "pasta_cooked": ("the pasta is cooked", "the pasta is not cooked"),
+    "is_door": ("{0} has a door", "{0} has no door"),
+    "is_hole": ("{0} has a hole", "{0} has no hole"),
+    "is_goal": ("{0} is the goal", "{0} is not the goal"),
+    "is_block": ("{0} has a block", "{0} has no block"),
+    "player_has": ("the player holds {0}", "the player does not hold {0}"),
+    "placed": ("{0} is placed on the snowman", "{0} is not placed on the snowman"),
+}
+
+
+def term_text(term: str) -> str:
+    """``?cell1`` -> ``cell1``; constants as they are."""
+    return term[1:] if term.startswith("?") else term
+
+
+def literal_text(literal: Literal, vocabulary: Vocabulary | None = None) -> str:
+    """One literal as an English phrase."""
+    atom = literal.atom
+    args = [term_text(t) for t in atom.args]
+    phrases = PHRASES.get(atom.predicate)
+    if phrases is not None and phrases[0].count("{") == len(args):
+        return (phrases[0] if literal.positive else phrases[1]).format(*args)
+    description = ""
+    if vocabulary is not None and atom.predicate in vocabulary:
+        description = vocabulary[atom.predicate].description.strip()
+    if description:
+        holes = re.findall(r"\?[A-Za-z_][\w-]*", description)
+        if len(dict.fromkeys(holes)) == len(args):
+            text = description
+            for hole, arg in zip(dict.fromkeys(holes), args, strict=True):
+                text = text.replace(hole, arg)
+            return text if literal.positive else f"it is not the case that {text}"
+        if not args:
+            return description if literal.positive else f"it is not the case that {description}"
+    plain = f"{atom.predicate}({', '.join(args)})"
+    return plain if literal.positive else f"not {plain}"
+
+
+def _join(parts: list[str]) -> str:
+    if not parts:
+        return ""
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def card_text(capability: Capability, vocabulary: Vocabulary | None = None) -> str:
+    """The English card of a capability."""
+    pre = [literal_text(lit, vocabulary) for lit in capability.preconditions]
+    eff = [literal_text(lit, vocabulary) for lit in capability.effects]
+    head = f"If {_join(pre)}, the" if pre else "In any state, the"
+    return f"{head} agent can act so that {_join(eff) or 'nothing changes'}."
+
+
+def card(capability: Capability) -> str:
+    """A multi-line card: name, parameters, when, then, and what stayed open."""
+    lines = [f"Capability {capability.name}"
+             + (f"({', '.join(f'{term_text(v)}: {t}' for v, t in capability.parameters)})"
+                if capability.parameters else "")]
+    lines.append(f"  {capability.text}")
+    if capability.open:
+        reasons: dict[str, int] = {}
+        for t in capability.open:
+            reasons[t.reason] = reasons.get(t.reason, 0) + 1
+        lines.append(f"  ({len(capability.open)} atoms left open: " + ", ".join(
+            f"{n} {r}" for r, n in sorted(reasons.items())) + "; see --json)")
+    if not capability.reliable:
+        lines.append("  unreliable: " + "; ".join(capability.notes))
+    return "\n".join(lines)
+
+
+def model_text(model: CapabilityModel) -> str:
+    return "\n\n".join(card(c) for c in model.capabilities)
+
+
+def _pddl_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]", "_", name)
+
+
+def to_domain(model: CapabilityModel) -> Domain:
+    """The capability model as a PDDL domain (capabilities become actions)."""
+    types = tuple((t, OBJECT) for t in model.types)
+    predicates = tuple(
+        PddlPredicate(name, tuple(
+            TypedName(f"?x{i + 1}", OBJECT if t == ANY else t) for i, t in enumerate(params)))
+        for name, params in model.predicates)
+    actions = []
+    for cap in model.capabilities:
+        pre = And(tuple(
+            PddlAtom(lit.atom.predicate, lit.atom.args) if lit.positive
+            else Not(PddlAtom(lit.atom.predicate, lit.atom.args))
+            for lit in cap.preconditions))
+        eff = AndEffect(tuple(
+            PddlAtom(lit.atom.predicate, lit.atom.args) if lit.positive
+            else Not(PddlAtom(lit.atom.predicate, lit.atom.args))
+            for lit in cap.effects))
+        actions.append(Action(_pddl_name(cap.name),
+                              tuple(TypedName(v, t) for v, t in cap.parameters), pre, eff))
+    return Domain(
+        _pddl_name(model.name or "capabilities"),
+        (":strips", ":typing", ":negative-preconditions"),
+        types,
+        tuple(TypedName(n, t) for n, t in model.constants),
+        predicates,
+        (),
+        tuple(actions),
+    )
+
+
+def to_pddl(model: CapabilityModel) -> str:
+    """The capability model as PDDL text."""
+    return write_domain(to_domain(model))
+
+
+def write_pictures(simulator: Any, model: CapabilityModel, directory: str | Path) \
+        -> list[Path]:
+    """One PNG per capability example: ``NAME-before.png`` and ``NAME-after.png``."""
+    out: list[Path] = []
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    for cap in model.capabilities:
+        if cap.example is None:
+            continue
+        for label, state in zip(("before", "after"), cap.example, strict=True):
+            if state is None:
+                continue
+            path = folder / f"{_pddl_name(cap.name)}-{label}.png"
+            simulator.render_png(state, path)
+            out.append(path)
+    return out
+
+
+def effects_summary(effects: Iterable[Literal]) -> str:
+    return ", ".join(str(lit) for lit in effects)
+
+
+def constants_of(objects: Mapping[str, str], lifted: frozenset[str]) -> dict[str, str]:
+    return {o: t for o, t in objects.items() if t not in lifted}

@@ -1,0 +1,92 @@
+"""Policy summaries by landmarks (TLdR: Sreedharan, Srivastava and Kambhampati, AAAI 2020).
+
+A policy for a probabilistic task can have thousands of reachable states; a person wants
+"first get to station 1, then to the shuttle station, then ...". Those waypoints are
+*policy landmarks*: facts true on every execution of the policy that reaches the goal,
+with orderings between them. Typical use::
+
+    from xaip.planning.mdp import ground_probabilistic, solve_ssp
+    from xaip.summaries import summarise_policy
+    ptask = ground_probabilistic(domain, problem)
+    summary = summarise_policy(ptask, solve_ssp(ptask).policy)
+    print(summary.text)
+
+* :func:`summarise_policy` — the pipeline: landmarks from the concise compilation D(M),
+  the complete compilation D(M)^c and the all-outcomes determinisation (model
+  landmarks); the section-6 hierarchy and Proposition 3; an English summary; independent
+  checks on the policy graph.
+* :func:`concise_compilation`, :func:`complete_compilation` — the compiled tasks.
+* :func:`concise_landmarks`, :func:`complete_landmarks`, :func:`model_landmarks` — the
+  three landmark sets (:class:`LandmarkSet`).
+* :func:`exact_policy_landmarks`, :func:`exact_orderings`, :func:`completions`,
+  :func:`check_landmarks` — the checker, computed directly on the policy graph.
+* :func:`build_hierarchy`, :func:`hierarchical_value`, :func:`check_hierarchy`.
+* :func:`drill_down` — landmarks between two chosen subgoals.
+* :func:`landmark_dot`, :func:`render_svg` — drawings.
+"""
+
+from xaip.summaries.compile import complete_compilation, concise_compilation
+from xaip.summaries.dot import dot_available, landmark_dot, render_svg
+from xaip.summaries.drill import DrillDown, Leg, drill_down, resolve_fact
+from xaip.summaries.exact import (
+    LandmarkCheck,
+    alive_states,
+    check_landmarks,
+    completions,
+    exact_orderings,
+    exact_policy_landmarks,
+)
+from xaip.summaries.hierarchy import (
+    Hierarchy,
+    HierarchyValue,
+    Subtask,
+    build_hierarchy,
+    check_hierarchy,
+    hierarchical_value,
+)
+from xaip.summaries.landmarks import (
+    FactOrdering,
+    LandmarkSet,
+    complete_landmarks,
+    concise_landmarks,
+    exact_task_landmarks,
+    model_landmarks,
+)
+from xaip.summaries.summary import PolicySummary, narrate, summarise_policy
+from xaip.summaries.text import load_phrases, phrase, readable
+
+__all__ = [
+    "DrillDown",
+    "FactOrdering",
+    "Hierarchy",
+    "HierarchyValue",
+    "LandmarkCheck",
+    "LandmarkSet",
+    "Leg",
+    "PolicySummary",
+    "Subtask",
+    "alive_states",
+    "build_hierarchy",
+    "check_hierarchy",
+    "check_landmarks",
+    "complete_compilation",
+    "complete_landmarks",
+    "completions",
+    "concise_compilation",
+    "concise_landmarks",
+    "dot_available",
+    "drill_down",
+    "exact_orderings",
+    "exact_policy_landmarks",
+    "exact_task_landmarks",
+    "hierarchical_value",
+    "landmark_dot",
+    "load_phrases",
+    "model_landmarks",
+    "narrate",
+    "phrase",
+    "readable",
+    "render_svg",
+    "resolve_fact",
+    "summarise_policy",
+]

@@ -1,0 +1,158 @@
+"""Drill-down: the subgoals of a policy between two chosen subgoals.
+
+Why: a summary names a few waypoints; a person who wants more detail about one leg ("how
+do I get from station 1 to the airport?") asks for the landmarks of that leg. Following
+the paper's discussion (section 8), the leg starts in a *completion* of the source
+subgoal — a state in which it holds for the first time on some execution — and ends as
+soon as the target subgoal holds. Each completion is a new SSP_{s0}: same policy, initial
+state the completion, goal "target holds"; its policy landmarks come from the same
+compilations as the top-level summary. Landmarks of the whole leg (whatever completion
+chance picks) are those common to every completion.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from xaip.errors import InputError
+from xaip.planning.mdp import Policy, PolicyGraph, ProbabilisticTask, policy_graph
+from xaip.planning.pddl.model import Atom
+from xaip.planning.task import State
+from xaip.runtime.budget import Budget
+from xaip.summaries.exact import completions
+from xaip.summaries.landmarks import LandmarkSet, complete_landmarks, concise_landmarks
+
+#: Subgoal names accepted for the start and the end of the whole policy.
+INIT_NAMES = ("init", "start")
+GOAL_NAMES = ("goal",)
+
+
+@dataclass(frozen=True)
+class Leg:
+    """The leg from one completion ``start`` of the source to the target subgoal:
+    its reachable states and its landmarks (concise and complete)."""
+
+    start: State
+    reachable_states: int
+    reaches_target: bool
+    concise: LandmarkSet
+    complete: LandmarkSet
+
+    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+        return {
+            "start": task.state_key(self.start),
+            "reachable_states": self.reachable_states,
+            "reaches_target": self.reaches_target,
+            "concise_landmarks": self.concise.to_dict(task.facts),
+            "complete_landmarks": self.complete.to_dict(task.facts),
+        }
+
+
+@dataclass(frozen=True)
+class DrillDown:
+    """Landmarks between ``source`` and ``target`` (fact indices; ``None`` = the initial
+    state / the goal). ``legs`` has one entry per completion of the source (up to
+    ``max_completions``); ``common`` lists the landmarks of every leg that reaches the
+    target (neither source-completion facts nor the target), early first;
+    ``omitted`` counts completions not examined."""
+
+    source: int | None
+    target: int | None
+    legs: tuple[Leg, ...]
+    common: tuple[int, ...]
+    omitted: int
+    seconds: float
+
+    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+        def name(f: int | None, default: str) -> str:
+            return default if f is None else str(task.facts[f])
+
+        return {
+            "source": name(self.source, "init"),
+            "target": name(self.target, "goal"),
+            "completions": len(self.legs) + self.omitted,
+            "examined": len(self.legs),
+            "common_landmarks": [str(task.facts[f]) for f in self.common],
+            "legs": [leg.to_dict(task) for leg in self.legs],
+            "seconds": self.seconds,
+        }
+
+
+def resolve_fact(ptask: ProbabilisticTask, text: str, allowed: Sequence[str]) -> int | None:
+    """A fact index from ``"(at station1)"`` or ``"at station1"``; ``None`` for the special
+    names in ``allowed`` (``init``/``goal``). Unknown facts are an input error."""
+    cleaned = " ".join(text.strip().strip("()").split())
+    if cleaned.lower() in allowed:
+        return None
+    predicate, *args = cleaned.split(" ") if cleaned else [""]
+    atom = Atom(predicate, tuple(args))
+    index = ptask.fact_index.get(atom)
+    if index is None:
+        if atom in ptask.static_facts:
+            raise InputError(f"fact {atom} never changes (it is static): it is no subgoal")
+        close = [str(f) for f in ptask.facts if f.predicate == predicate][:5]
+        hint = f"; facts of '{predicate}' include {', '.join(close)}" if close else ""
+        raise InputError(f"unknown fact {atom} in task '{ptask.name}'{hint}")
+    return index
+
+
+def drill_down(
+    ptask: ProbabilisticTask,
+    policy: Policy,
+    source: int | None,
+    target: int | None,
+    graph: PolicyGraph | None = None,
+    max_completions: int = 20,
+    budget: Budget | None = None,
+) -> DrillDown:
+    """Landmarks of ``policy`` from each completion of ``source`` until ``target`` holds.
+
+    ``source=None`` starts at the initial state; ``target=None`` ends at the goal. Raises
+    :class:`~xaip.errors.InputError` when the source never holds on a goal-reaching
+    execution of the policy.
+    """
+    started = time.perf_counter()
+    if graph is None:
+        graph = policy_graph(ptask, policy)
+    if source is None:
+        starts = [graph.init]
+    else:
+        found = completions(graph, source)
+        if not found:
+            raise InputError(
+                f"{ptask.facts[source]} never holds on an execution of the policy that "
+                "reaches the goal, so there is no leg starting there"
+            )
+        order = {s: i for i, s in enumerate(graph.states)}
+        starts = sorted(found, key=order.__getitem__)
+    if target is None:
+        goal, goal_neg = ptask.goal, ptask.goal_neg
+    else:
+        goal, goal_neg = 1 << target, 0
+    legs: list[Leg] = []
+    for start in starts[:max_completions]:
+        leg_task = replace(ptask, init=start, goal=goal, goal_neg=goal_neg)
+        table = {s: a for s, a in policy.table.items()}
+        leg_policy = Policy(leg_task, table)
+        leg_graph = policy_graph(leg_task, leg_policy)
+        concise = concise_landmarks(leg_task, leg_graph, budget)
+        complete = complete_landmarks(leg_task, leg_graph, budget)
+        legs.append(Leg(start, len(leg_graph.states), bool(leg_graph.goal_states), concise,
+                        complete))
+    common: list[int] | None = None
+    for leg in legs:
+        if not leg.reaches_target:
+            continue
+        mine = [f for f in leg.complete.subgoals]
+        common = mine if common is None else [f for f in common if f in mine]
+    return DrillDown(
+        source=source,
+        target=target,
+        legs=tuple(legs),
+        common=tuple(common or ()),
+        omitted=max(0, len(starts) - max_completions),
+        seconds=time.perf_counter() - started,
+    )
