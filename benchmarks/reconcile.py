@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from xaip.errors import InputError
 from xaip.planning.engines.fast_downward import fd_available, fd_solve
 from xaip.planning.features import Edit, FeatureKind, model_features
 from xaip.planning.features.apply import apply_edits
@@ -91,11 +92,20 @@ class ProcessPerNodeTest:
             return int(json.loads(out.stdout)["cost"])
 
 
-def run_mrp(label: str, robot: Path, human: Path, problem: Path) -> dict[str, Any]:
+def run_mrp(label: str, robot: Path, human: Path, problem: Path,
+            seconds: float = 300.0) -> dict[str, Any]:
     start = time.perf_counter()
-    mrp = load_mrp(robot, human, problem)
-    explainer = Explainer(mrp)
-    explanation = explainer.explain("mce")
+    try:
+        mrp = load_mrp(robot, human, problem, budget=Budget(max_seconds=seconds))
+        explainer = Explainer(mrp, budget=Budget(max_seconds=seconds))
+        explanation = explainer.explain("mce")
+    except InputError as error:  # e.g. no optimal robot plan within the budget
+        print(f"  {label}: not explained within {seconds:.0f} s ({error})", file=sys.stderr,
+              flush=True)
+        return {"mrp": label, "differences": None, "size": None,
+                "seconds": time.perf_counter() - start, "total_seconds": None, "nodes": None,
+                "planner_calls": None, "cache_hits": None, "verified": False,
+                "error": str(error)}
     print(f"  {label}: size {explanation.size}, {explanation.seconds:.3f} s", file=sys.stderr,
           flush=True)
     return {
@@ -148,6 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--baseline", type=int, default=None, metavar="N",
                         help="run the process-per-node baseline on the first N MRPs")
+    parser.add_argument("--seconds", type=float, default=120.0,
+                        help="budget per MRP (default 120)")
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}", file=sys.stderr)
@@ -155,7 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     files = mrp_files()
     if args.quick:
         files = files[:1] + files[1::6]
-    rows = [run_mrp(*item) for item in files]
+    parser_seconds = args.seconds
+    rows = [run_mrp(*item, seconds=parser_seconds) for item in files]
     use_fd = fd_available()
     baseline_n = args.baseline if args.baseline is not None else (2 if args.quick else 6)
     baseline = []
@@ -176,6 +189,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"{'MRP':<22}{'diff':>5}{'size':>5}{'seconds':>9}{'nodes':>7}{'calls':>7}"
           f"{'hits':>6}  verified")
     for r in rows:
+        if r["size"] is None:
+            print(f"{r['mrp']:<22} not explained in {r['seconds']:.0f} s: {r['error']}")
+            continue
         print(f"{r['mrp']:<22}{r['differences']:>5}{r['size']:>5}{r['seconds']:>9.3f}"
               f"{r['nodes']:>7}{r['planner_calls']:>7}{r['cache_hits']:>6}  {r['verified']}")
     print(f"median MCE seconds: {report['median_seconds']:.3f} over {len(rows)} MRPs "

@@ -98,4 +98,5 @@ def _summarise_airport() -> tuple[dict[str, Any], str]:
     ptask = ground_probabilistic(read_domain(domain_path), read_problem(problem_path))
     solution, _ = solve_policy(ptask)
     summary = summarise_policy(ptask, solution.policy, phrases=PHRASES)
-    return summary.to_dict(), "Policy summary (travel to the airport):\n  " + summary.text.replace("\n", "\n  ")
+    text = summary.text.replace("\n", "\n  ")
+    return summary.to_dict(), "Policy summary (travel to the airport):\n  " + text

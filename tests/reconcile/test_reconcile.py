@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import os
 import random
 from pathlib import Path
 
@@ -285,6 +286,9 @@ def test_shared_mrps_are_explained_and_verified(name: str) -> None:
 
 
 @pytest.mark.skipif(not MRP_DATA.is_dir(), reason="shared data not found")
+@pytest.mark.skipif(not os.environ.get("XAIP_SLOW_TESTS"),
+                    reason="minutes with the built-in planner (9k A* expansions per call); "
+                           "set XAIP_SLOW_TESTS=1; benchmarks/reconcile.py runs it")
 def test_radar_mce_is_the_alerted_preconditions() -> None:
     mrp = load_mrp(MRP_DATA / "radar" / "domain_robot.pddl",
                    MRP_DATA / "radar" / "domain_human.pddl", MRP_DATA / "radar" / "problem.pddl")

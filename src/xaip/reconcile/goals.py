@@ -106,18 +106,36 @@ class OptimalityTest:
 
     name = "optimal"
 
+    #: How many cheaper plans found so far are retried on later nodes before planning.
+    MAX_WITNESSES = 32
+
     def __init__(self, space: ModelSpace, plan: Sequence[str], planner: _Planner) -> None:
         self.space, self.plan, self.planner = space, tuple(plan), planner
+        self.witnesses: list[tuple[str, ...]] = []
+        self.witness_hits = 0
 
     def __call__(self, subset: tuple[int, ...]) -> Verdict:
         valid, cost, failed, _ = _execute(self.space.plan_task(subset, self.plan), self.plan)
         if not valid:
             return Verdict(False, False, None, failed)
+        assert cost is not None
+        # A cheaper plan found at another node often still works here; simulating it is
+        # far cheaper than planning, and a valid cheaper plan settles the question.
+        for witness in self.witnesses:
+            ok, other, _, steps = _execute(self.space.plan_task(subset, witness), witness)
+            if ok and other is not None and other < cost:
+                self.witness_hits += 1
+                return Verdict(False, True, cost, alternative=tuple(steps),
+                               alternative_cost=other)
         task = self.space.task(subset)
         status, cheaper, cheaper_cost = self.planner.cheaper_plan(task, cost)
         if status == "budget_exhausted":
             return Verdict(False, True, cost, undecided=True)
         if status == "solved":
+            names = tuple(a.name for a in cheaper)
+            if names not in self.witnesses:
+                self.witnesses.insert(0, names)
+                del self.witnesses[self.MAX_WITNESSES:]
             return Verdict(False, True, cost, alternative=cheaper, alternative_cost=cheaper_cost)
         return Verdict(True, True, cost)
 
