@@ -96,8 +96,9 @@ def run_mrp(label: str, robot: Path, human: Path, problem: Path,
             seconds: float = 300.0) -> dict[str, Any]:
     start = time.perf_counter()
     try:
-        mrp = load_mrp(robot, human, problem, budget=Budget(max_seconds=seconds))
-        explainer = Explainer(mrp, budget=Budget(max_seconds=seconds))
+        engine = "fd" if label == "radar" and fd_available() else "builtin"
+        mrp = load_mrp(robot, human, problem, budget=Budget(max_seconds=seconds), engine=engine)
+        explainer = Explainer(mrp, budget=Budget(max_seconds=seconds), engine=engine)
         explanation = explainer.explain("mce")
     except InputError as error:  # e.g. no optimal robot plan within the budget
         print(f"  {label}: not explained within {seconds:.0f} s ({error})", file=sys.stderr,

@@ -108,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
                                   "conformant", "conditional", "anytime"],
                          help="explanation type (default: mce); conformant, conditional and "
                               "anytime need --annotations")
+    explain.add_argument("--engine", default="builtin", choices=["builtin", "fd"],
+                         help="optimal planner for the goal tests: built-in A* + LM-cut, or "
+                              "Fast Downward in a subprocess (for large models)")
     explain.add_argument("--annotations", default=None, metavar="FILE",
                          help="possible features of the human model, one per line: "
                               "'PROBABILITY KIND [ACTION] (ATOM)' (book ch. 6)")
@@ -268,7 +271,8 @@ def _cmd_explain(args: argparse.Namespace) -> int:
                          if args.annotations else f"--type {args.kind} needs --annotations")
     budget = Budget(args.max_nodes, args.max_seconds)
     mrp = load_mrp(args.robot_domain, args.human_domain, args.problem, args.plan,
-                   args.human_problem, budget=Budget(max_seconds=args.max_seconds))
+                   args.human_problem, budget=Budget(max_seconds=args.max_seconds),
+                   engine=args.engine)
     if uncertain:
         return _explain_uncertain(args, mrp, budget)
     foils = [_read_foil(f) for f in args.foil]
@@ -282,7 +286,8 @@ def _cmd_explain(args: argparse.Namespace) -> int:
             dialogue.veto(number - 1)
         _emit(args, dialogue.to_dict(), dialogue.describe())
         return EXIT_OK
-    explanation = Explainer(mrp, grounded=args.grounded, budget=budget).explain(
+    explanation = Explainer(mrp, grounded=args.grounded, budget=budget,
+                            engine=args.engine).explain(
         args.kind, foils)
     if args.write_domain and explanation.updated_domain is not None:
         Path(args.write_domain).write_text(explanation.updated_domain)

@@ -122,12 +122,13 @@ class Explainer:
         grounded: bool = False,
         edit_costs: dict[Feature, int] | None = None,
         budget: Budget | None = None,
+        engine: str = "builtin",
     ) -> None:
         self.mrp = mrp
         self.budget = budget or Budget(max_seconds=300)
         self.space = ModelSpace(mrp.robot_domain, mrp.robot_problem, mrp.human_domain,
                                 mrp.human_problem, grounded=grounded, edit_costs=edit_costs)
-        self.planner = _Planner(Budget(max_seconds=self.budget.max_seconds))
+        self.planner = _Planner(Budget(max_seconds=self.budget.max_seconds), engine)
         self.plan = mrp.plan_names
         self.optimal = OptimalityTest(self.space, self.plan, self.planner)
         before = self.optimal(())
@@ -214,7 +215,7 @@ class Explainer:
         if self.space.grounded:
             result = brute_force_complete(self.mrp, edits)
         else:
-            result = is_complete(self.mrp, edits)
+            result = is_complete(self.mrp, edits, engine=self.planner.engine)
         return result.complete is complete
 
 

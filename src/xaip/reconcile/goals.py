@@ -39,6 +39,10 @@ class GoalTest(Protocol):
     def __call__(self, subset: tuple[int, ...]) -> Verdict: ...
 
 
+#: Optimal planners for goal tests: our A* + LM-cut, or Fast Downward in a subprocess.
+ENGINES = ("builtin", "fd")
+
+
 class _Planner:
     """Cost-bounded optimal planning with a cache keyed by the grounded task.
 
@@ -46,8 +50,11 @@ class _Planner:
     can use), so the cache is keyed by the task's content, not by the edits.
     """
 
-    def __init__(self, budget: Budget) -> None:
+    def __init__(self, budget: Budget, engine: str = "builtin") -> None:
+        if engine not in ENGINES:
+            raise InputError(f"unknown engine '{engine}' (one of {', '.join(ENGINES)})")
         self.budget = budget
+        self.engine = engine
         self.calls = 0
         self.hits = 0
         self._cache: dict[tuple[object, ...], tuple[str, tuple[GroundAction, ...], int | None]]
@@ -63,9 +70,14 @@ class _Planner:
         from xaip.planning.search import solve
 
         self.calls += 1
-        result = solve(task, algorithm="astar", heuristic="lmcut", budget=self.budget,
-                       cost_bound=bound)
-        answer = (result.status, tuple(result.plan), result.cost)
+        if self.engine == "fd":
+            from xaip.planning.engines.grounded import fd_cheaper_plan
+
+            answer = fd_cheaper_plan(task, bound, self.budget)
+        else:
+            result = solve(task, algorithm="astar", heuristic="lmcut", budget=self.budget,
+                           cost_bound=bound)
+            answer = (result.status, tuple(result.plan), result.cost)
         self._cache[key] = answer
         return answer
 

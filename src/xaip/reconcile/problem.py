@@ -50,6 +50,7 @@ def make_mrp(
     human_problem: Problem | None = None,
     plan: Sequence[PlanStep] | str | None = None,
     budget: Budget | None = None,
+    engine: str = "builtin",
 ) -> MRP:
     """Check the inputs and build the MRP; without ``plan``, plan optimally for the robot.
 
@@ -60,7 +61,16 @@ def make_mrp(
     check_problem(robot_domain, robot_problem)
     check_problem(human_domain, human_problem)
     robot_task = ground(robot_domain, robot_problem)
-    optimum = plan_task(robot_task, optimal=True, budget=budget)
+    if engine == "fd":
+        from xaip.planning.engines.grounded import fd_cheaper_plan
+        from xaip.planning.planner import PlanResult
+
+        status, steps_found, found_cost = fd_cheaper_plan(robot_task, None, budget)
+        optimum = PlanResult(status=status, plan=steps_found, cost=found_cost, optimal=True,
+                             expanded=0, seconds=0.0, engine="fd", search="astar",
+                             heuristic="lmcut")
+    else:
+        optimum = plan_task(robot_task, optimal=True, budget=budget)
     if optimum.status == "budget_exhausted":
         raise InputError("could not find an optimal robot plan within the budget")
     if optimum.status != "solved":
@@ -115,6 +125,7 @@ def load_mrp(
     plan: str | Path | None = None,
     human_problem: str | Path | None = None,
     budget: Budget | None = None,
+    engine: str = "builtin",
 ) -> MRP:
     """Read the files of an MRP (the CLI's entry point).
 
@@ -126,8 +137,8 @@ def load_mrp(
             raise InputError("an empty human model has no problem of its own")
         human, human_task = empty_model(robot, task)
         return make_mrp(robot, task, human, human_task, read_plan(plan) if plan else None,
-                        budget)
+                        budget, engine)
     return make_mrp(
         robot, task, read_domain(human_domain),
         read_problem(human_problem) if human_problem else None,
-        read_plan(plan) if plan else None, budget)
+        read_plan(plan) if plan else None, budget, engine)
