@@ -427,6 +427,48 @@ def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]
 # --------------------------------------------------------------------------- assembling
 
 
+@dataclass(frozen=True)
+class GroundSkeleton:
+    """What deterministic and probabilistic grounding share: the reachable facts and
+    action instances, the fact numbering, and the initial state and goal as bit masks."""
+
+    ctx: _Context
+    reached: set[Atom]
+    instances: list[_Instance]
+    facts: tuple[Atom, ...]
+    index: dict[Atom, int]
+    init: int
+    goal: int
+    goal_neg: int
+
+    def mask(self, atoms: Iterable[Atom]) -> int:
+        return mask_of(self.index[a] for a in atoms if a in self.index)
+
+
+def ground_skeleton(domain: Domain, problem: Problem) -> GroundSkeleton:
+    """Reachability analysis and fact numbering for ``problem`` (static facts removed)."""
+    ctx = _Context(domain, problem)
+    reached, instances = _explore(domain, ctx)
+    goal_clauses = ground_condition(problem.goal, {}, ctx)
+    if len(goal_clauses) > 1:
+        raise UnsupportedFeature(_where(problem.goal) + "disjunctive goals")
+    impossible = not goal_clauses
+    goal_pos, goal_neg = goal_clauses[0] if goal_clauses else (frozenset(), frozenset())
+    facts = sorted(reached | set(goal_pos), key=lambda a: (a.predicate, a.args))
+    if impossible:
+        facts.append(IMPOSSIBLE)
+    index = {atom: i for i, atom in enumerate(facts)}
+
+    def mask(atoms: Iterable[Atom]) -> int:
+        return mask_of(index[a] for a in atoms if a in index)
+
+    return GroundSkeleton(
+        ctx=ctx, reached=reached, instances=list(instances), facts=tuple(facts), index=index,
+        init=mask(_strip(a) for a in problem.init if ctx.is_fluent(a.predicate)),
+        goal=mask(goal_pos) | (1 << index[IMPOSSIBLE] if impossible else 0),
+        goal_neg=mask(a for a in goal_neg if a in reached))
+
+
 def ground(
     domain: Domain,
     problem: Problem,
@@ -438,35 +480,19 @@ def ground(
     deterministic action (schema name suffixed ``_o1``, ``_o2``, ... when there are
     several); the default rejects probabilistic effects.
     """
-    ctx = _Context(domain, problem)
-    reached, instances = _explore(domain, ctx)
-    goal_clauses = ground_condition(problem.goal, {}, ctx)
-    if len(goal_clauses) > 1:
-        raise UnsupportedFeature(_where(problem.goal) + "disjunctive goals")
-    impossible = not goal_clauses
-    goal_pos, goal_neg = goal_clauses[0] if goal_clauses else (frozenset(), frozenset())
-
-    facts = sorted(reached | set(goal_pos), key=lambda a: (a.predicate, a.args))
-    if impossible:
-        facts.append(IMPOSSIBLE)
-    index = {atom: i for i, atom in enumerate(facts)}
-
-    def mask(atoms: Iterable[Atom]) -> int:
-        return mask_of(index[a] for a in atoms if a in index)
-
+    skeleton = ground_skeleton(domain, problem)
     actions: list[GroundAction] = []
-    for instance in instances:
-        actions.extend(_assemble(instance, reached, mask, probabilistic, ctx))
-    init = mask(_strip(a) for a in problem.init if ctx.is_fluent(a.predicate))
-    goal = mask(goal_pos) | (1 << index[IMPOSSIBLE] if impossible else 0)
+    for instance in skeleton.instances:
+        actions.extend(_assemble(instance, skeleton.reached, skeleton.mask, probabilistic,
+                                 skeleton.ctx))
     return Task(
         name=problem.name,
-        facts=tuple(facts),
+        facts=skeleton.facts,
         actions=tuple(actions),
-        init=init,
-        goal=goal,
-        goal_neg=mask(a for a in goal_neg if a in reached),
-        static_facts=frozenset(ctx.static_facts),
+        init=skeleton.init,
+        goal=skeleton.goal,
+        goal_neg=skeleton.goal_neg,
+        static_facts=frozenset(skeleton.ctx.static_facts),
         has_costs=domain.uses_action_costs,
     )
 

@@ -81,8 +81,28 @@ class GroundAction:
         return (state & ~delete) | add
 
 
+class FactRendering:
+    """Fact-level helpers shared by deterministic and probabilistic tasks."""
+
+    facts: tuple[Atom, ...]
+    fact_index: dict[Atom, int]
+
+    def true_facts(self, state: State) -> list[Atom]:
+        return [self.facts[i] for i in bits(state)]
+
+    def state_of(self, atoms: Iterable[Atom]) -> State:
+        """The state in which exactly ``atoms`` (non-static, known) hold."""
+        return mask_of(self.fact_index[a] for a in atoms if a in self.fact_index)
+
+    def format_state(self, state: State) -> str:
+        return " ".join(str(a) for a in self.true_facts(state))
+
+    def format_mask(self, mask: int) -> list[str]:
+        return [str(self.facts[i]) for i in bits(mask)]
+
+
 @dataclass(frozen=True)
-class Task:
+class Task(FactRendering):
     """A grounded STRIPS task with negative preconditions, conditional effects and costs.
 
     ``facts[i]`` is the atom of bit ``i``. Static facts (true in every reachable state) were
@@ -133,15 +153,3 @@ class Task:
             effect.cond_neg for action in self.actions for effect in action.conditional
         )
 
-    def true_facts(self, state: State) -> list[Atom]:
-        return [self.facts[i] for i in bits(state)]
-
-    def state_of(self, atoms: Iterable[Atom]) -> State:
-        """The state in which exactly ``atoms`` (non-static, known) hold."""
-        return mask_of(self.fact_index[a] for a in atoms if a in self.fact_index)
-
-    def format_state(self, state: State) -> str:
-        return " ".join(str(a) for a in self.true_facts(state))
-
-    def format_mask(self, mask: int) -> list[str]:
-        return [str(self.facts[i]) for i in bits(mask)]

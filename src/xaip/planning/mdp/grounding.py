@@ -32,13 +32,9 @@ from typing import Literal
 from xaip.errors import UnsupportedFeature
 from xaip.planning.grounding import (
     COST_FLUENT,
-    IMPOSSIBLE,
-    _Context,
-    _explore,
     _Instance,
-    _strip,
     _where,
-    ground_condition,
+    ground_skeleton,
 )
 from xaip.planning.mdp.task import Outcome, ProbabilisticAction, ProbabilisticTask
 from xaip.planning.pddl.model import (
@@ -54,7 +50,7 @@ from xaip.planning.pddl.model import (
     Problem,
     When,
 )
-from xaip.planning.task import ConditionalEffect, mask_of
+from xaip.planning.task import ConditionalEffect
 
 CostModel = Literal["unit", "reward"]
 COST_MODELS: tuple[str, ...] = ("unit", "reward")
@@ -74,35 +70,18 @@ def ground_probabilistic(
         raise ValueError(f"cost must be one of {COST_MODELS}, not {cost!r}")
     if cost == "reward":
         domain = _rewards_as_costs(domain)
-    ctx = _Context(domain, problem)
-    reached, instances = _explore(domain, ctx)
-    goal_clauses = ground_condition(problem.goal, {}, ctx)
-    if len(goal_clauses) > 1:
-        raise UnsupportedFeature(_where(problem.goal) + "disjunctive goals")
-    impossible = not goal_clauses
-    goal_pos, goal_neg = goal_clauses[0] if goal_clauses else (frozenset(), frozenset())
-
-    facts = sorted(reached | set(goal_pos), key=lambda a: (a.predicate, a.args))
-    if impossible:
-        facts.append(IMPOSSIBLE)
-    index = {atom: i for i, atom in enumerate(facts)}
-
-    def mask(atoms: Iterable[Atom]) -> int:
-        return mask_of(index[a] for a in atoms if a in index)
-
+    skeleton = ground_skeleton(domain, problem)
     actions: list[ProbabilisticAction] = []
-    for instance in instances:
-        actions.extend(_assemble(instance, reached, mask, cost))
-    init = mask(_strip(a) for a in problem.init if ctx.is_fluent(a.predicate))
-    goal = mask(goal_pos) | (1 << index[IMPOSSIBLE] if impossible else 0)
+    for instance in skeleton.instances:
+        actions.extend(_assemble(instance, skeleton.reached, skeleton.mask, cost))
     return ProbabilisticTask(
         name=problem.name,
-        facts=tuple(facts),
+        facts=skeleton.facts,
         actions=tuple(actions),
-        init=init,
-        goal=goal,
-        goal_neg=mask(a for a in goal_neg if a in reached),
-        static_facts=frozenset(ctx.static_facts),
+        init=skeleton.init,
+        goal=skeleton.goal,
+        goal_neg=skeleton.goal_neg,
+        static_facts=frozenset(skeleton.ctx.static_facts),
         cost_model=cost,
     )
 

@@ -15,12 +15,12 @@ evaluated in ``s``, deletes before adds) and the step costs ``o.cost``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.planning.pddl.model import Atom
-from xaip.planning.task import ConditionalEffect, State, bits, mask_of
+from xaip.planning.task import ConditionalEffect, FactRendering, State, bits
 
 #: Outcome probabilities of one action must sum to 1 within this tolerance.
 PROBABILITY_TOLERANCE = 1e-9
@@ -128,7 +128,7 @@ class ProbabilisticAction:
 
 
 @dataclass(frozen=True)
-class ProbabilisticTask:
+class ProbabilisticTask(FactRendering):
     """A grounded probabilistic planning task (an SSP with a single initial state).
 
     ``facts[i]`` is the atom of bit ``i``; goal states are those with all ``goal`` bits set
@@ -210,18 +210,6 @@ class ProbabilisticTask:
                 return self.actions[i]
         return None
 
-    def true_facts(self, state: State) -> list[Atom]:
-        return [self.facts[i] for i in bits(state)]
-
-    def state_of(self, atoms: Iterable[Atom]) -> State:
-        """The state in which exactly ``atoms`` (non-static, known) hold."""
-        return mask_of(self.fact_index[a] for a in atoms if a in self.fact_index)
-
-    def format_state(self, state: State) -> str:
-        return " ".join(str(a) for a in self.true_facts(state))
-
-    def format_mask(self, mask: int) -> list[str]:
-        return [str(self.facts[i]) for i in bits(mask)]
 
     def state_key(self, state: State) -> list[str]:
         """The state as its sorted true facts spelled as strings (the policy-file key)."""
