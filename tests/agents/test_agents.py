@@ -89,6 +89,54 @@ def test_unreachable_and_budget_are_reported() -> None:
         SearchAgent(game, algorithm="dfs")  # type: ignore[arg-type]
 
 
+def test_search_memory_gives_the_answers_of_a_fresh_search() -> None:
+    """The remembered reachable sets only ever answer "unreachable", and only when a fresh
+    search (no memory) says the same."""
+    remembered = 0
+    for name in sorted(GAMES):
+        game = make_game(name, 3, 4, seed=5)
+        rng = random.Random(7)
+        states = random_walk(game, game.get_state(), 40, rng)
+        fresh = SearchAgent(game, memory=0, budget=Budget(max_nodes=300_000))
+        remembering = SearchAgent(game, budget=Budget(max_nodes=300_000))
+        for _ in range(30):
+            start, goal = rng.choice(states), rng.choice(states)
+            truth = fresh.query(start, goal)
+            answer = remembering.query(start, goal)
+            assert answer.status == truth.status
+            assert len(answer.plan) == len(truth.plan)
+            if answer.status == "unreachable" and answer.nodes == 0:
+                remembered += 1
+                assert "earlier search" in answer.reason
+        assert not fresh._exhausted  # memory=0 keeps nothing
+        assert remembering._remembered <= remembering.memory
+    assert remembered > 0  # the memory answered some questions without searching
+
+
+def test_search_memory_answers_from_a_state_inside_an_earlier_search() -> None:
+    game = Zelda(level=">g.\n.#k\nd..")
+    start = game.get_state()
+    agent = SearchAgent(game)
+    has_key = start._replace(key=-1)
+    first = agent.query(has_key, start)
+    assert first.status == "unreachable" and first.nodes > 0
+    # one step on: still inside what the first search reached, so no new search
+    later = game.step(has_key, game.actions(has_key)[0])
+    again = agent.query(later, start)
+    assert again.status == "unreachable" and again.nodes == 0
+    # goal tests are checked against the remembered states too
+    assert agent.query(later, lambda s: s == start).nodes == 0
+    assert agent.query(later, game.is_goal).reached
+    agent.forget()
+    assert agent.query(later, start).nodes > 0
+    with pytest.raises(InputError):
+        SearchAgent(game, memory=-1)
+    # a memory too small for a reachable set keeps nothing
+    small = SearchAgent(game, memory=2)
+    small.query(has_key, start)
+    assert small.query(later, start).nodes > 0
+
+
 def test_policy_agent_follows_greedy_policy_and_fails_on_detours() -> None:
     zelda = Zelda(level=">....\n.###.\n..g..\n.k..d")
     start = zelda.get_state()

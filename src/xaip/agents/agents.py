@@ -13,8 +13,9 @@ answers with their reason.
 from __future__ import annotations
 
 import heapq
+import time
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Generic, Literal, Protocol, TypeVar
@@ -131,8 +132,18 @@ def _plan_from(parents: dict[Any, tuple[Any, str] | None], state: Any) -> tuple[
     return tuple(actions), tuple(states)
 
 
-def bfs(sim: Simulator[S], start: S, goal: Goal, budget: Budget | None = None) -> Attempt[S]:
-    """Breadth-first search: a shortest plan (fewest actions) from ``start`` to ``goal``."""
+def bfs(
+    sim: Simulator[S],
+    start: S,
+    goal: Goal,
+    budget: Budget | None = None,
+    *,
+    on_exhausted: Callable[[Collection[Any]], None] | None = None,
+) -> Attempt[S]:
+    """Breadth-first search: a shortest plan (fewest actions) from ``start`` to ``goal``.
+
+    ``on_exhausted`` receives every state reachable from ``start`` when the search proves
+    the goal unreachable (see :class:`SearchAgent`'s memory)."""
     test = goal_test(goal)
     clock = (budget or DEFAULT_BUDGET).start()
     parents: dict[Any, tuple[Any, str] | None] = {start: None}
@@ -154,6 +165,8 @@ def bfs(sim: Simulator[S], start: S, goal: Goal, budget: Budget | None = None) -
                 plan, states = _plan_from(parents, nxt)
                 return Attempt("reached", plan, states, expanded, clock.elapsed())
             queue.append(nxt)
+    if on_exhausted is not None:
+        on_exhausted(parents.keys())
     return Attempt(
         "unreachable", (), (), expanded, clock.elapsed(), "no plan exists from the start state"
     )
@@ -167,6 +180,7 @@ def astar(
     budget: Budget | None = None,
     *,
     weight: float = 1.0,
+    on_exhausted: Callable[[Collection[Any]], None] | None = None,
 ) -> Attempt[S]:
     """A* with unit action costs; optimal when ``heuristic`` never overestimates.
 
@@ -174,6 +188,8 @@ def astar(
     is found, so an admissible but inconsistent heuristic still yields optimal plans.
     ``weight > 1`` gives weighted A* (f = g + weight * h): faster, plans at most ``weight``
     times longer than optimal — for callers that only need to know a plan exists.
+    ``on_exhausted`` receives every state reachable from ``start`` when the search proves
+    the goal unreachable.
     """
     test = goal_test(goal)
     clock = (budget or DEFAULT_BUDGET).start()
@@ -212,6 +228,8 @@ def astar(
             best[nxt] = g1
             parents[nxt] = (state, action)
             heapq.heappush(frontier, (g1 + h(nxt), -g1, next(tie), nxt))
+    if on_exhausted is not None:
+        on_exhausted(best.keys())
     return Attempt(
         "unreachable", (), (), expanded, clock.elapsed(), "no plan exists from the start state"
     )
@@ -248,6 +266,14 @@ class SearchAgent(Generic[S]):
     It answers a reachability query with a shortest plan when one exists within its budget.
     The heuristic defaults to the simulator's admissible ``distance_lower_bound`` when the
     simulator has one, so plans stay optimal.
+
+    Why it remembers: proving a goal unreachable means exhausting every state reachable
+    from the start, and capability discovery asks many such questions from nearby starts.
+    When a search exhausts, the agent keeps the set R(s) of states it reached. A later
+    start inside R(s) reaches only states inside R(s) (reachability is transitive), so a
+    goal outside R(s) is unreachable from it without searching again. The answers are the
+    same as without memory; ``memory`` caps the states kept (0 turns memory off, oldest
+    sets are forgotten first).
     """
 
     def __init__(
@@ -257,19 +283,58 @@ class SearchAgent(Generic[S]):
         budget: Budget = DEFAULT_BUDGET,
         heuristic: Heuristic | None = None,
         algorithm: Literal["astar", "bfs"] = "astar",
+        memory: int = 2_000_000,
     ) -> None:
         if algorithm not in ("astar", "bfs"):
             raise InputError(f"unknown search algorithm '{algorithm}' (use astar or bfs)")
+        if memory < 0:
+            raise InputError("the search agent's memory must be 0 (off) or a number of states")
         self.simulator = simulator
         self.budget = budget
         self.algorithm = algorithm
         self.heuristic = heuristic if heuristic is not None else simulator_heuristic(simulator)
+        self.memory = memory
+        self._exhausted: deque[Collection[Any]] = deque()
+        self._remembered = 0
 
     def query(self, start: S, goal: Goal, budget: Budget | None = None) -> Attempt[S]:
+        known = self._known_unreachable(start, goal)
+        if known is not None:
+            return known
         limit = budget or self.budget
+        remember = self._remember if self.memory else None
         if self.algorithm == "bfs":
-            return bfs(self.simulator, start, goal, limit)
-        return astar(self.simulator, start, goal, self.heuristic, limit)
+            return bfs(self.simulator, start, goal, limit, on_exhausted=remember)
+        return astar(self.simulator, start, goal, self.heuristic, limit,
+                     on_exhausted=remember)
+
+    def _known_unreachable(self, start: S, goal: Goal) -> Attempt[S] | None:
+        began = time.perf_counter()
+        for reachable in self._exhausted:
+            if start not in reachable:
+                continue
+            if callable(goal):
+                if any(goal(state) for state in reachable):
+                    continue
+            elif goal in reachable:
+                continue
+            return Attempt("unreachable", (), (), 0, time.perf_counter() - began,
+                           "no plan exists: the goal is outside every state reachable from "
+                           "an earlier search that reached this start")
+        return None
+
+    def _remember(self, reachable: Collection[Any]) -> None:
+        if len(reachable) > self.memory:
+            return
+        self._exhausted.append(reachable)
+        self._remembered += len(reachable)
+        while self._remembered > self.memory:
+            self._remembered -= len(self._exhausted.popleft())
+
+    def forget(self) -> None:
+        """Drop the remembered reachable sets (e.g. after changing the simulator)."""
+        self._exhausted.clear()
+        self._remembered = 0
 
     def reachable(self, start: S, goal: Goal, budget: Budget | None = None) -> Plan | None:
         attempt = self.query(start, goal, budget)

@@ -291,9 +291,20 @@ def game_refine(game: str) -> Refine:
     :func:`xaip.vocab.concretize` (hidden parts such as facing copied from ``like``)."""
     from xaip.vocab.games import concretize
 
+    # The only part of ``like`` a bundled game copies is the facing, so results are shared
+    # between templates with the same facing (discovery refines the same waypoints from
+    # many start states).
+    cache: dict[tuple[frozenset[Any], Any], Any] = {}
+
     def refine(atoms: frozenset[Any], like: Any) -> Any:
+        key = (atoms, getattr(like, "facing", None))
+        if key in cache:
+            return cache[key]
         states = concretize(game, atoms, like, limit=1)
-        return states[0] if states else None
+        if len(cache) > 100_000:
+            cache.clear()
+        found = cache[key] = states[0] if states else None
+        return found
 
     return refine
 

@@ -37,7 +37,7 @@ def ground_atom(atom: Atom, binding: Mapping[str, str]) -> Atom:
     """``atom`` with its variables replaced by their objects in ``binding``."""
     if not atom.args:
         return atom
-    return Atom(atom.predicate, tuple(binding.get(t, t) for t in atom.args))
+    return Atom(atom.predicate, tuple(map(binding.get, atom.args, atom.args)))
 
 
 @dataclass(frozen=True)

@@ -144,7 +144,7 @@ def keys_of(state: AbstractState) -> frozenset[Key]:
 
 def gkey(atom: Atom, binding: Mapping[str, str]) -> Key:
     """The key of ``atom`` grounded by ``binding``."""
-    return (atom.predicate, tuple([binding.get(t, t) for t in atom.args]))
+    return (atom.predicate, tuple(map(binding.get, atom.args, atom.args)))
 
 
 @dataclass
@@ -216,6 +216,8 @@ class CapState:
     seen_bindings: list[dict[str, str]] = field(default_factory=list)
     used_starts: dict[tuple[str, Atom], set[AbstractState]] = field(default_factory=dict)
     effect_cache: tuple[Any, list[tuple[Atom, str]]] | None = None
+    #: Bumped whenever the tables, clauses or notes may have changed (keys memos).
+    revision: int = 0
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -236,6 +238,7 @@ class CapState:
 
     def mark(self, note: str) -> None:
         self.reliable = False
+        self.revision += 1
         if note not in self.notes:
             self.notes.append(note)
 
@@ -310,6 +313,7 @@ def observe(cap: CapState, binding: Mapping[str, str], before: AbstractState,
     leave the tuple as it was, also marking the capability.
     """
     cap.instances += 1
+    cap.revision += 1
     if len(cap.seen_bindings) < 16 and dict(binding) not in cap.seen_bindings:
         cap.seen_bindings.append(dict(binding))
     changed = False
@@ -356,6 +360,7 @@ def refute(cap: CapState, binding: Mapping[str, str], before: AbstractState,
             if no:
                 clause.append(("eff", atom, no))
     cap.clauses.append(clause)
+    cap.revision += 1
     return propagate(cap)
 
 
@@ -382,6 +387,8 @@ def propagate(cap: CapState) -> bool:
                 continue
             keep.append(clause)
         cap.clauses = keep
+    if changed_any:
+        cap.revision += 1
     return changed_any
 
 
@@ -400,6 +407,7 @@ def prefer_preconditions(cap: CapState) -> bool:
             if cap.eff[atom] - {ABSENT} and len(cap.eff[atom]) > 1:
                 cap.eff[atom] = {ABSENT} if ABSENT in cap.eff[atom] else cap.eff[atom]
     if changed:
+        cap.revision += 1
         propagate(cap)
     return changed
 
@@ -431,11 +439,20 @@ def default_eff(cap: CapState, atom: Atom) -> str:
 
 def _effect_list(cap: CapState) -> list[tuple[Atom, str]]:
     """The best-guess non-absent effects of ``cap`` (recomputed when its tables change)."""
-    key = tuple(len(cap.eff[a]) for a in cap.atoms)
+    key = cap.revision
     if cap.effect_cache is None or cap.effect_cache[0] != key:
         effects = [(a, m) for a in cap.atoms if (m := default_eff(cap, a)) != ABSENT]
         cap.effect_cache = (key, effects)
     return cap.effect_cache[1]
+
+
+def ground_effects(cap: CapState, binding: Mapping[str, str]) -> dict[Atom, bool]:
+    """The ground atoms ``cap``'s best-guess effects set under ``binding``, with the value
+    each ends with (what :func:`apply_capability` changes)."""
+    out: dict[Atom, bool] = {}
+    for atom, mode in _effect_list(cap):
+        out[ground_atom(atom, binding)] = mode == POS
+    return out
 
 
 def apply_capability(cap: CapState, binding: Mapping[str, str], before: AbstractState,
@@ -545,7 +562,11 @@ class QueryEngine:
         self._refined: dict[tuple[AbstractState, Any], Any] = {}
         self._answers: dict[str, bool | None] = {}
         self._invalid: set[AbstractState] = set()
-        self._possible: dict[Any, bool] = {}
+        self._possible: dict[Any, tuple[int, bool]] = {}
+        self._plans: dict[Any, Any] = {}
+        self._effect_order: dict[tuple[str, bool], list[Atom]] = {}
+        self._settled_cache: dict[str, tuple[int, list[Requirement]]] = {}
+        self._plans_version: Any = None
         self._keys: dict[AbstractState, frozenset[Key]] = {}
         self._grounded_cache: Any = None
 
@@ -705,17 +726,20 @@ class QueryEngine:
 
     def _relaxed_possible(self, cap: CapState, hard: list[Requirement],
                           tested: Requirement) -> bool:
-        """Whether some known state has a binding meeting ``hard`` and ``tested``
-        (cached until the pool grows)."""
-        key = (cap.name, tuple(hard), tested, len(self.pool))
-        found = self._possible.get(key)
-        if found is None:
+        """Whether some known state has a binding meeting ``hard`` and ``tested``.
+
+        The pool only grows, so an answer is kept with the number of states it covered
+        and later calls look only at the states added since."""
+        key = (cap.name, tuple(hard), tested)
+        covered, found = self._possible.get(key, (0, False))
+        states = self.pool.states
+        if not found and covered < len(states):
             compiled = compile_requirements([*hard, tested])
             found = any(next(iter(self.match(cap, compiled, ps, {})), None) is not None
-                        for ps in self.pool.states)
+                        for ps in states[covered:])
             if len(self._possible) > 10_000:
                 self._possible.clear()
-            self._possible[key] = found
+            self._possible[key] = (len(states), found)
         return found
 
     def _search_pool(self, cap: CapState, required: list[Requirement],
@@ -994,6 +1018,26 @@ class QueryEngine:
     def _achieve(self, cap: CapState, binding: Mapping[str, str], soft: list[Requirement],
                  keep: list[Requirement], state: AbstractState, depth: int, like: Any) \
             -> list[tuple[CapState, dict[str, str], AbstractState, AbstractState]] | None:
+        """:meth:`_plan_means_ends`, remembered until the pool or any capability changes.
+
+        Why: the precondition and effect tuples of one atom usually need the same start
+        state, so their queries repeat the same planning problems."""
+        version = (len(self.pool), sum(c.revision for c in self.caps))
+        if version != self._plans_version:
+            self._plans.clear()
+            self._plans_version = version
+        key = (cap.name, tuple(sorted(binding.items())), tuple(soft), tuple(keep), state,
+               depth, like)
+        if key in self._plans:
+            return self._plans[key]
+        plan = self._plan_means_ends(cap, binding, soft, keep, state, depth, like)
+        self._plans[key] = plan
+        return plan
+
+    def _plan_means_ends(self, cap: CapState, binding: Mapping[str, str],
+                         soft: list[Requirement], keep: list[Requirement],
+                         state: AbstractState, depth: int, like: Any) \
+            -> list[tuple[CapState, dict[str, str], AbstractState, AbstractState]] | None:
         """Means-ends planning over the candidate model: apply capabilities whose effects
         achieve violated soft requirements, keeping the hard ones, within ``depth`` steps.
 
@@ -1005,10 +1049,17 @@ class QueryEngine:
         if depth == 0 or len(violated) > 2 * depth:
             return None
         ps = _pool_state(state)
+        # The state meets ``keep``; a step can break it, or change how many soft
+        # requirements hold, only through its effects: test those before building states.
+        keep_index: dict[Atom, list[bool]] = {}
+        for atom, value in keep:
+            keep_index.setdefault(ground_atom(atom, binding), []).append(value)
+        soft_index: dict[Atom, list[bool]] = {}
+        for atom, value in soft:
+            soft_index.setdefault(ground_atom(atom, binding), []).append(value)
         for goal_atom, goal_value in violated:
             for other in self.caps:
-                effects = other.signature.add if goal_value else other.signature.delete
-                for eff in sorted(effects, key=str):
+                for eff in self._sorted_effects(other, goal_value):
                     if eff.predicate != goal_atom.predicate or \
                             len(eff.args) != len(goal_atom.args):
                         continue
@@ -1022,15 +1073,21 @@ class QueryEngine:
                             ok = False
                     if not ok:
                         continue
-                    settled = [(a, True) for a in other.atoms if other.pre[a] == {POS}]
-                    settled += [(a, False) for a in other.atoms if other.pre[a] == {NEG}]
+                    settled = self._settled_pre(other)
                     tried = 0
                     for other_binding in self.match(other, settled, ps, pre_bound):
+                        changes = ground_effects(other, other_binding)
+                        if any(value != new for g, new in changes.items()
+                               for value in keep_index.get(g, ())):
+                            continue
+                        still = len(violated)
+                        for g, new in changes.items():
+                            old = g in state
+                            for value in soft_index.get(g, ()):
+                                still += (old == value) - (new == value)
+                        if still >= len(violated):
+                            continue
                         after = apply_capability(other, other_binding, state)
-                        if self._violated(binding, keep, after):
-                            continue
-                        if len(self._violated(binding, soft, after)) >= len(violated):
-                            continue
                         tried += 1
                         if tried > self.config.plan_bindings:
                             break
@@ -1040,6 +1097,24 @@ class QueryEngine:
                         if rest is not None:
                             return [(other, other_binding, state, after), *rest]
         return None
+
+    def _sorted_effects(self, cap: CapState, add: bool) -> list[Atom]:
+        key = (cap.name, add)
+        found = self._effect_order.get(key)
+        if found is None:
+            effects = cap.signature.add if add else cap.signature.delete
+            found = self._effect_order[key] = sorted(effects, key=str)
+        return found
+
+    def _settled_pre(self, cap: CapState) -> list[Requirement]:
+        """The settled preconditions of ``cap`` as requirements (cached per revision)."""
+        cached = self._settled_cache.get(cap.name)
+        if cached is not None and cached[0] == cap.revision:
+            return cached[1]
+        settled = [(a, True) for a in cap.atoms if cap.pre[a] == {POS}]
+        settled += [(a, False) for a in cap.atoms if cap.pre[a] == {NEG}]
+        self._settled_cache[cap.name] = (cap.revision, settled)
+        return settled
 
     def _realise_plan(self, start: Any, plan: list[tuple[CapState, dict[str, str],
                                                           AbstractState, AbstractState]],
