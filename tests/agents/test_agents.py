@@ -89,6 +89,10 @@ def test_unreachable_and_budget_are_reported() -> None:
         SearchAgent(game, algorithm="dfs")  # type: ignore[arg-type]
 
 
+def _blind(_state: Any, _goal: Any) -> int:
+    return 0
+
+
 def test_search_memory_gives_the_answers_of_a_fresh_search() -> None:
     """The remembered reachable sets only ever answer "unreachable", and only when a fresh
     search (no memory) says the same."""
@@ -97,17 +101,22 @@ def test_search_memory_gives_the_answers_of_a_fresh_search() -> None:
         game = make_game(name, 3, 4, seed=5)
         rng = random.Random(7)
         states = random_walk(game, game.get_state(), 40, rng)
-        fresh = SearchAgent(game, memory=0, budget=Budget(max_nodes=300_000))
-        remembering = SearchAgent(game, budget=Budget(max_nodes=300_000))
+        budget = Budget(max_nodes=300_000)
+        fresh = SearchAgent(game, memory=0, budget=budget, heuristic=_blind)
+        remembering = SearchAgent(game, budget=budget, heuristic=_blind)
+        bounded = SearchAgent(game, budget=budget)  # prunes what the game's bound rules out
         for _ in range(30):
             start, goal = rng.choice(states), rng.choice(states)
             truth = fresh.query(start, goal)
             answer = remembering.query(start, goal)
             assert answer.status == truth.status
             assert len(answer.plan) == len(truth.plan)
-            if answer.status == "unreachable" and answer.nodes == 0:
+            pruned = bounded.query(start, goal)
+            assert pruned.status == truth.status
+            assert len(pruned.plan) == len(truth.plan)
+            if "earlier search" in answer.reason:
                 remembered += 1
-                assert "earlier search" in answer.reason
+                assert answer.nodes == 0
         assert not fresh._exhausted  # memory=0 keeps nothing
         assert remembering._remembered <= remembering.memory
     assert remembered > 0  # the memory answered some questions without searching
@@ -116,7 +125,7 @@ def test_search_memory_gives_the_answers_of_a_fresh_search() -> None:
 def test_search_memory_answers_from_a_state_inside_an_earlier_search() -> None:
     game = Zelda(level=">g.\n.#k\nd..")
     start = game.get_state()
-    agent = SearchAgent(game)
+    agent = SearchAgent(game, heuristic=_blind)  # no bound: only the memory saves work
     has_key = start._replace(key=-1)
     first = agent.query(has_key, start)
     assert first.status == "unreachable" and first.nodes > 0
@@ -129,10 +138,14 @@ def test_search_memory_answers_from_a_state_inside_an_earlier_search() -> None:
     assert agent.query(later, game.is_goal).reached
     agent.forget()
     assert agent.query(later, start).nodes > 0
+    # with the game's bound the question needs no search at all (the key never returns)
+    ruled_out = SearchAgent(game).query(has_key, start)
+    assert ruled_out.status == "unreachable" and ruled_out.nodes == 0
+    assert "bound" in ruled_out.reason
     with pytest.raises(InputError):
         SearchAgent(game, memory=-1)
     # a memory too small for a reachable set keeps nothing
-    small = SearchAgent(game, memory=2)
+    small = SearchAgent(game, memory=2, heuristic=_blind)
     small.query(has_key, start)
     assert small.query(later, start).nodes > 0
 
@@ -145,14 +158,21 @@ def test_policy_agent_follows_greedy_policy_and_fails_on_detours() -> None:
     assert attempt.reached and attempt.plan == ("right",) * 4
 
     escape = make_game("escape", 3, 3, seed=0)
-    level = escape.from_text("A.#..\n..#..\n.....\n....g")
-    target = level._replace(player=3)  # (0, 3): just behind the wall
     greedy = PolicyAgent(escape, greedy_policy(escape))
+    # walls never fool it: its distances go around them
+    walled = escape.from_text("A.#..\n..#..\n.....\n....g")
+    behind = walled._replace(player=3)  # (0, 3): just behind the wall
+    around = greedy.query(walled, behind)
+    assert around.reached and len(around.plan) == 7
+    # a block does: the policy walks straight at (0, 4), pushes the block along and
+    # gets stuck, where a search goes round the block
+    level = escape.from_text("A.b..\n.....\n....g")
+    target = level._replace(player=4)
     failed = greedy.query(level, target)
     assert failed.status == "stuck" and failed.reason
     assert failed.states[0] == level and failed.states[-1] != target
     plan = SearchAgent(escape).reachable(level, target)
-    assert plan is not None and len(plan) == 7
+    assert plan is not None and len(plan) == 6
     # the same policy reaches targets in plain sight
     assert greedy.query(level, level._replace(player=10)).reached  # (2, 0)
 

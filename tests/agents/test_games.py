@@ -18,7 +18,7 @@ from xaip.agents.envs import (
     Zelda,
     make_game,
 )
-from xaip.agents.envs._grid import NONE
+from xaip.agents.envs._grid import FAR, NONE, Board
 from xaip.agents.simulator import execute, random_walk
 from xaip.errors import InputError
 
@@ -355,9 +355,11 @@ def true_distances(game: GridGame[Any], start: Any) -> dict[Any, int]:
     return dist
 
 
+@pytest.mark.parametrize("size", [(3, 4, 1), (4, 4, 3)])
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_distance_bounds_never_overestimate(name: str) -> None:
-    game = make_game(name, 3, 4, seed=1)
+def test_distance_bounds_never_overestimate(name: str, size: tuple[int, int, int]) -> None:
+    rows, cols, seed = size
+    game = make_game(name, rows, cols, seed=seed)
     rng = random.Random(0)
     states = walk_states(game, 7, 10)
     for start in states[:: max(1, len(states) // 3)]:
@@ -371,3 +373,44 @@ def test_distance_bounds_never_overestimate(name: str) -> None:
             goal_dist = min((d for s, d in reach.items() if game.is_goal(s)), default=None)
             if goal_dist is not None:
                 assert game.goal_lower_bound(state) <= goal_dist
+
+
+def test_board_distances_go_around_walls() -> None:
+    board = Board(3, 3, walls={1, 4})  # a wall down the middle of the top two rows
+    assert board.distance(0, 2) == 6  # down, round the wall's end and back up
+    assert board.manhattan(0, 2) == 2
+    for a in board.free_cells():
+        for b in board.free_cells():
+            assert board.distance(a, b) >= board.manhattan(a, b)
+            assert board.distance(a, b) == board.distance(b, a)
+    sealed = Board(3, 3, walls={1, 4, 7})  # the middle column cuts the board in two
+    assert sealed.distance(0, 2) == FAR
+    assert sealed.distance(0, 1) == board.manhattan(0, 1)  # a wall cell: Manhattan
+
+
+
+def test_pasta_bound_is_admissible_from_states_no_level_starts_in() -> None:
+    """Discovery asks questions from states built from abstract descriptions, which can
+    break the game's own invariants (water used up while the pasta is raw). The bound's
+    dead-end reasoning must stay admissible from those starts too."""
+    game = make_game("cookmepasta", 3, 4, seed=1)
+    rng = random.Random(5)
+    starts = []
+    for state in walk_states(game, 2, 12)[::3]:
+        items = list(state.items)
+        items[rng.randrange(4)] = NONE
+        starts.append(state._replace(items=tuple(items)))
+        starts.append(state._replace(tuna_cooked=not state.tuna_cooked))
+        starts.append(state._replace(stage=1 - min(state.stage, 1)))
+        starts.append(state._replace(stage=2, tuna_cooked=False))
+        # a door or the key on an ingredient's cell, as abstract descriptions allow
+        cell = rng.choice([c for c in state.items if c != NONE])
+        starts.append(state._replace(doors=state.doors | {cell}))
+        starts.append(state._replace(key=cell, has_key=False))
+    checked = 0
+    for start in starts:
+        dist = true_distances(game, start)
+        for target in rng.sample(sorted(dist, key=repr), min(150, len(dist))):
+            assert game.distance_lower_bound(start, target) <= dist[target]
+            checked += 1
+    assert checked > 100

@@ -20,7 +20,12 @@ from dataclasses import dataclass, field
 from itertools import count
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from xaip.agents.simulator import HasDistanceBound, Simulator, successor_function
+from xaip.agents.simulator import (
+    UNREACHABLE,
+    HasDistanceBound,
+    Simulator,
+    successor_function,
+)
 from xaip.errors import InputError
 from xaip.runtime.budget import Budget, BudgetClock
 
@@ -189,24 +194,31 @@ def astar(
     ``weight > 1`` gives weighted A* (f = g + weight * h): faster, plans at most ``weight``
     times longer than optimal — for callers that only need to know a plan exists.
     ``on_exhausted`` receives every state reachable from ``start`` when the search proves
-    the goal unreachable.
+    the goal unreachable. States whose heuristic value is :data:`UNREACHABLE` or more are
+    never queued (the bound proves the goal out of their reach).
     """
     test = goal_test(goal)
     clock = (budget or DEFAULT_BUDGET).start()
-    h: Callable[[Any], float]
+    h: Callable[[Any], float | None]
     if heuristic is None:
 
-        def h(_s: Any) -> float:
+        def h(_s: Any) -> float | None:
             return 0
     else:
 
-        def h(s: Any) -> float:
-            return weight * heuristic(s, goal)
+        def h(s: Any) -> float | None:
+            value = heuristic(s, goal)
+            return None if value >= UNREACHABLE else weight * value
 
+    first = h(start)
+    if first is None and not test(start):
+        return Attempt("unreachable", (), (), 0, clock.elapsed(),
+                       "no plan exists: the simulator's distance bound rules the goal out")
     parents: dict[Any, tuple[Any, str] | None] = {start: None}
     best: dict[Any, int] = {start: 0}
+    dead: set[Any] = set()  # states the bound rules out (never queued)
     tie = count()
-    frontier: list[tuple[float, int, int, Any]] = [(h(start), 0, next(tie), start)]
+    frontier: list[tuple[float, int, int, Any]] = [(first or 0, 0, next(tie), start)]
     expand = successor_function(sim)
     expanded = 0
     while frontier:
@@ -223,13 +235,22 @@ def astar(
         g1 = g + 1
         for action, nxt in expand(state):
             old = best.get(nxt)
-            if old is not None and old <= g1:
-                continue
+            if old is not None:
+                if old <= g1:
+                    continue
+                estimate = h(nxt)
+            else:
+                if nxt in dead:
+                    continue
+                estimate = h(nxt)
+                if estimate is None:
+                    dead.add(nxt)
+                    continue
             best[nxt] = g1
             parents[nxt] = (state, action)
-            heapq.heappush(frontier, (g1 + h(nxt), -g1, next(tie), nxt))
-    if on_exhausted is not None:
-        on_exhausted(best.keys())
+            heapq.heappush(frontier, (g1 + (estimate or 0), -g1, next(tie), nxt))
+    if on_exhausted is not None and not dead:
+        on_exhausted(best.keys())  # every reachable state (none was ruled out unseen)
     return Attempt(
         "unreachable", (), (), expanded, clock.elapsed(), "no plan exists from the start state"
     )

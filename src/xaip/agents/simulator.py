@@ -65,13 +65,19 @@ class Simulator(Protocol[StateT]):
         ...
 
 
+#: A distance bound at or above this value says the goal cannot be reached at all; search
+#: agents never expand such states.
+UNREACHABLE = 10**9
+
+
 @runtime_checkable
 class HasDistanceBound(Protocol[StateT_contra]):
     """Optional: an admissible lower bound on the number of actions from one state to another.
 
     Search agents use it as an A* heuristic when the goal is a concrete state; policy agents
     use it to decide which way is "toward" the target. It must never overestimate, or search
-    agents lose their optimality guarantee.
+    agents lose their optimality guarantee. Returning :data:`UNREACHABLE` (or more) proves
+    the goal unreachable from the state, which prunes it from the search.
     """
 
     def distance_lower_bound(self, state: StateT_contra, goal: StateT_contra) -> int:

@@ -19,7 +19,9 @@ DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
 DELTAS: tuple[tuple[int, int], ...] = ((-1, 0), (1, 0), (0, -1), (0, 1))
 DIRECTION_INDEX: dict[str, int] = {name: i for i, name in enumerate(DIRECTIONS)}
 ARROWS = "^v<>"
+OPPOSITE = (1, 0, 3, 2)  # the direction opposite each of DIRECTIONS
 NONE = -1  # "no cell": the object is gone, held, or absent
+FAR = 10**6  # the distance between cells that walls separate
 
 
 class Board:
@@ -29,7 +31,8 @@ class Board:
     when that is outside the grid or a wall. Cells are numbered ``row * cols + col``.
     """
 
-    __slots__ = ("rows", "cols", "walls", "step_to", "names", "_hash")
+    __slots__ = ("rows", "cols", "walls", "step_to", "names", "_hash", "_distances",
+                 "_pushes", "_walled")
 
     def __init__(self, rows: int, cols: int, walls: Iterable[int] = ()) -> None:
         if rows < 1 or cols < 1:
@@ -51,6 +54,9 @@ class Board:
         self.step_to = tuple(table)
         self.names = tuple(f"cell_{r}_{c}" for r in range(rows) for c in range(cols))
         self._hash = hash((rows, cols, self.walls))
+        self._distances: list[list[int]] | None = None
+        self._pushes: dict[int, list[int]] = {}
+        self._walled: dict[frozenset[int], Board] = {}
 
     @property
     def size(self) -> int:
@@ -69,6 +75,92 @@ class Board:
         ar, ac = divmod(a, self.cols)
         br, bc = divmod(b, self.cols)
         return abs(ar - br) + abs(ac - bc)
+
+    def distance(self, a: int, b: int) -> int:
+        """The number of moves between two free cells around the walls (``FAR`` when walls
+        separate them); the Manhattan distance when either cell is a wall.
+
+        Why: walls never move, so this is a lower bound on any walk, and a far better one
+        than Manhattan distance on a walled board: the games' distance bounds use it, which
+        makes A* faster and greedy policies less often stuck behind a wall.
+        """
+        table = self._distances
+        if table is None:
+            table = self._distances = self._all_distances()
+        row = table[a]
+        if not row or a in self.walls or b in self.walls:
+            return self.manhattan(a, b)
+        return row[b]
+
+    def _all_distances(self) -> list[list[int]]:
+        size = self.rows * self.cols
+        step_to = self.step_to
+        table: list[list[int]] = []
+        for start in range(size):
+            if start in self.walls:
+                table.append([])
+                continue
+            row = [FAR] * size
+            row[start] = 0
+            queue = deque([start])
+            while queue:
+                here = queue.popleft()
+                d = row[here] + 1
+                for k in range(4 * here, 4 * here + 4):
+                    nxt = step_to[k]
+                    if nxt >= 0 and row[nxt] == FAR:
+                        row[nxt] = d
+                        queue.append(nxt)
+            table.append(row)
+        return table
+
+    def with_walls(self, cells: frozenset[int]) -> Board:
+        """This board with ``cells`` walled up as well (cached: its distance tables are
+        computed once). Games use it for cells a goal forbids entering, such as a door
+        that must stay closed."""
+        if not cells:
+            return self
+        found = self._walled.get(cells)
+        if found is None:
+            if len(self._walled) > 256:
+                self._walled.clear()
+            found = self._walled[cells] = Board(self.rows, self.cols, self.walls | cells)
+        return found
+
+    def pushes(self, a: int, b: int) -> int:
+        """The fewest pushes that move an object from cell ``a`` to cell ``b`` when only
+        walls are in the way (``FAR`` when no sequence of pushes can): each push needs a
+        free cell ahead of the object and one behind it for the player.
+
+        Why: a lower bound on the pushes of any object in the pushing games; ``FAR`` marks
+        the dead ends of Sokoban-like play (an object against a wall never leaves it).
+        """
+        table = self._pushes.get(b)
+        if table is None:
+            table = self._pushes[b] = self._pulls_to(b)
+        return table[a]
+
+    def _pulls_to(self, target: int) -> list[int]:
+        """Push distances to ``target`` from every cell (a backwards search of pulls)."""
+        row = [FAR] * (self.rows * self.cols)
+        if target in self.walls:
+            return row
+        row[target] = 0
+        queue = deque([target])
+        step_to = self.step_to
+        while queue:
+            here = queue.popleft()
+            d = row[here] + 1
+            for direction in range(4):
+                back = OPPOSITE[direction]
+                before = step_to[4 * here + back]  # where the object was before the push
+                if before < 0 or row[before] != FAR:
+                    continue
+                if step_to[4 * before + back] < 0:  # no room for the player behind it
+                    continue
+                row[before] = d
+                queue.append(before)
+        return row
 
     def adjacent(self, a: int, b: int) -> bool:
         return self.manhattan(a, b) == 1
@@ -208,8 +300,6 @@ def ray(board: Board, start: int, d: int, n: int) -> list[int] | None:
     return cells
 
 
-OPPOSITE = (1, 0, 3, 2)
-
 
 def route_bound(board: Board, start: int, stops: Sequence[tuple[int, int]], end: int) -> int:
     """A lower bound on the moves of a walk from ``start`` to ``end`` that visits, in order,
@@ -221,9 +311,9 @@ def route_bound(board: Board, start: int, stops: Sequence[tuple[int, int]], end:
     total = 0
     here, here_slack = start, 0
     for cell, slack in stops:
-        total += max(0, board.manhattan(here, cell) - here_slack - slack)
+        total += max(0, board.distance(here, cell) - here_slack - slack)
         here, here_slack = cell, slack
-    return total + max(0, board.manhattan(here, end) - here_slack)
+    return total + max(0, board.distance(here, end) - here_slack)
 
 
 def region(board: Board, start: int, blocked: set[int] | frozenset[int]) -> set[int]:

@@ -37,6 +37,7 @@ from xaip.agents.envs._base import PLAYER, GridGame
 from xaip.agents.envs._grid import (
     DIRECTION_INDEX,
     DIRECTIONS,
+    FAR,
     NONE,
     OPPOSITE,
     Board,
@@ -50,9 +51,8 @@ from xaip.agents.envs._grid import (
     single,
 )
 from xaip.agents.png import Colour
+from xaip.agents.simulator import UNREACHABLE
 from xaip.errors import InputError
-
-UNREACHABLE = 10**9
 
 PASTA, WATER, SAUCE, TUNA = 0, 1, 2, 3
 INGREDIENTS: tuple[str, ...] = ("pasta", "water", "sauce", "tuna")
@@ -101,6 +101,22 @@ def _combine(
         return (new[0], new[1], new[2], new[3]), 2, tuna_cooked, False
     new[pushed] = new[hit] = NONE
     return (new[0], new[1], new[2], new[3]), stage, tuna_cooked, True
+
+
+def _invariants(state: PastaState) -> tuple[bool, bool, bool, bool, bool]:
+    """What every step that does not ruin the dish keeps true: the pasta is on the board,
+    the water is used up exactly when the pasta is cooked, the sauce exactly when the tuna
+    is, the tuna exactly when the meal is made, and a meal has cooked tuna in it. A goal
+    that breaks one that the start keeps can only be reached through a ruined (and
+    therefore final) state: never."""
+    pasta, water, sauce, tuna = state.items
+    return (
+        pasta != NONE,
+        (water == NONE) == (state.stage >= 1),
+        (sauce == NONE) == state.tuna_cooked,
+        (tuna == NONE) == (state.stage == 2),
+        state.stage < 2 or state.tuna_cooked,
+    )
 
 
 class CookMePasta(GridGame[PastaState]):
@@ -194,7 +210,21 @@ class CookMePasta(GridGame[PastaState]):
             or (goal.key != NONE and goal.key != state.key)
         ):
             return UNREACHABLE
-        board = state.board
+        if goal.stage == 2 and state.stage < 2 and not state.board.adjacent(
+            goal.player, goal.items[PASTA]
+        ):
+            return UNREACHABLE  # the game ends with the push that makes the meal, beside it
+        if not goal.ruined and any(
+            held and not _invariants(goal)[k] for k, held in enumerate(_invariants(state))
+        ):
+            return UNREACHABLE
+        # Doors that must stay closed and a key that must stay put are walls on the way:
+        # walking in would open the door or take the key for good, and nothing is pushed
+        # onto them. (Where a description put an ingredient or the player on such a cell,
+        # the player can get there by pushing: those cells stay open.)
+        closed = goal.doors if goal.key == NONE else goal.doors | {goal.key}
+        forbidden = closed - {state.player, *state.items} if closed else closed
+        board = state.board.with_walls(forbidden)
         pushes = 0
         used_up = 0
         for here, there in zip(state.items, goal.items, strict=True):
@@ -203,9 +233,15 @@ class CookMePasta(GridGame[PastaState]):
                     return UNREACHABLE
             elif there == NONE:
                 used_up += 1
-            else:
-                pushes += board.manhattan(here, there)
-        return max(board.manhattan(state.player, goal.player), pushes, used_up)
+            elif here != there:
+                if there in closed:
+                    return UNREACHABLE  # no ingredient is ever pushed onto a door or the key
+                # (an ingredient the level placed on such a cell may still be pushed off it)
+                needed = (board if here not in forbidden else state.board).pushes(here, there)
+                if needed >= FAR:
+                    return UNREACHABLE  # walls alone keep the ingredient from getting there
+                pushes += needed
+        return max(board.distance(state.player, goal.player), pushes, used_up)
 
     def goal_lower_bound(self, state: PastaState) -> int:
         if state.stage == 2:
@@ -216,15 +252,15 @@ class CookMePasta(GridGame[PastaState]):
         pushes = 1
         movers: list[int] = []
         if state.stage == 0:
-            pushes += board.manhattan(items[PASTA], items[WATER])
+            pushes += board.distance(items[PASTA], items[WATER])
             movers += (items[PASTA], items[WATER])
         if not state.tuna_cooked:
-            pushes += board.manhattan(items[TUNA], items[SAUCE])
+            pushes += board.distance(items[TUNA], items[SAUCE])
             movers += (items[TUNA], items[SAUCE])
         if not movers:
             movers = [items[PASTA], items[TUNA]]
         # Before its first push the player must walk next to an ingredient to be pushed.
-        walk = min(board.manhattan(state.player, cell) for cell in movers) - 1
+        walk = min(board.distance(state.player, cell) for cell in movers) - 1
         return pushes + walk
 
     # ----------------------------------------------------------------- levels

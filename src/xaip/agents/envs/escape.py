@@ -39,9 +39,8 @@ from xaip.agents.envs._grid import (
     single,
 )
 from xaip.agents.png import Colour
+from xaip.agents.simulator import UNREACHABLE
 from xaip.errors import InputError
-
-UNREACHABLE = 10**9
 
 BLOCK: Colour = (150, 100, 50)
 HOLE: Colour = (20, 20, 20)
@@ -146,12 +145,12 @@ class Escape(GridGame[EscapeState]):
         ):
             return UNREACHABLE
         fills = len(state.holes) - len(goal.holes)
-        return max(state.board.manhattan(state.player, goal.player), fills)
+        return max(state.board.distance(state.player, goal.player), fills)
 
     def goal_lower_bound(self, state: EscapeState) -> int:
         if state.dead:
             return UNREACHABLE
-        return state.board.manhattan(state.player, state.goal)
+        return state.board.distance(state.player, state.goal)
 
     # ----------------------------------------------------------------- levels
 

@@ -49,9 +49,8 @@ from xaip.agents.envs._grid import (
 )
 from xaip.agents.envs.cookmepasta import choke_point, key_on_players_side
 from xaip.agents.png import Colour
+from xaip.agents.simulator import UNREACHABLE
 from xaip.errors import InputError
-
-UNREACHABLE = 10**9
 
 PIECES: tuple[str, ...] = ("bottom", "middle", "top")
 PIECE_COLOURS: tuple[Colour, ...] = ((250, 250, 255), (215, 225, 245), (180, 195, 235))
@@ -209,7 +208,7 @@ class Snowman(GridGame[SnowmanState]):
         if state.key != goal.key:
             routes.append([(state.key, 0)])
         routes.extend([(door, 0)] for door in state.doors - goal.doors)
-        moves = board.manhattan(state.player, goal.player)
+        moves = board.distance(state.player, goal.player)
         for stops in routes:
             moves = max(moves, route_bound(board, state.player, stops, goal.player))
         turn = 1 if moves == 0 and state.facing != goal.facing else 0
@@ -228,12 +227,12 @@ class Snowman(GridGame[SnowmanState]):
         for i in range(state.placed, 3):
             if state.held == i:
                 uses += 1
-                carry += max(0, board.manhattan(state.player, goal) - 1)
+                carry += max(0, board.distance(state.player, goal) - 1)
             else:
                 uses += 2
                 cell = state.pieces[i]
-                carry += max(0, board.manhattan(cell, goal) - 2)
-                nearest = min(nearest, board.manhattan(state.player, cell) - 1)
+                carry += max(0, board.distance(cell, goal) - 2)
+                nearest = min(nearest, board.distance(state.player, cell) - 1)
         walk = max(0, nearest) if state.held == NONE else 0
         return uses + carry + walk
 

@@ -45,9 +45,8 @@ from xaip.agents.envs._grid import (
     single,
 )
 from xaip.agents.png import Colour
+from xaip.agents.simulator import UNREACHABLE
 from xaip.errors import InputError
-
-UNREACHABLE = 10**9
 
 MONSTER: Colour = (200, 40, 40)
 KEY: Colour = (230, 190, 30)
@@ -194,7 +193,7 @@ class Zelda(GridGame[ZeldaState]):
         if goal.escaped:
             stops.append(state.door)
         board = state.board
-        moves = board.manhattan(state.player, goal.player)
+        moves = board.distance(state.player, goal.player)
         for cell in stops:
             moves = max(moves, route_bound(board, state.player, [(cell, 1)], goal.player))
         turn = 1 if state.facing != goal.facing else 0
@@ -207,7 +206,7 @@ class Zelda(GridGame[ZeldaState]):
             return UNREACHABLE
         alive = sum(1 for m in state.monsters if m != NONE)
         key = 1 if state.key != NONE else 0
-        near = max(0, state.board.manhattan(state.player, state.door) - 1)
+        near = max(0, state.board.distance(state.player, state.door) - 1)
         return alive + key + 1 + near
 
     # ----------------------------------------------------------------- levels
