@@ -385,7 +385,8 @@ def test_board_distances_go_around_walls() -> None:
             assert board.distance(a, b) == board.distance(b, a)
     sealed = Board(3, 3, walls={1, 4, 7})  # the middle column cuts the board in two
     assert sealed.distance(0, 2) == FAR
-    assert sealed.distance(0, 1) == board.manhattan(0, 1)  # a wall cell: Manhattan
+    assert sealed.distance(0, 1) == 1  # a wall cell: one more than its nearest neighbour
+    assert sealed.distance(0, 7) == 3  # (0 -> 3 -> 6, then beside the wall at 7)
 
 
 
@@ -412,5 +413,30 @@ def test_pasta_bound_is_admissible_from_states_no_level_starts_in() -> None:
         dist = true_distances(game, start)
         for target in rng.sample(sorted(dist, key=repr), min(150, len(dist))):
             assert game.distance_lower_bound(start, target) <= dist[target]
+            checked += 1
+    assert checked > 100
+
+
+def test_snowman_bound_is_admissible_from_states_no_level_starts_in() -> None:
+    """As for Cook-Me-Pasta: made-up starts (a door on the key, the player on the snowman's
+    cell or a door, the key already taken) must not make the bound overestimate."""
+    game = make_game("snowman", 3, 4, seed=1)
+    rng = random.Random(3)
+    starts = []
+    for state in walk_states(game, 4, 12)[::3]:
+        free = [c for c in state.board.free_cells()
+                if c not in state.pieces and c != state.goal and c != state.player]
+        if state.key != NONE:
+            starts.append(state._replace(doors=state.doors | {state.key}))
+        starts.append(state._replace(player=state.goal))
+        starts.append(state._replace(player=next(iter(state.doors), state.player)))
+        starts.append(state._replace(key=NONE, has_key=True))
+        starts.append(state._replace(key=rng.choice(free), has_key=False))
+        starts.append(state._replace(doors=state.doors | {rng.choice(free)}))
+    checked = 0
+    for start in starts:
+        dist = true_distances(game, start)
+        for target in rng.sample(sorted(dist, key=repr), min(150, len(dist))):
+            assert game.distance_lower_bound(start, target) <= dist[target], (start, target)
             checked += 1
     assert checked > 100

@@ -37,6 +37,8 @@ Plan = tuple[str, ...]
 Goal = Any
 #: ``heuristic(state, goal)``: a lower bound on the number of actions still needed.
 Heuristic = Callable[[Any, Any], int]
+#: ``on_exhausted(reached, ruled_out)``: what a search that proved its goal unreachable saw.
+Exhausted = Callable[[Collection[Any], set[Any]], None]
 #: ``policy(state, goal)``: the action to take, or ``None`` when the policy gives up.
 Policy = Callable[[Any, Any], str | None]
 
@@ -143,12 +145,12 @@ def bfs(
     goal: Goal,
     budget: Budget | None = None,
     *,
-    on_exhausted: Callable[[Collection[Any]], None] | None = None,
+    on_exhausted: Exhausted | None = None,
 ) -> Attempt[S]:
     """Breadth-first search: a shortest plan (fewest actions) from ``start`` to ``goal``.
 
-    ``on_exhausted`` receives every state reachable from ``start`` when the search proves
-    the goal unreachable (see :class:`SearchAgent`'s memory)."""
+    ``on_exhausted(reached, set())`` receives every state reachable from ``start`` when the
+    search proves the goal unreachable (see :class:`SearchAgent`'s memory)."""
     test = goal_test(goal)
     clock = (budget or DEFAULT_BUDGET).start()
     parents: dict[Any, tuple[Any, str] | None] = {start: None}
@@ -171,7 +173,7 @@ def bfs(
                 return Attempt("reached", plan, states, expanded, clock.elapsed())
             queue.append(nxt)
     if on_exhausted is not None:
-        on_exhausted(parents.keys())
+        on_exhausted(parents.keys(), set())
     return Attempt(
         "unreachable", (), (), expanded, clock.elapsed(), "no plan exists from the start state"
     )
@@ -185,7 +187,7 @@ def astar(
     budget: Budget | None = None,
     *,
     weight: float = 1.0,
-    on_exhausted: Callable[[Collection[Any]], None] | None = None,
+    on_exhausted: Exhausted | None = None,
 ) -> Attempt[S]:
     """A* with unit action costs; optimal when ``heuristic`` never overestimates.
 
@@ -193,9 +195,11 @@ def astar(
     is found, so an admissible but inconsistent heuristic still yields optimal plans.
     ``weight > 1`` gives weighted A* (f = g + weight * h): faster, plans at most ``weight``
     times longer than optimal — for callers that only need to know a plan exists.
-    ``on_exhausted`` receives every state reachable from ``start`` when the search proves
-    the goal unreachable. States whose heuristic value is :data:`UNREACHABLE` or more are
-    never queued (the bound proves the goal out of their reach).
+    States whose heuristic value is :data:`UNREACHABLE` or more are never queued (the
+    bound proves the goal out of their reach). When the search proves the goal unreachable,
+    ``on_exhausted(reached, ruled_out)`` receives the states it reached and those it left
+    unexpanded for that reason: together with everything reachable from the latter, they
+    are every state reachable from ``start``.
     """
     test = goal_test(goal)
     clock = (budget or DEFAULT_BUDGET).start()
@@ -249,8 +253,8 @@ def astar(
             best[nxt] = g1
             parents[nxt] = (state, action)
             heapq.heappush(frontier, (g1 + (estimate or 0), -g1, next(tie), nxt))
-    if on_exhausted is not None and not dead:
-        on_exhausted(best.keys())  # every reachable state (none was ruled out unseen)
+    if on_exhausted is not None:
+        on_exhausted(best.keys(), dead)
     return Attempt(
         "unreachable", (), (), expanded, clock.elapsed(), "no plan exists from the start state"
     )
@@ -344,9 +348,27 @@ class SearchAgent(Generic[S]):
                            "an earlier search that reached this start")
         return None
 
-    def _remember(self, reachable: Collection[Any]) -> None:
-        if len(reachable) > self.memory:
+    def _remember(self, reachable: Collection[Any], ruled_out: set[Any]) -> None:
+        if len(reachable) + len(ruled_out) > self.memory:
             return
+        if ruled_out:
+            # The bound cut the search short of some states; finish the closure from them
+            # (a plain traversal, cheaper than the search was) so that the set serves
+            # later questions about other goals too.
+            # Given up when it grows past four times what the search saw.
+            limit = min(self.memory, 4 * (len(reachable) + len(ruled_out)) + 10_000)
+            closed = set(reachable)
+            closed |= ruled_out
+            queue = deque(ruled_out)
+            expand = successor_function(self.simulator)
+            while queue:
+                for _, nxt in expand(queue.popleft()):
+                    if nxt not in closed:
+                        closed.add(nxt)
+                        if len(closed) > limit:
+                            return
+                        queue.append(nxt)
+            reachable = closed
         self._exhausted.append(reachable)
         self._remembered += len(reachable)
         while self._remembered > self.memory:

@@ -210,6 +210,8 @@ class CookMePasta(GridGame[PastaState]):
             or (goal.key != NONE and goal.key != state.key)
         ):
             return UNREACHABLE
+        if goal.player != state.player and goal.player in state.board.walls:
+            return UNREACHABLE  # (a made-up goal) nobody walks into a wall
         if goal.stage == 2 and state.stage < 2 and not state.board.adjacent(
             goal.player, goal.items[PASTA]
         ):

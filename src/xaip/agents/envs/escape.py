@@ -144,6 +144,8 @@ class Escape(GridGame[EscapeState]):
             or len(state.blocks) - len(goal.blocks) != len(state.holes) - len(goal.holes)
         ):
             return UNREACHABLE
+        if goal.player != state.player and goal.player in state.board.walls:
+            return UNREACHABLE  # (a made-up goal) nobody walks into a wall
         fills = len(state.holes) - len(goal.holes)
         return max(state.board.distance(state.player, goal.player), fills)
 

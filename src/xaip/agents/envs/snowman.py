@@ -188,7 +188,24 @@ class Snowman(GridGame[SnowmanState]):
             or (goal.key != NONE and goal.key != state.key)
         ):
             return UNREACHABLE
-        board = state.board
+        # Cells the player never enters on the way: the snowman's cell, doors that must stay
+        # closed, and the key if it must stay put (walking in would take it). Nothing is put
+        # down on them either. (Cells where a made-up description already put the player or
+        # a key to be taken are left open: the rules' order of checks lets it in there.)
+        closed = goal.doors | {state.goal}
+        if goal.key != NONE:
+            closed = closed | {goal.key}
+        forbidden = closed - {state.player} if goal.key != NONE else \
+            closed - {state.player, state.key}
+        if goal.player != state.player and (
+            goal.player in forbidden or goal.player in state.board.walls
+        ):
+            return UNREACHABLE
+        if state.key != goal.key and (
+            state.key in state.board.walls or (state.key in state.doors and not state.has_key)
+        ):
+            return UNREACHABLE  # (a made-up start) the key is taken by walking onto it
+        board = state.board.with_walls(forbidden)
         uses = 0
         routes: list[list[tuple[int, int]]] = []
         for i in range(3):
@@ -198,6 +215,8 @@ class Snowman(GridGame[SnowmanState]):
                 continue
             if here == "lying" and there == "lying" and state.pieces[i] == goal.pieces[i]:
                 continue
+            if there == "lying" and goal.pieces[i] in closed:
+                return UNREACHABLE  # pieces are put down only on free cells
             stops = [(state.pieces[i], 1)] if here == "lying" else []
             if there == "lying":
                 stops.append((goal.pieces[i], 1))

@@ -179,6 +179,8 @@ class Zelda(GridGame[ZeldaState]):
             return UNREACHABLE
         if len(state.monsters) != len(goal.monsters):
             return UNREACHABLE
+        if goal.player != state.player and goal.player in state.board.walls:
+            return UNREACHABLE  # (a made-up goal) nobody walks into a wall
         stops: list[int] = []  # cells Link must stand next to (and face) to use something
         for here, there in zip(state.monsters, goal.monsters, strict=True):
             if here == there:
