@@ -9,6 +9,7 @@ import pytest
 
 from xaip.agents import (
     AgentTask,
+    AnyOf,
     PolicyAgent,
     SearchAgent,
     astar,
@@ -16,8 +17,10 @@ from xaip.agents import (
     execute,
     greedy_policy,
     random_walk,
+    representative,
 )
-from xaip.agents.envs import GAMES, Zelda, make_game
+from xaip.agents.envs import GAMES, Snowman, Zelda, make_game
+from xaip.agents.envs._grid import NONE
 from xaip.errors import InputError
 from xaip.runtime.budget import Budget
 
@@ -218,3 +221,29 @@ def test_random_walk_is_deterministic() -> None:
     a = random_walk(game, game.get_state(), 25, 7)
     b = random_walk(game, game.get_state(), 25, random.Random(7))
     assert a == b and len(a) == 26
+
+
+def test_any_of_goal_is_met_by_the_nearest_member() -> None:
+    """Putting the top piece down on the left and ending up facing right is impossible
+    here (turning right walks on), but the same place facing left is three actions away:
+    an AnyOf goal over the facings is reached, at the member the search found."""
+    game = Snowman(level="1.>..\n2#..g\nk.d..\n; holding=top placed=0 has_key=0")
+    start = game.get_state()
+    down = start._replace(pieces=(0, 5, 1), held=NONE)
+    agent = SearchAgent(game)
+    assert agent.query(start, down).status == "unreachable"
+    variants = AnyOf(tuple(down._replace(facing=f) for f in (3, 0, 1, 2)))
+    attempt = agent.query(start, variants)
+    assert attempt.reached and attempt.plan == ("right", "left", "use")
+    assert attempt.states[-1] in variants and attempt.states[-1].facing == 2
+    assert representative(variants) == down
+    heuristic = agent.heuristic
+    assert heuristic is not None
+    assert heuristic(start, variants) == min(heuristic(start, v) for v in variants.states)
+    # breadth-first search and the memory understand AnyOf goals too
+    assert SearchAgent(game, algorithm="bfs").query(start, variants).reached
+    blind = SearchAgent(game, heuristic=_blind)
+    assert blind.query(start, down).status == "unreachable"
+    assert blind.query(start, variants).reached  # the remembered set holds a member
+    with pytest.raises(InputError):
+        AnyOf(())

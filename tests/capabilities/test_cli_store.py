@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -241,3 +242,14 @@ def test_a_query_budget_stops_the_run_and_says_so(capsys: pytest.CaptureFixture[
     assert code == 0 and payload["stats"]["exhausted"]
     assert payload["queries"] <= 3 + 4  # the query in progress may ask a few more
     assert payload["capabilities"]
+
+
+def test_a_store_of_another_format_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    db = sqlite3.connect(str(path))
+    db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.execute("INSERT INTO meta VALUES ('format', 'xaip-capabilities-store-1')")
+    db.commit()
+    db.close()
+    with pytest.raises(InputError, match="another version of xaip"):
+        SQLiteStore(path)

@@ -16,12 +16,14 @@ from __future__ import annotations
 from xaip.agents.agents import (
     Agent,
     AgentTask,
+    AnyOf,
     Attempt,
     PolicyAgent,
     SearchAgent,
     astar,
     bfs,
     greedy_policy,
+    representative,
 )
 from xaip.agents.gym import GymSimulator, GymState
 from xaip.agents.simulator import (
@@ -36,6 +38,7 @@ from xaip.agents.simulator import (
 __all__ = [
     "Agent",
     "AgentTask",
+    "AnyOf",
     "Attempt",
     "GymSimulator",
     "GymState",
@@ -49,5 +52,6 @@ __all__ = [
     "execute",
     "greedy_policy",
     "random_walk",
+    "representative",
     "successors",
 ]

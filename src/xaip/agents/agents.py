@@ -46,8 +46,47 @@ DEFAULT_BUDGET = Budget(max_nodes=1_000_000)
 POLICY_BUDGET = Budget(max_nodes=10_000)
 
 
+@dataclass(frozen=True)
+class AnyOf:
+    """A goal met by any one of several states, e.g. "this place, facing any way".
+
+    Why: a person's vocabulary often cannot see part of a state (the player's facing), so
+    a waypoint described in it stands for several concrete states; asking the agent for one
+    of them in particular would turn a hidden detail into a false "cannot". Agents reach
+    whichever member is nearest and say which in ``Attempt.states[-1]``; distance bounds
+    are the least over the members.
+    """
+
+    states: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        if not self.states:
+            raise InputError("AnyOf needs at least one state")
+
+    def __contains__(self, state: object) -> bool:
+        return state in self.states
+
+    @property
+    def first(self) -> Any:
+        """The representative state (the most plausible reading comes first)."""
+        return self.states[0]
+
+
+def representative(goal: Goal) -> Any:
+    """A concrete state standing for ``goal`` (the first member of an :class:`AnyOf`)."""
+    return goal.first if isinstance(goal, AnyOf) else goal
+
+
 def goal_test(goal: Goal) -> Callable[[Any], bool]:
-    """A test for ``goal``: the goal itself when callable, else equality with the goal state."""
+    """A test for ``goal``: the goal itself when callable, membership for :class:`AnyOf`,
+    else equality with the goal state."""
+    if isinstance(goal, AnyOf):
+        members = frozenset(goal.states)
+
+        def one_of(state: Any) -> bool:
+            return state in members
+
+        return one_of
     if callable(goal):
         test: Callable[[Any], bool] = goal
         return test
@@ -280,6 +319,8 @@ def simulator_heuristic(sim: object) -> Heuristic | None:
     bound = sim.distance_lower_bound
 
     def heuristic(state: Any, goal: Any) -> int:
+        if isinstance(goal, AnyOf):
+            return min(bound(state, member) for member in goal.states)
         return 0 if callable(goal) else bound(state, goal)
 
     return heuristic
@@ -338,7 +379,10 @@ class SearchAgent(Generic[S]):
         for reachable in self._exhausted:
             if start not in reachable:
                 continue
-            if callable(goal):
+            if isinstance(goal, AnyOf):
+                if any(member in reachable for member in goal.states):
+                    continue
+            elif callable(goal):
                 if any(goal(state) for state in reachable):
                     continue
             elif goal in reachable:
@@ -487,7 +531,13 @@ def greedy_policy(
                 "greedy_policy needs a distance function: the simulator has no distance_lower_bound"
             )
         distance = simulator.distance_lower_bound
-    dist = distance
+    plain = distance
+
+    def dist(state: Any, goal: Any) -> int:
+        if isinstance(goal, AnyOf):
+            return min(plain(state, member) for member in goal.states)
+        return plain(state, goal)
+
     actions, step = simulator.actions, simulator.step
 
     def best_within(state: Any, goal: Any, depth: int) -> int:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from xaip.agents.agents import Agent, PolicyAgent, SearchAgent, greedy_policy
+from xaip.agents.agents import Agent, AnyOf, PolicyAgent, SearchAgent, greedy_policy
 from xaip.capabilities.candidates import ABSENT, POS, ground_candidates
 from xaip.capabilities.cards import card_text
 from xaip.capabilities.lifting import default_lifted_types, merge
@@ -289,8 +289,13 @@ AGENTS = ("search", "policy")
 def game_refine(game: str) -> Refine:
     """The bundled game's refinement: the first concrete state from
     :func:`xaip.vocab.concretize` (hidden parts such as facing copied from ``like``)."""
-    from xaip.vocab.games import concretize
+    from xaip.vocab.games import concretize, hidden_facing
 
+    # Where the vocabulary cannot see the player's facing (every bundled game but Escape and
+    # Cook-Me-Pasta, which have none), a waypoint is the place with *any* facing: asking
+    # for ``like``'s facing would turn a turn the agent cannot make in place into a false
+    # "cannot". ``like``'s facing comes first, as the representative.
+    any_facing = hidden_facing(game)
     # The only part of ``like`` a bundled game copies is the facing, so results are shared
     # between templates with the same facing (discovery refines the same waypoints from
     # many start states).
@@ -300,10 +305,16 @@ def game_refine(game: str) -> Refine:
         key = (atoms, getattr(like, "facing", None))
         if key in cache:
             return cache[key]
-        states = concretize(game, atoms, like, limit=1)
+        states = concretize(game, atoms, like, limit=None if any_facing else 1)
         if len(cache) > 100_000:
             cache.clear()
-        found = cache[key] = states[0] if states else None
+        if not states:
+            found = None
+        elif any_facing and len(states) > 1:
+            found = AnyOf(tuple(states))
+        else:
+            found = states[0]
+        cache[key] = found
         return found
 
     return refine

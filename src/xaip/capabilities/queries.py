@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from xaip.agents.agents import Agent
+from xaip.agents.agents import Agent, AnyOf, representative
 from xaip.capabilities.candidates import (
     ABSENT,
     ALL_MODES,
@@ -68,6 +68,8 @@ class Answer:
     reached: bool | None
     seconds: float = 0.0
     reason: str = ""
+    #: For a goal that is any of several states: which one the agent reached.
+    member: int | None = None
 
 
 class AnswerStore(Protocol):
@@ -114,6 +116,8 @@ class MemoryStore:
 def canonical(value: Any) -> str:
     """A text for ``value`` that does not depend on set iteration order (so that equal
     states built in different ways, in different processes, get the same key)."""
+    if isinstance(value, AnyOf):
+        return "AnyOf(" + ",".join(canonical(v) for v in value.states) + ")"
     if isinstance(value, (frozenset, set)):
         return "{" + ",".join(sorted(canonical(v) for v in value)) + "}"
     if isinstance(value, tuple):
@@ -560,7 +564,7 @@ class QueryEngine:
         self.query_seconds = 0.0
         self._offset = 0
         self._refined: dict[tuple[AbstractState, Any], Any] = {}
-        self._answers: dict[str, bool | None] = {}
+        self._answers: dict[str, tuple[bool | None, Any]] = {}
         self._invalid: set[AbstractState] = set()
         self._possible: dict[Any, tuple[int, bool]] = {}
         self._plans: dict[Any, Any] = {}
@@ -800,9 +804,10 @@ class QueryEngine:
                 before = frozenset(wanted)
                 if avoid and before in avoid:
                     continue
-                start = self.refine(before, ps.concrete)
+                refined = self.refine(before, ps.concrete)
                 attempts[0] += 1
-                if start is not None and not isinstance(start, _AbstractGoal):
+                if refined is not None and not isinstance(refined, _AbstractGoal):
+                    start = representative(refined)
                     query = self._make_query(cap, binding, before, start, override,
                                              alternative_mode, atom)
                     if query is not None:
@@ -1128,7 +1133,7 @@ class QueryEngine:
             if goal is None:
                 return None
             steps.append(Step(other, other_binding, before, after))
-            concrete, before = goal, after
+            concrete, before = representative(goal), after
         query = self._make_query(cap, binding, before, concrete, override, alternative_mode,
                                  atom)
         if query is None:
@@ -1150,25 +1155,26 @@ class QueryEngine:
             goal = self.refine(step.target, concrete)
             if goal is None:
                 return changed, None, False
-            reached = self.ask(step.cap, concrete, goal)
+            reached, arrived = self.ask(step.cap, concrete, goal)
             if reached is None:
                 return changed, None, False
             if reached:
                 changed |= observe(step.cap, step.binding, step.before, step.target)
-                if not isinstance(goal, _AbstractGoal):
-                    self.pool.add(goal)
-                concrete = goal
+                if not isinstance(arrived, _AbstractGoal):
+                    self.pool.add(arrived)
+                concrete = arrived
                 if i == last:
                     return changed, None, True
                 continue
             failure = Failure(step, True)
             if step.alternative is not None:
                 alt_goal = self.refine(step.alternative, concrete)
-                alt = None if alt_goal is None else self.ask(step.cap, concrete, alt_goal)
+                alt, alt_arrived = (None, None) if alt_goal is None else \
+                    self.ask(step.cap, concrete, alt_goal)
                 if alt:
                     changed |= observe(step.cap, step.binding, step.before, step.alternative)
-                    if not isinstance(alt_goal, _AbstractGoal):
-                        self.pool.add(alt_goal)
+                    if not isinstance(alt_arrived, _AbstractGoal):
+                        self.pool.add(alt_arrived)
                     return changed, None, i == last
                 if alt is None and alt_goal is not None:
                     return changed, None, False
@@ -1179,8 +1185,10 @@ class QueryEngine:
             return changed, None, False
         return changed, None, False
 
-    def ask(self, cap: CapState, start: Any, goal: Any) -> bool | None:
-        """One state-reachability query (answered from the store when it was asked before).
+    def ask(self, cap: CapState, start: Any, goal: Any) -> tuple[bool | None, Any]:
+        """One state-reachability query (answered from the store when it was asked before):
+        whether the agent got there, and the state it got to (for an :class:`AnyOf` goal,
+        the member it reached).
 
         An agent that raises, or runs out of budget, gives a failed answer with its reason
         that prunes nothing (``None``)."""
@@ -1192,12 +1200,16 @@ class QueryEngine:
         cached = stored is not None
         began = time.perf_counter()
         if stored is None:
+            member = None
             try:
                 attempt = self.agent.query(start, goal, self.config.query_budget)
                 status: str = attempt.status
                 reason = attempt.reason
                 if attempt.reached:
                     reached: bool | None = True
+                    if isinstance(goal, AnyOf):
+                        final = attempt.states[-1] if attempt.states else None
+                        member = goal.states.index(final) if final in goal else 0
                 elif status == "budget":
                     reached = None
                 else:
@@ -1205,13 +1217,14 @@ class QueryEngine:
             except Exception as exc:  # noqa: BLE001 - the agent is a black box
                 status, reason, reached = "error", f"{type(exc).__name__}: {exc}", None
             seconds = time.perf_counter() - began
-            stored = Answer(status, reached, seconds, reason)
+            stored = Answer(status, reached, seconds, reason, member)
             self.store.put_answer(key, cap.name, stored)
             self.asked.append((cap.name, start, goal, reached))
         else:
             seconds = time.perf_counter() - began
         self.query_seconds += seconds
-        self._answers[key] = stored.reached
+        arrived = goal.states[stored.member or 0] if isinstance(goal, AnyOf) else goal
+        self._answers[key] = (stored.reached, arrived)
         self.records.append(QueryRecord(cap.name, _short(start), _short(goal), stored.status,
                                         stored.reached, stored.seconds, cached, stored.reason))
         if self.progress is not None:
@@ -1222,7 +1235,7 @@ class QueryEngine:
                 "capabilities": len(self.caps),
                 "seconds_per_query": self.query_seconds / max(1, len(self.records)),
             })
-        return stored.reached
+        return stored.reached, arrived
 
     def recheck(self, count: int) -> int:
         """Ask up to ``count`` earlier queries again; a different answer marks the capability

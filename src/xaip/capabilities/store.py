@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS answers (
     reached INTEGER,
     seconds REAL NOT NULL,
     reason TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    member INTEGER
 );
 CREATE TABLE IF NOT EXISTS traces (
     key TEXT PRIMARY KEY,
@@ -40,7 +41,7 @@ CREATE TABLE IF NOT EXISTS traces (
 );
 """
 
-FORMAT = "xaip-capabilities-store-1"
+FORMAT = "xaip-capabilities-store-2"
 
 
 class SQLiteStore:
@@ -61,7 +62,9 @@ class SQLiteStore:
         except sqlite3.DatabaseError as error:
             raise InputError(f"{self.path} is not a query store: {error}") from None
         if found and found.get("format") != FORMAT:
-            raise InputError(f"{self.path} is not a query store of this xaip version")
+            raise InputError(f"{self.path} was written by another version of xaip "
+                             f"({found.get('format')}, this one reads {FORMAT}); "
+                             "use a new store file")
         if run is not None:
             wanted = json.dumps(run, sort_keys=True)
             if "run" in found and found["run"] != wanted:
@@ -77,19 +80,20 @@ class SQLiteStore:
 
     def get_answer(self, key: str) -> Answer | None:
         row = self._db.execute(
-            "SELECT status, reached, seconds, reason FROM answers WHERE key = ?", (key,)
+            "SELECT status, reached, seconds, reason, member FROM answers WHERE key = ?", (key,)
         ).fetchone()
         if row is None:
             return None
-        status, reached, seconds, reason = row
-        return Answer(status, None if reached is None else bool(reached), seconds, reason)
+        status, reached, seconds, reason, member = row
+        return Answer(status, None if reached is None else bool(reached), seconds, reason,
+                      member)
 
     def put_answer(self, key: str, capability: str, answer: Answer) -> None:
         reached = None if answer.reached is None else int(answer.reached)
         self._db.execute(
-            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (key, capability, answer.status, reached, answer.seconds, answer.reason,
-             time.time()),
+             time.time(), answer.member),
         )
 
     def get_trace(self, key: str) -> StoredTrace | None:

@@ -510,3 +510,9 @@ _VOCABULARY_CACHE: dict[str, Vocabulary] = {}
 #: Games whose refinement candidates differ only in the facing and whose vocabulary (the
 #: paper's Tables 1 and 4) has no predicate about it (tests check this on random states).
 _FACING_BLIND = frozenset({"zelda", "snowman"})
+
+
+def hidden_facing(game: str) -> bool:
+    """Whether the game's player has a facing that its vocabulary does not describe (so
+    :func:`concretize` returns one state per facing, ``like``'s first)."""
+    return game.lower().replace("-", "") in _FACING_BLIND
