@@ -247,3 +247,19 @@ def test_any_of_goal_is_met_by_the_nearest_member() -> None:
     assert blind.query(start, variants).reached  # the remembered set holds a member
     with pytest.raises(InputError):
         AnyOf(())
+
+
+def test_greedy_policy_escapes_shallow_minima_and_commits_per_query() -> None:
+    zelda = Zelda(level=".k.#d\n....^\ng..##\n#....\n; has_key=0 escaped=0")
+    start = zelda.get_state()
+    target = start._replace(player=8, facing=3)  # one cell left, but facing right
+    assert not PolicyAgent(zelda, greedy_policy(zelda)).query(start, target).reached
+    agent = PolicyAgent(zelda, greedy_policy(zelda, escape=6))
+    attempt = agent.query(start, target)
+    assert attempt.reached and len(attempt.plan) == 4
+    assert execute(zelda, start, attempt.plan)[-1] == target
+    # the same question gets the same answer: commitments do not leak between queries
+    assert agent.query(start, start._replace(player=8, facing=2)).reached
+    assert agent.query(start, target).plan == attempt.plan
+    with pytest.raises(InputError):
+        greedy_policy(zelda, lookahead=0)

@@ -451,6 +451,9 @@ class PolicyAgent(Generic[S]):
         self.budget = budget
 
     def query(self, start: S, goal: Goal, budget: Budget | None = None) -> Attempt[S]:
+        reset = getattr(self.policy, "reset", None)
+        if callable(reset):
+            reset()  # a policy's commitments belong to one query
         test = goal_test(goal)
         clock = (budget or self.budget).start()
         sim = self.simulator
@@ -511,17 +514,27 @@ class PolicyAgent(Generic[S]):
 
 
 def greedy_policy(
-    simulator: Simulator[S], distance: Heuristic | None = None, *, lookahead: int = 2
-) -> Policy:
+    simulator: Simulator[S],
+    distance: Heuristic | None = None,
+    *,
+    lookahead: int = 2,
+    escape: int = 0,
+) -> GreedyPolicy:
     """A "move toward the target" policy: the first action of the shortest look-ahead
     (at most ``lookahead`` actions) that gets strictly closer to the goal by ``distance``.
 
     ``distance`` defaults to the simulator's ``distance_lower_bound``. Ties go to the
     earlier action in ``simulator.actions`` order. The policy returns ``None`` when no
-    sequence of ``lookahead`` actions gets closer (a local minimum, e.g. a wall between
+    sequence of ``lookahead`` actions gets closer (a local minimum, e.g. a block between
     the agent and the target), and for goals given as tests (it has no notion of distance
     to them). The best look-ahead value never increases along the way; on a plateau the
     policy may cycle, which :class:`PolicyAgent` detects and reports as ``loop``.
+
+    ``escape > lookahead`` lets the policy out of shallow local minima: when no short
+    look-ahead gets closer, it commits to the shortest sequence of at most ``escape``
+    actions that does (found breadth-first, earlier actions first) and follows it to the
+    end; :class:`PolicyAgent` clears commitments at the start of each query, so answers do
+    not depend on earlier queries. The policy stays myopic: a longer detour stops it.
     """
     if lookahead < 1:
         raise InputError("the greedy policy needs a look-ahead of at least one action")
@@ -531,34 +544,79 @@ def greedy_policy(
                 "greedy_policy needs a distance function: the simulator has no distance_lower_bound"
             )
         distance = simulator.distance_lower_bound
-    plain = distance
+    return GreedyPolicy(simulator, distance, lookahead, escape)
 
-    def dist(state: Any, goal: Any) -> int:
+
+class GreedyPolicy:
+    """The policy of :func:`greedy_policy` (callable as ``policy(state, goal)``)."""
+
+    def __init__(self, simulator: Simulator[Any], distance: Heuristic, lookahead: int,
+                 escape: int) -> None:
+        self.simulator = simulator
+        self.distance = distance
+        self.lookahead = lookahead
+        self.escape = escape
+        self._committed: dict[Any, str] = {}
+
+    def reset(self) -> None:
+        """Forget the escape routes committed to (a new query starts)."""
+        self._committed.clear()
+
+    def dist(self, state: Any, goal: Any) -> int:
         if isinstance(goal, AnyOf):
-            return min(plain(state, member) for member in goal.states)
-        return plain(state, goal)
+            return min(self.distance(state, member) for member in goal.states)
+        return self.distance(state, goal)
 
-    actions, step = simulator.actions, simulator.step
-
-    def best_within(state: Any, goal: Any, depth: int) -> int:
-        value = dist(state, goal)
+    def _best_within(self, state: Any, goal: Any, depth: int) -> int:
+        value = self.dist(state, goal)
         if depth == 0 or value == 0:
             return value
-        for action in actions(state):
-            value = min(value, best_within(step(state, action), goal, depth - 1))
+        step = self.simulator.step
+        for action in self.simulator.actions(state):
+            value = min(value, self._best_within(step(state, action), goal, depth - 1))
         return value
 
-    def policy(state: Any, goal: Any) -> str | None:
+    def _way_out(self, state: Any, goal: Any, here: int) -> str | None:
+        """Commit to the shortest action sequence (at most ``escape``) to a closer state."""
+        parent: dict[Any, tuple[Any, str] | None] = {state: None}
+        layer = [state]
+        actions, step = self.simulator.actions, self.simulator.step
+        for _ in range(self.escape):
+            following = []
+            for current in layer:
+                for action in actions(current):
+                    nxt = step(current, action)
+                    if nxt in parent:
+                        continue
+                    parent[nxt] = (current, action)
+                    if self.dist(nxt, goal) < here:
+                        first = ""
+                        link = parent[nxt]
+                        while link is not None:
+                            before, taken = link
+                            self._committed.setdefault(before, taken)
+                            first = taken
+                            link = parent[before]
+                        return first
+                    following.append(nxt)
+            layer = following
+        return None
+
+    def __call__(self, state: Any, goal: Any) -> str | None:
         if callable(goal):
             return None
-        here = dist(state, goal)
+        committed = self._committed.get(state)
+        if committed is not None:
+            return committed
+        here = self.dist(state, goal)
         choice: str | None = None
         choice_key = (here, here)
-        for action in actions(state):
+        step = self.simulator.step
+        for action in self.simulator.actions(state):
             nxt = step(state, action)
-            key = (best_within(nxt, goal, lookahead - 1), dist(nxt, goal))
+            key = (self._best_within(nxt, goal, self.lookahead - 1), self.dist(nxt, goal))
             if key[0] < here and key < choice_key:
                 choice, choice_key = action, key
+        if choice is None and self.escape > self.lookahead and here > 0:
+            choice = self._way_out(state, goal, here)
         return choice
-
-    return policy

@@ -284,6 +284,8 @@ def build_model(name: str, vocabulary: Vocabulary, caps: list[CapState],
 # --------------------------------------------------------------------------- bundled games
 
 AGENTS = ("search", "policy")
+#: How far the bundled policy agent looks for a way out of a local minimum.
+POLICY_ESCAPE = 6
 
 
 def game_refine(game: str) -> Refine:
@@ -325,7 +327,9 @@ def make_agent(simulator: Any, kind: str, budget: Budget | None = None) -> Agent
     if kind == "search":
         return SearchAgent(simulator, budget=budget or Budget(max_nodes=500_000))
     if kind == "policy":
-        return PolicyAgent(simulator, greedy_policy(simulator))
+        # a hand-coded, myopic policy: greedy toward the target, out of dips of up to six
+        # actions (more capabilities seen than with pure greedy, still no planning)
+        return PolicyAgent(simulator, greedy_policy(simulator, escape=POLICY_ESCAPE))
     raise InputError(f"unknown agent '{kind}'; use search or policy")
 
 
