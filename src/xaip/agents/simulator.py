@@ -142,10 +142,11 @@ def random_walk(
     """
     rand = rng if isinstance(rng, random.Random) else random.Random(rng)
     states = [state]
+    expand = successor_function(sim)  # one expansion per step, not actions and then step
     for _ in range(steps):
-        actions = sim.actions(state)
-        if not actions:
+        options = expand(state)
+        if not options:
             break
-        state = sim.step(state, actions[rand.randrange(len(actions))])
+        state = options[rand.randrange(len(options))][1]
         states.append(state)
     return states

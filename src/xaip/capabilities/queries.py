@@ -569,6 +569,7 @@ class QueryEngine:
         self._possible: dict[Any, tuple[int, bool]] = {}
         self._plans: dict[Any, Any] = {}
         self._effect_order: dict[tuple[str, bool], list[Atom]] = {}
+        self._contexts: dict[str, tuple[int, Any]] = {}
         self._settled_cache: dict[str, tuple[int, list[Requirement]]] = {}
         self._plans_version: Any = None
         self._keys: dict[AbstractState, frozenset[Key]] = {}
@@ -891,7 +892,7 @@ class QueryEngine:
         for key, value in compiled.ground_keys:
             if (key in state) != value:
                 return
-        types = cap.signature.var_types()
+        types, preferred, orders = self._match_context(cap)
         positives: list[Atom] = []
         negatives: list[Atom] = []
         for atom, value in compiled.lifted:
@@ -906,14 +907,8 @@ class QueryEngine:
                 return
         positives.sort(key=lambda a: len(index[a.predicate]))
         limit = self.config.max_bindings
-        by_type = self.objects_by_type
         object_type = self.abstractor.objects
         params = cap.params
-
-        preferred: dict[str, set[str]] = {}
-        for seen in cap.seen_bindings:
-            for var, obj in seen.items():
-                preferred.setdefault(var, set()).add(obj)
 
         def rec(i: int, binding: dict[str, str]) -> Iterator[dict[str, str]]:
             if i == len(positives):
@@ -923,12 +918,7 @@ class QueryEngine:
                         yield binding
                     return
                 used = set(binding.values())
-                pools = []
-                for v in free:
-                    # values that worked in executions first (e.g. the cell next to the key)
-                    first = [b[v] for b in cap.seen_bindings if v in b]
-                    ordered = list(dict.fromkeys([*first, *by_type.get(types[v], [])]))
-                    pools.append([o for o in ordered if o not in used])
+                pools = [[o for o in orders[v] if o not in used] for v in free]
                 for combo in itertools.product(*pools):
                     if len(set(combo)) != len(combo):
                         continue
@@ -975,6 +965,29 @@ class QueryEngine:
                     yield from rec(i + 1, new)
 
         yield from itertools.islice(rec(0, dict(bound)), limit)
+
+    def _match_context(self, cap: CapState) -> tuple[dict[str, str], dict[str, set[str]],
+                                                     dict[str, list[str]]]:
+        """Per capability, until it is executed with new objects: its parameters' types,
+        the objects each parameter took in executions, and each parameter's candidate
+        objects with those first (the cell next to the key worked before, so try it
+        first)."""
+        found = self._contexts.get(cap.name)
+        if found is not None and found[0] == len(cap.seen_bindings):
+            return found[1]
+        types = cap.signature.var_types()
+        preferred: dict[str, set[str]] = {}
+        for seen in cap.seen_bindings:
+            for var, obj in seen.items():
+                preferred.setdefault(var, set()).add(obj)
+        orders: dict[str, list[str]] = {}
+        for var, _ in cap.params:
+            first = [b[var] for b in cap.seen_bindings if var in b]
+            orders[var] = list(dict.fromkeys([*first,
+                                              *self.objects_by_type.get(types[var], [])]))
+        context = (types, preferred, orders)
+        self._contexts[cap.name] = (len(cap.seen_bindings), context)
+        return context
 
     # ----------------------------------------------------------------- planning
 
