@@ -4,7 +4,8 @@ For every game and grid size of the reference (AAIR-lab/iCaML result files) this
 Algorithm 1 with a search agent and a policy agent on our own random level of that size
 (seed 0), and prints queries, total seconds and seconds per query beside the reference's
 numbers, with the ratios. Targets: no more queries than the reference, at least 10x less
-time.
+time. Each row runs three times (``--repeat``) and reports the median time; the runs must
+ask the same queries.
 
     python benchmarks/capabilities.py            # every row, both agents
     python benchmarks/capabilities.py --quick    # the smallest grid of each game
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -50,12 +52,24 @@ REFERENCE: dict[tuple[str, int, int], tuple[int, float, int, int]] = {
 }
 
 
-def run_row(game: str, rows: int, cols: int, agent: str, seed: int) -> dict[str, Any]:
-    began = time.perf_counter()
+def run_row(game: str, rows: int, cols: int, agent: str, seed: int,
+            repeat: int = 3) -> dict[str, Any]:
+    """One row: ``repeat`` identical runs (the same queries each time), median seconds.
+
+    Why a median: the small rows take a tenth of a second, where a busy or throttled
+    machine moves a single measurement by half."""
+    times = []
+    outcomes = set()
     config = DiscoveryConfig(seed=seed, lifted_types=("cell",))
-    result, _ = discover_game(game, rows, cols, agent=agent, seed=seed, config=config)
-    seconds = time.perf_counter() - began
-    stats = result.stats
+    for _ in range(max(1, repeat)):
+        began = time.perf_counter()
+        result, _ = discover_game(game, rows, cols, agent=agent, seed=seed, config=config)
+        times.append(time.perf_counter() - began)
+        stats = result.stats
+        outcomes.add((stats.queries, stats.capabilities, stats.open_tuples))
+    if len(outcomes) != 1:
+        raise RuntimeError(f"{game} {rows}x{cols} {agent}: runs differ: {sorted(outcomes)}")
+    seconds = statistics.median(times)
     ref_q, ref_s, ref_pal, ref_caps = REFERENCE[(game, rows, cols)]
     return {
         "game": game,
@@ -63,6 +77,8 @@ def run_row(game: str, rows: int, cols: int, agent: str, seed: int) -> dict[str,
         "agent": agent,
         "queries": stats.queries,
         "seconds": seconds,
+        "runs": len(times),
+        "seconds_min": min(times),
         "seconds_per_query": seconds / stats.queries if stats.queries else 0.0,
         "capabilities": stats.capabilities,
         "pal_tuples": stats.pal_tuples,
@@ -121,6 +137,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated agents (default search,policy)")
     parser.add_argument("--games", default="zelda,escape,cookmepasta,snowman")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs per row; the median time is reported (default 3)")
     args = parser.parse_args(argv)
     games = args.games.split(",")
     keys = [k for k in REFERENCE if k[0] in games]
@@ -134,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for game, r, c in keys:
         for agent in args.agents.split(","):
-            row = run_row(game, r, c, agent, args.seed)
+            row = run_row(game, r, c, agent, args.seed, args.repeat)
             rows.append(row)
             if not args.json:
                 print(_line(row), flush=True)
