@@ -176,6 +176,10 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert payload["optimal"] is True and payload["validation"]["valid"] is True
     assert payload["validation"]["cost"] == payload["cost"]
+    assert payload["explanation"]["verified"] is True
+    assert payload["capabilities"]["consistent"] is True
+    effects = {str(e) for c in payload["capabilities"]["capabilities"] for e in c["effects"]}
+    assert {"(has_key)", "(escaped)"} <= effects  # the black-box side: key and door found
 
 
 def test_plan_naming_unknown_object_exit_2(
