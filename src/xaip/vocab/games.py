@@ -19,6 +19,7 @@ Reading of the tables where they leave room:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -313,25 +314,15 @@ class _Reading:
     def __init__(self, atoms: Iterable[Atom], like: Any | None) -> None:
         self.by_pred: dict[str, list[tuple[str, ...]]] = {}
         for a in atoms:
-            self.by_pred.setdefault(a.predicate, []).append(tuple(a.args))
-        coords = []
-        for (name,) in self.by_pred.get("cell", []):
-            parts = name.split("_")
-            if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
-                raise _Inconsistent
-            coords.append((int(parts[1]), int(parts[2])))
-        if not coords:
-            raise _Inconsistent
-        rows = max(r for r, _ in coords) + 1
-        cols = max(c for _, c in coords) + 1
-        if len(set(coords)) != rows * cols:
-            raise _Inconsistent
-        self.index = {f"cell_{r}_{c}": r * cols + c for r in range(rows) for c in range(cols)}
-        walls = {self.cell(name) for (name,) in self.by_pred.get("wall", [])}
-        board = Board(rows, cols, walls)
-        if like is not None and like.board == board:
-            board = like.board  # share the template's board object (cheaper comparisons)
-        self.board = board
+            self.by_pred.setdefault(a.predicate, []).append(a.args)
+        rows, cols, self.index = _grid_of(frozenset(self.by_pred.get("cell", ())))
+        walls = frozenset(self.cell(name) for (name,) in self.by_pred.get("wall", []))
+        template = like.board if like is not None else None
+        if template is not None and (template.rows, template.cols, template.walls) == \
+                (rows, cols, walls):
+            self.board = template  # share the template's board (and its distance tables)
+        else:
+            self.board = _board(rows, cols, walls)
         self.at: dict[str, int] = {}
         for obj, where in self.by_pred.get("at", []):
             cell = self.cell(where)
@@ -356,6 +347,30 @@ class _Reading:
 
 class _Inconsistent(Exception):
     """The abstract state describes no concrete state of the game."""
+
+
+@functools.lru_cache(maxsize=64)
+def _grid_of(cells: frozenset[tuple[str, ...]]) -> tuple[int, int, dict[str, int]]:
+    """Rows, columns and cell numbers from the ``cell`` atoms (cached: a discovery run
+    refines thousands of waypoints over the same grid). Callers must not mutate the dict."""
+    coords = []
+    for (name,) in cells:
+        parts = name.split("_")
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            raise _Inconsistent
+        coords.append((int(parts[1]), int(parts[2])))
+    if not coords:
+        raise _Inconsistent
+    rows = max(r for r, _ in coords) + 1
+    cols = max(c for _, c in coords) + 1
+    if len(set(coords)) != rows * cols:
+        raise _Inconsistent
+    return rows, cols, {f"cell_{r}_{c}": r * cols + c for r in range(rows) for c in range(cols)}
+
+
+@functools.lru_cache(maxsize=256)
+def _board(rows: int, cols: int, walls: frozenset[int]) -> Board:
+    return Board(rows, cols, walls)
 
 
 def _facings(like: Any | None) -> list[int]:
@@ -484,6 +499,7 @@ def concretize(
     vocab = _VOCABULARY_CACHE.get(key)
     if vocab is None:
         vocab = _VOCABULARY_CACHE[key] = VOCABULARIES[key]()
+        vocab.check = False  # our own predicates, checked by the tests; this is a hot path
     if key in _FACING_BLIND and candidates:
         # The candidates differ only in the player's facing, which this vocabulary does not
         # read: they all have the first one's abstraction.
