@@ -320,6 +320,8 @@ def _explain_uncertain(args: argparse.Namespace, mrp: Any, budget: Any) -> int:
         line = sys.stdin.readline()
         if not line:
             raise InputError("anytime explanations ask questions: no answer on standard input")
+        if not sys.stdin.isatty():
+            print(line.strip(), file=sys.stderr)  # a piped answer is not echoed: show it
         return line.strip().lower() in ("y", "yes", "true", "1")
 
     anytime = explainer.anytime(ask)

@@ -148,3 +148,21 @@ def test_cli_conformant_json_and_missing_annotations(capsys: pytest.CaptureFixtu
     assert code == 0 and payload["size"] == 3 and payload["verified"] is True
     assert main(["explain", *files, *extra, "--type", "conformant"]) == 2
     assert "needs --annotations" in capsys.readouterr().err
+
+
+def test_cli_anytime_reads_piped_answers_and_echoes_them(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    files = [str(USAR / n) for n in ("robot.pddl", "human.pddl", "problem.pddl")]
+    extra = ["--plan", str(USAR / "plan.txt"), "--human-problem",
+             str(USAR / "human-problem.pddl"), "--annotations", str(USAR / "annotations.txt")]
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n" * 40))
+    code = main(["explain", *files, *extra, "--type", "anytime"])
+    captured = capsys.readouterr()
+    assert code == 0 and "Anytime explanation:" in captured.out
+    questions = [line for line in captured.err.splitlines() if line.startswith("Do you think")]
+    assert questions and all(line.endswith("? n") for line in questions)  # one per line
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["explain", *files, *extra, "--type", "anytime"]) == 2
+    assert "no answer on standard input" in capsys.readouterr().err
