@@ -589,7 +589,10 @@ class GreedyPolicy:
                     if nxt in parent:
                         continue
                     parent[nxt] = (current, action)
-                    if self.dist(nxt, goal) < here:
+                    value = self.dist(nxt, goal)
+                    if value >= UNREACHABLE:
+                        continue  # a dead end for this goal: not worth looking past
+                    if value < here:
                         first = ""
                         link = parent[nxt]
                         while link is not None:
@@ -609,6 +612,8 @@ class GreedyPolicy:
         if committed is not None:
             return committed
         here = self.dist(state, goal)
+        if here >= UNREACHABLE:
+            return None  # the bound rules the goal out: no way is "toward" it
         choice: str | None = None
         choice_key = (here, here)
         step = self.simulator.step
