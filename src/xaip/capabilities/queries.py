@@ -567,6 +567,7 @@ class QueryEngine:
         self._answers: dict[str, tuple[bool | None, Any]] = {}
         self._invalid: set[AbstractState] = set()
         self._possible: dict[Any, tuple[int, bool]] = {}
+        self._impossible: dict[Any, list[tuple[frozenset[Requirement], int]]] = {}
         self._plans: dict[Any, Any] = {}
         self._effect_order: dict[tuple[str, bool], list[Atom]] = {}
         self._contexts: dict[str, tuple[int, Any]] = {}
@@ -734,17 +735,30 @@ class QueryEngine:
         """Whether some known state has a binding meeting ``hard`` and ``tested``.
 
         The pool only grows, so an answer is kept with the number of states it covered
-        and later calls look only at the states added since."""
+        and later calls look only at the states added since. A "no" also answers for any
+        larger set of hard requirements (settling tuples only adds requirements), so it
+        is kept per tested literal and reused for those."""
         key = (cap.name, tuple(hard), tested)
         covered, found = self._possible.get(key, (0, False))
         states = self.pool.states
-        if not found and covered < len(states):
+        if found or covered >= len(states):
+            return found
+        required = frozenset(hard)
+        impossible = self._impossible.setdefault((cap.name, tested), [])
+        for smaller, upto in impossible:
+            if upto > covered and smaller <= required:
+                covered = upto  # no state before ``upto`` meets even fewer requirements
+        if covered < len(states):
             compiled = compile_requirements([*hard, tested])
             found = any(next(iter(self.match(cap, compiled, ps, {})), None) is not None
                         for ps in states[covered:])
-            if len(self._possible) > 10_000:
-                self._possible.clear()
-            self._possible[key] = (len(states), found)
+        if len(self._possible) > 10_000:
+            self._possible.clear()
+            self._impossible.clear()
+            impossible = self._impossible.setdefault((cap.name, tested), [])
+        self._possible[key] = (len(states), found)
+        if not found:
+            impossible.append((required, len(states)))
         return found
 
     def _search_pool(self, cap: CapState, required: list[Requirement],
