@@ -332,7 +332,9 @@ def make_agent(simulator: Any, kind: str, budget: Budget | None = None) -> Agent
     if kind == "policy":
         # a hand-coded, myopic policy: greedy toward the target, out of dips of up to six
         # actions (more capabilities seen than with pure greedy, still no planning)
-        return PolicyAgent(simulator, greedy_policy(simulator, escape=POLICY_ESCAPE))
+        progress = getattr(simulator, "progress_estimate", None)
+        return PolicyAgent(simulator, greedy_policy(simulator, progress,
+                                                    escape=POLICY_ESCAPE))
     raise InputError(f"unknown agent '{kind}'; use search or policy")
 
 

@@ -243,7 +243,8 @@ class CookMePasta(GridGame[PastaState]):
                 if needed >= FAR:
                     return UNREACHABLE  # walls alone keep the ingredient from getting there
                 pushes += needed
-        return max(board.distance(state.player, goal.player), pushes, used_up)
+        # (at least one action: the states differ)
+        return max(1, board.distance(state.player, goal.player), pushes, used_up)
 
     def goal_lower_bound(self, state: PastaState) -> int:
         if state.stage == 2:

@@ -147,7 +147,8 @@ class Escape(GridGame[EscapeState]):
         if goal.player != state.player and goal.player in state.board.walls:
             return UNREACHABLE  # (a made-up goal) nobody walks into a wall
         fills = len(state.holes) - len(goal.holes)
-        return max(state.board.distance(state.player, goal.player), fills)
+        # (at least one action: the states differ)
+        return max(1, state.board.distance(state.player, goal.player), fills)
 
     def goal_lower_bound(self, state: EscapeState) -> int:
         if state.dead:
