@@ -557,15 +557,26 @@ class GreedyPolicy:
         self.lookahead = lookahead
         self.escape = escape
         self._committed: dict[Any, str] = {}
+        self._distances: dict[tuple[Any, Any], int] = {}
 
     def reset(self) -> None:
-        """Forget the escape routes committed to (a new query starts)."""
+        """Forget the escape routes committed to and the distances computed (a new query
+        starts)."""
         self._committed.clear()
+        self._distances.clear()
 
     def dist(self, state: Any, goal: Any) -> int:
-        if isinstance(goal, AnyOf):
-            return min(self.distance(state, member) for member in goal.states)
-        return self.distance(state, goal)
+        key = (state, goal)
+        found = self._distances.get(key)
+        if found is None:
+            if isinstance(goal, AnyOf):
+                found = min(self.distance(state, member) for member in goal.states)
+            else:
+                found = self.distance(state, goal)
+            if len(self._distances) > 200_000:
+                self._distances.clear()
+            self._distances[key] = found
+        return found
 
     def _best_within(self, state: Any, goal: Any, depth: int) -> int:
         value = self.dist(state, goal)
