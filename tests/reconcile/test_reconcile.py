@@ -72,6 +72,15 @@ def test_fetch_mce_is_the_tucked_hand() -> None:
     assert explanation.complete and explanation.verified
     assert explanation.human_optimal_cost_before == 3
     assert explanation.human_plan_cost_before == 4
+    # the plan the person expected, and where the explanation breaks it (by validation)
+    assert explanation.expected_plan == ("pick-up b1 loc1", "move loc1 loc2",
+                                         "put-down b1 loc2")
+    assert explanation.expected_plan_cost == 3
+    assert "fails at step 2" in explanation.expected_plan_after
+    assert "(hand-tucked)" in explanation.expected_plan_after
+    payload = explanation.to_dict()
+    assert payload["expected_plan"][1] == "(move loc1 loc2)"
+    assert "expected fails at step 2" in explanation.describe()
 
 
 def test_fetch_grounded_mce_names_the_move_the_plan_makes() -> None:

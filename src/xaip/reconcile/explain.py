@@ -16,6 +16,7 @@ from xaip.errors import InputError
 from xaip.planning.features import Edit, Feature
 from xaip.planning.features.sentences import sentence
 from xaip.planning.pddl import write_domain
+from xaip.planning.plans import PlanStep, validate
 from xaip.reconcile.checks import brute_force_complete, is_complete
 from xaip.reconcile.goals import (
     ApproximateTest,
@@ -59,6 +60,11 @@ class Explanation:
     grounded: bool = False
     foils: tuple[str, ...] = ()
     updated_domain: str | None = field(default=None, repr=False)
+    #: A plan the human model found cheaper than the robot's before the explanation (the
+    #: plan the person expects), and what becomes of it in the updated model.
+    expected_plan: tuple[str, ...] = ()
+    expected_plan_cost: int | None = None
+    expected_plan_after: str = ""
 
     @property
     def size(self) -> int:
@@ -88,6 +94,9 @@ class Explanation:
             "grounded": self.grounded,
             "foils": list(self.foils),
             "updated_domain": self.updated_domain,
+            "expected_plan": [f"({step})" for step in self.expected_plan],
+            "expected_plan_cost": self.expected_plan_cost,
+            "expected_plan_after": self.expected_plan_after,
         }
 
     def describe(self) -> str:
@@ -98,6 +107,9 @@ class Explanation:
                 self.human_optimal_cost_before < self.human_plan_cost_before:
             lines.append(f"In the human's model a plan of cost {self.human_optimal_cost_before} "
                          f"looks better.")
+        if self.expected_plan:
+            lines.append(f"  The plan the human expects (cost {self.expected_plan_cost}): "
+                         + " ".join(f"({s})" for s in self.expected_plan))
         if self.status != "found":
             lines.append(f"Search status: {self.status} (the explanation may not be minimal).")
         if not self.edits:
@@ -106,6 +118,8 @@ class Explanation:
             lines.append(f"{self.type.upper()} explanation ({self.size} of "
                          f"{self.difference_size} differences):")
             lines.extend(f"  - {text}" for text in self.sentences())
+            if self.expected_plan_after:
+                lines.append(f"With these, the plan the human expected {self.expected_plan_after}.")
         check = "verified" if self.verified else "NOT verified"
         lines.append(f"Complete: {self.complete} ({check} independently); "
                      f"{self.nodes} model-space nodes, {self.planner_calls} planner calls, "
@@ -191,9 +205,14 @@ class Explainer:
         complete = self.optimal(tuple(sorted(subset))).explained
         verified = self._verify(edits, complete)
         updated = None
+        cheaper = self.before.alternative if not self.before.explained else None
+        expected_plan = tuple(a.name for a in cheaper) if cheaper else ()
+        after = ""
         if not self.space.grounded:
             domain, _ = self.space.model(subset)
             updated = write_domain(domain)
+            if expected_plan:
+                after = self._expected_after(domain, expected_plan)
         return Explanation(
             type=kind, edits=edits, plan=self.plan, plan_cost=self.mrp.plan_cost,
             human_plan_cost_before=self.before.plan_cost,
@@ -202,7 +221,26 @@ class Explainer:
             seconds=time.perf_counter() - start, nodes=nodes,
             planner_calls=self.planner.calls - calls, cache_hits=self.planner.hits - hits,
             difference_size=len(self.space.candidates), grounded=self.space.grounded,
-            foils=tuple(f.describe() for f in foils), updated_domain=updated)
+            foils=tuple(f.describe() for f in foils), updated_domain=updated,
+            expected_plan=expected_plan,
+            expected_plan_cost=self.before.alternative_cost if expected_plan else None,
+            expected_plan_after=after)
+
+    def _expected_after(self, domain: Any, plan: tuple[str, ...]) -> str:
+        """What the updated human model says about the plan the human expected: where it
+        breaks, or what it costs now (checked by plan validation, not by the search)."""
+        steps = [PlanStep(name.split(" ")[0], tuple(name.split(" ")[1:])) for name in plan]
+        try:
+            check = validate(domain, self.mrp.human_problem, steps)
+        except InputError:
+            return ""
+        if check.valid:
+            return f"costs {check.cost}, no less than the robot's plan ({self.mrp.plan_cost})"
+        if check.failed_step is not None and check.failed_step < len(steps):
+            unmet = ", ".join(check.unmet)
+            return (f"fails at step {check.failed_step + 1}, ({plan[check.failed_step]}): "
+                    f"{unmet or check.reason} does not hold there")
+        return f"no longer reaches the goal ({', '.join(check.unmet) or check.reason})"
 
     def _no_explanation_message(self, kind: str) -> str:
         if not self.optimal(tuple(range(len(self.space.candidates)))).explained:
