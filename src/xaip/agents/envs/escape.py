@@ -29,6 +29,7 @@ from xaip.agents.envs._base import PLAYER, GridGame
 from xaip.agents.envs._grid import (
     DIRECTION_INDEX,
     DIRECTIONS,
+    FAR,
     NONE,
     OPPOSITE,
     Board,
@@ -149,6 +150,34 @@ class Escape(GridGame[EscapeState]):
         fills = len(state.holes) - len(goal.holes)
         # (at least one action: the states differ)
         return max(1, state.board.distance(state.player, goal.player), fills)
+
+    def progress_estimate(self, state: EscapeState, goal: EscapeState) -> int:
+        """Walks around the holes (walking in is death); for each hole the goal has filled,
+        the cheapest errand of walking to a block and pushing it in (nearest first, by the
+        pushes walls allow); then the walk to the goal cell. It drops as blocks move toward
+        their holes, which a greedy policy needs to make progress."""
+        bound = self.distance_lower_bound(state, goal)
+        if bound in (0, UNREACHABLE):
+            return bound
+        board = state.board.with_walls(state.holes - {state.player})
+        here, total = state.player, 0
+        blocks = set(state.blocks)
+        for hole in sorted(state.holes - goal.holes):
+            best: tuple[int, int] | None = None
+            for block in sorted(blocks):
+                pushes = state.board.pushes(block, hole)
+                if pushes >= FAR:
+                    continue
+                cost = max(0, board.distance(here, block) - 1) + pushes
+                if best is None or cost < best[0]:
+                    best = (cost, block)
+            if best is None:
+                return bound  # no block can be pushed there: nothing better to say
+            total += best[0]
+            here = hole
+            blocks.discard(best[1])
+        total += board.distance(here, goal.player)
+        return max(bound, total)
 
     def goal_lower_bound(self, state: EscapeState) -> int:
         if state.dead:
