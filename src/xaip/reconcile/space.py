@@ -127,6 +127,8 @@ class ModelSpace:
         self._task_cache: dict[tuple[int, ...], Task] = {}
         self._plan_task_cache: dict[tuple[tuple[int, ...], frozenset[str]], Task] = {}
         self._numbers_by_name: dict[str, list[int]] | None = None
+        self._human_groups: dict[str, list[Feature]] | None = None
+        self._group_cache: dict[tuple[str, tuple[int, ...]], frozenset[Feature]] = {}
         if self.compiled:
             self._compile()
         else:
@@ -226,6 +228,44 @@ class ModelSpace:
         lifted = [self.candidates[i].lifted for i in subset if self.candidates[i].instance is None]
         return update_features(self.human_features, lifted, self.default_cost)
 
+    def _grouped_features(self, subset: tuple[int, ...],
+                          actions: frozenset[str] | None) -> list[Feature]:
+        """Γ(H + S) as :meth:`features`, restricted to the problem's features and (if
+        ``actions`` is given) those of the named actions, built one action at a time.
+
+        Why: applying edits is local to an action (a removed cost removes that action,
+        an added value replaces that action's slot, a new action gets its own cost), so
+        each action's features depend only on the edits about it; model-space nodes share
+        most of those, and a cache per action and edit set saves rebuilding the whole
+        feature set at every node (the empty-model MCE visits hundreds of thousands)."""
+        groups = self._human_groups
+        if groups is None:
+            groups = {}
+            for feature in self.human_features:
+                groups.setdefault(_group_of(feature), []).append(feature)
+            self._human_groups = groups
+        edits_by_group: dict[str, list[int]] = {}
+        for i in subset:
+            candidate = self.candidates[i]
+            if candidate.instance is None:
+                edits_by_group.setdefault(_group_of(candidate.lifted.feature), []).append(i)
+        out: list[Feature] = []
+        for group in {*groups, *edits_by_group}:
+            if actions is not None and group and group not in actions:
+                continue
+            chosen = tuple(edits_by_group.get(group, ()))
+            key = (group, chosen)
+            found = self._group_cache.get(key)
+            if found is None:
+                found = update_features(groups.get(group, ()),
+                                        [self.candidates[i].lifted for i in chosen],
+                                        self.default_cost)
+                if len(self._group_cache) > 200_000:
+                    self._group_cache.clear()
+                self._group_cache[key] = found
+            out.extend(found)
+        return out
+
     def edits(self, subset: Iterable[int]) -> tuple[Edit, ...]:
         return tuple(self.candidates[i].edit for i in sorted(subset))
 
@@ -284,7 +324,7 @@ class ModelSpace:
 
     # ------------------------------------------------------------------ compiled models
 
-    def _static_init(self, features: frozenset[Feature]) -> frozenset[Atom]:
+    def _static_init(self, features: Iterable[Feature]) -> frozenset[Atom]:
         return frozenset(
             f.atom for f in features
             if f.kind is _K.INIT and f.atom is not None
@@ -315,7 +355,10 @@ class ModelSpace:
         return result
 
     def _build(self, subset: tuple[int, ...], only: frozenset[int] | None = None) -> Task:
-        features = self.features(subset)
+        schemas = None
+        if only is not None:
+            schemas = frozenset(self.instances[n].schema for n in only)
+        features = self._grouped_features(subset, schemas)
         overrides: dict[int, list[Edit]] = {}
         for i in subset:
             candidate = self.candidates[i]
@@ -420,3 +463,10 @@ class ModelSpace:
             raise SemanticError(f"the cost {term} of {instance.name} is not set in the "
                                 "initial state")
         return numeric[term]
+
+
+def _group_of(feature: Feature) -> str:
+    """The action a feature is about ("" for the problem's features): the unit in which
+    edits apply independently (see :meth:`ModelSpace._grouped_features`)."""
+    return feature.action or ""
+
