@@ -129,6 +129,8 @@ class ModelSpace:
         self._numbers_by_name: dict[str, list[int]] | None = None
         self._human_groups: dict[str, list[Feature]] | None = None
         self._group_cache: dict[tuple[str, tuple[int, ...]], frozenset[Feature]] = {}
+        self._ground_cache: dict[tuple[int, tuple[int, ...], tuple[int, ...]],
+                                 GroundAction | None] = {}
         if self.compiled:
             self._compile()
         else:
@@ -228,8 +230,8 @@ class ModelSpace:
         lifted = [self.candidates[i].lifted for i in subset if self.candidates[i].instance is None]
         return update_features(self.human_features, lifted, self.default_cost)
 
-    def _grouped_features(self, subset: tuple[int, ...],
-                          actions: frozenset[str] | None) -> list[Feature]:
+    def _grouped_features(self, subset: tuple[int, ...], actions: frozenset[str] | None) \
+            -> tuple[list[Feature], dict[str, tuple[int, ...]]]:
         """Γ(H + S) as :meth:`features`, restricted to the problem's features and (if
         ``actions`` is given) those of the named actions, built one action at a time.
 
@@ -237,7 +239,8 @@ class ModelSpace:
         an added value replaces that action's slot, a new action gets its own cost), so
         each action's features depend only on the edits about it; model-space nodes share
         most of those, and a cache per action and edit set saves rebuilding the whole
-        feature set at every node (the empty-model MCE visits hundreds of thousands)."""
+        feature set at every node (the empty-model MCE visits hundreds of thousands).
+        Also returns the edits that shaped each action (the key of its cached features)."""
         groups = self._human_groups
         if groups is None:
             groups = {}
@@ -250,10 +253,12 @@ class ModelSpace:
             if candidate.instance is None:
                 edits_by_group.setdefault(_group_of(candidate.lifted.feature), []).append(i)
         out: list[Feature] = []
+        keys: dict[str, tuple[int, ...]] = {}
         for group in {*groups, *edits_by_group}:
             if actions is not None and group and group not in actions:
                 continue
             chosen = tuple(edits_by_group.get(group, ()))
+            keys[group] = chosen
             key = (group, chosen)
             found = self._group_cache.get(key)
             if found is None:
@@ -264,7 +269,7 @@ class ModelSpace:
                     self._group_cache.clear()
                 self._group_cache[key] = found
             out.extend(found)
-        return out
+        return out, keys
 
     def edits(self, subset: Iterable[int]) -> tuple[Edit, ...]:
         return tuple(self.candidates[i].edit for i in sorted(subset))
@@ -358,7 +363,8 @@ class ModelSpace:
         schemas = None
         if only is not None:
             schemas = frozenset(self.instances[n].schema for n in only)
-        features = self._grouped_features(subset, schemas)
+        features, keys = self._grouped_features(subset, schemas)
+        problem_key = keys.get("", ())
         overrides: dict[int, list[Edit]] = {}
         for i in subset:
             candidate = self.candidates[i]
@@ -397,11 +403,22 @@ class ModelSpace:
             for number in self.by_schema.get(schema, ()):
                 if only is not None and number not in only:
                     continue
-                own = schema_features
                 if number in overrides:
                     own = list(update_features(schema_features, overrides[number],
                                                self.default_cost))
-                action = self._ground_action(number, own, static_true, numeric)
+                    action = self._ground_action(number, own, static_true, numeric)
+                else:
+                    # the same action's features and the same problem features ground
+                    # to the same action: remember it across nodes
+                    ground_key = (number, keys.get(schema, ()), problem_key)
+                    if ground_key in self._ground_cache:
+                        action = self._ground_cache[ground_key]
+                    else:
+                        action = self._ground_action(number, schema_features, static_true,
+                                                     numeric)
+                        if len(self._ground_cache) > 500_000:
+                            self._ground_cache.clear()
+                        self._ground_cache[ground_key] = action
                 if action is not None:
                     actions.append(action)
         return Task(
