@@ -128,6 +128,7 @@ class ModelSpace:
         self._plan_task_cache: dict[tuple[tuple[int, ...], frozenset[str]], Task] = {}
         self._numbers_by_name: dict[str, list[int]] | None = None
         self._human_groups: dict[str, list[Feature]] | None = None
+        self._plan_scopes: dict[frozenset[str], tuple[frozenset[int], frozenset[str]]] = {}
         self._group_cache: dict[tuple[str, tuple[int, ...]], frozenset[Feature]] = {}
         self._ground_cache: dict[tuple[int, tuple[int, ...], tuple[int, ...]],
                                  GroundAction | None] = {}
@@ -307,16 +308,32 @@ class ModelSpace:
         """
         if not self.compiled:
             return self.task(subset)
-        key = tuple(sorted(set(subset)))
         names = frozenset(plan)
-        cache_key = (key, names)
-        task = self._plan_task_cache.get(cache_key)
-        if task is None:
+        scope = self._plan_scopes.get(names)
+        if scope is None:
             if self._numbers_by_name is None:
                 self._numbers_by_name = {}
                 for number, instance in enumerate(self.instances):
                     self._numbers_by_name.setdefault(instance.name, []).append(number)
             only = frozenset(n for name in names for n in self._numbers_by_name.get(name, ()))
+            scope = self._plan_scopes[names] = (
+                only, frozenset(self.instances[n].schema for n in only))
+        only, schemas = scope
+        # Only edits about the plan's actions or the problem can change this task (edits
+        # apply action by action), so nodes that differ elsewhere share it.
+        relevant = []
+        for i in sorted(set(subset)):
+            candidate = self.candidates[i]
+            if candidate.instance is None:
+                group = _group_of(candidate.lifted.feature)
+                if not group or group in schemas:
+                    relevant.append(i)
+            elif candidate.instance in only:
+                relevant.append(i)
+        key = tuple(relevant)
+        cache_key = (key, names)
+        task = self._plan_task_cache.get(cache_key)
+        if task is None:
             task = self._build(key, only)
             if len(self._plan_task_cache) > 50_000:
                 self._plan_task_cache.clear()
