@@ -184,3 +184,30 @@ def test_unreachable_actions_are_not_instantiated() -> None:
     task = ground(domain, problem)
     assert sorted(a.name for a in task.actions) == ["go n1 n2", "go n2 n3"]
     assert Atom("at", ("n4",)) not in task.fact_index
+
+
+def test_grounding_order_does_not_depend_on_string_hashing() -> None:
+    """Tasks (and so search tie-breaking, plans and explanation statistics) must be the
+    same in every process: Python salts string hashes per process, and exploration
+    iterates sets."""
+    import os
+    import subprocess
+    import sys
+
+    rover = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mrp" / "rover"
+    domain, problem = rover / "original_domain.pddl", rover / "prob1.pddl"
+    if not domain.exists():
+        from xaip.demo import example_paths
+
+        domain, problem = example_paths()
+    script = ("import sys\nfrom xaip.planning.grounding import ground\n"
+              "from xaip.planning.pddl import read_domain, read_problem\n"
+              f"t = ground(read_domain({str(domain)!r}), read_problem({str(problem)!r}))\n"
+              "print([a.name for a in t.actions])\n")
+    outputs = set()
+    for seed in ("1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True,
+                              text=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1

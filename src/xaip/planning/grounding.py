@@ -462,8 +462,11 @@ def ground_skeleton(domain: Domain, problem: Problem) -> GroundSkeleton:
     def mask(atoms: Iterable[Atom]) -> int:
         return mask_of(index[a] for a in atoms if a in index)
 
+    # Exploration order follows set iteration (string hashing, which varies between
+    # processes); sorting makes tasks, and so search tie-breaking, the same in every run.
+    ordered = sorted(instances, key=lambda i: (i.action.name, i.args))
     return GroundSkeleton(
-        ctx=ctx, reached=reached, instances=list(instances), facts=tuple(facts), index=index,
+        ctx=ctx, reached=reached, instances=ordered, facts=tuple(facts), index=index,
         init=mask(_strip(a) for a in problem.init if ctx.is_fluent(a.predicate)),
         goal=mask(goal_pos) | (1 << index[IMPOSSIBLE] if impossible else 0),
         goal_neg=mask(a for a in goal_neg if a in reached))
