@@ -11,7 +11,7 @@ import pytest
 
 from xaip.errors import InputError
 from xaip.planning.engines.fast_downward import fd_available
-from xaip.planning.features import Edit, Feature, model_features
+from xaip.planning.features import Edit, Feature, model_features, update_features
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
 from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
@@ -305,3 +305,23 @@ def test_radar_mce_is_the_alerted_preconditions() -> None:
     assert explanation.complete and explanation.verified
     assert explanation.size >= 1
     assert all("alerted" in str(e.feature) for e in explanation.edits)
+
+
+@pytest.mark.parametrize("family", ["logistics", "rover", "blocksworld"])
+def test_features_built_action_by_action_equal_the_set_level_update(family: str) -> None:
+    """The model space builds Γ(H + S) one action at a time (edits apply locally); it must
+    equal applying all the edits to the whole feature set at once."""
+    folder = MRP_DATA / family
+    if not folder.is_dir():
+        pytest.skip("shared MRP data not available")
+    mrp = load_mrp(folder / "original_domain.pddl", folder / "domain1.pddl",
+                   folder / "prob1.pddl")
+    explainer = Explainer(mrp)
+    space = explainer.space
+    rng = random.Random(3)
+    n = len(space.candidates)
+    for _ in range(60):
+        subset = tuple(sorted(rng.sample(range(n), rng.randint(0, n))))
+        lifted = [space.candidates[i].lifted for i in subset]
+        expected = update_features(space.human_features, lifted, space.default_cost)
+        assert space.features(subset) == expected

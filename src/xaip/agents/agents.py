@@ -591,12 +591,11 @@ class GreedyPolicy:
         """Commit to the shortest action sequence (at most ``escape``) to a closer state."""
         parent: dict[Any, tuple[Any, str] | None] = {state: None}
         layer = [state]
-        actions, step = self.simulator.actions, self.simulator.step
+        expand = successor_function(self.simulator)
         for _ in range(self.escape):
             following = []
             for current in layer:
-                for action in actions(current):
-                    nxt = step(current, action)
+                for action, nxt in expand(current):
                     if nxt in parent:
                         continue
                     parent[nxt] = (current, action)
@@ -604,14 +603,10 @@ class GreedyPolicy:
                     if value >= UNREACHABLE:
                         continue  # a dead end for this goal: not worth looking past
                     if value < here:
-                        first = ""
-                        link = parent[nxt]
-                        while link is not None:
-                            before, taken = link
+                        plan, states = _plan_from(parent, nxt)
+                        for before, taken in zip(states[:-1], plan, strict=True):
                             self._committed.setdefault(before, taken)
-                            first = taken
-                            link = parent[before]
-                        return first
+                        return plan[0]
                     following.append(nxt)
             layer = following
         return None

@@ -228,8 +228,7 @@ class ModelSpace:
 
     def features(self, subset: Iterable[int]) -> frozenset[Feature]:
         """Γ(H + S) for the lifted edits of ``S`` (grounded edits are per-instance overrides)."""
-        lifted = [self.candidates[i].lifted for i in subset if self.candidates[i].instance is None]
-        return update_features(self.human_features, lifted, self.default_cost)
+        return frozenset(self._grouped_features(tuple(sorted(set(subset))), None)[0])
 
     def _grouped_features(self, subset: tuple[int, ...], actions: frozenset[str] | None) \
             -> tuple[list[Feature], dict[str, tuple[int, ...]]]:
