@@ -1,0 +1,104 @@
+"""Every way xaip shows a result: English text, JSON, PDDL, DOT, SVG and PNG.
+
+Why a registry: results are plain frozen data and never print or format themselves; the CLI,
+the Python API and the workbench all ask :func:`render` for a format, and each result type
+registers its renderers once (in ``xaip.render.<family>`` modules). JSON needs no renderer:
+it is ``to_dict()`` for every result. SVG falls back to the DOT renderer plus Graphviz (or
+our own layout when Graphviz is missing, see :mod:`xaip.render.dot`).
+
+Typical use::
+
+    from xaip.render import render
+    print(render(result))            # English
+    svg = render(result, "svg")      # a picture, where the type has a graph
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from xaip.errors import InputError
+
+FORMATS = ("text", "json", "pddl", "dot", "svg", "png")
+
+Renderer = Callable[[Any], "str | bytes"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+_RENDERERS: dict[tuple[type, str], Renderer] = {}
+
+#: Modules that register renderers when imported; a new family adds one line here.
+RENDER_MODULES = (
+    "xaip.render.planning",
+    "xaip.render.reconcile",
+    "xaip.render.summaries",
+    "xaip.render.capabilities",
+)
+_loaded = False
+
+
+def renderer(result_type: type, fmt: str) -> Callable[[F], F]:
+    """Register the decorated function as ``fmt`` renderer of ``result_type``."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r}")
+
+    def register(function: F) -> F:
+        _RENDERERS[(result_type, fmt)] = function
+        return function
+
+    return register
+
+
+def _load() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for module in RENDER_MODULES:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def _find(result: Any, fmt: str) -> Renderer | None:
+    for cls in type(result).__mro__:
+        found = _RENDERERS.get((cls, fmt))
+        if found is not None:
+            return found
+    return None
+
+
+def formats(result: Any) -> list[str]:
+    """The formats :func:`render` can produce for ``result``."""
+    _load()
+    out = [fmt for fmt in FORMATS if _find(result, fmt) is not None]
+    if "json" not in out and hasattr(result, "to_dict"):
+        out.insert(1 if "text" in out else 0, "json")
+    if "svg" not in out and "dot" in out:
+        out.append("svg")
+    return out
+
+
+def render(result: Any, fmt: str = "text") -> Any:
+    """``result`` in format ``fmt`` (``str``; ``bytes`` for PNG)."""
+    _load()
+    found = _find(result, fmt)
+    if found is not None:
+        return found(result)
+    if fmt == "json" and hasattr(result, "to_dict"):
+        return json.dumps(result.to_dict(), indent=2)
+    if fmt == "svg":
+        dot = _find(result, "dot")
+        if dot is not None:
+            from xaip.render.dot import dot_to_svg
+
+            return dot_to_svg(str(dot(result)))
+    raise InputError(f"no {fmt} rendering for {type(result).__name__} "
+                     f"(available: {', '.join(formats(result)) or 'none'})")
+
+
+__all__ = ["FORMATS", "formats", "render", "renderer"]
