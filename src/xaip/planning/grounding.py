@@ -42,6 +42,8 @@ from xaip.planning.pddl.model import (
     TypedName,
     When,
     conjuncts,
+    costs_ignored,
+    counts_action_costs,
 )
 from xaip.planning.task import ConditionalEffect, GroundAction, Task, mask_of
 
@@ -496,7 +498,8 @@ def ground(
         goal=skeleton.goal,
         goal_neg=skeleton.goal_neg,
         static_facts=frozenset(skeleton.ctx.static_facts),
-        has_costs=domain.uses_action_costs,
+        has_costs=counts_action_costs(domain, problem),
+        costs_ignored=costs_ignored(domain, problem),
     )
 
 
@@ -514,7 +517,7 @@ def _assemble(
             _where(instance.action)
             + f"probabilistic effects in action '{name}' (use a probabilistic task)"
         )
-    uses_costs = ctx.domain.uses_action_costs
+    uses_costs = counts_action_costs(ctx.domain, ctx.problem)
     for number, (_, parts) in enumerate(outcomes, start=1):
         schema = name if len(outcomes) == 1 else f"{name}_o{number}"
         add: set[Atom] = set()

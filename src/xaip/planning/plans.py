@@ -41,6 +41,7 @@ from xaip.planning.pddl.model import (
     TypedName,
     When,
     conjuncts,
+    counts_action_costs,
 )
 from xaip.planning.task import GroundAction, State, Task, bits
 
@@ -148,7 +149,7 @@ class _World:
         }
         self.below = below
         self.numeric: dict[FunctionTerm, Fraction] = dict(problem.numeric_init)
-        self.uses_costs = domain.uses_action_costs
+        self.uses_costs = counts_action_costs(domain, problem)
 
     def of_type(self, type_name: str) -> tuple[str, ...]:
         return self.objects_by_type.get(type_name, ())

@@ -118,6 +118,9 @@ class Task(FactRendering):
     goal_neg: int = 0
     static_facts: frozenset[Atom] = frozenset()
     has_costs: bool = False
+    #: The domain declares action costs but the problem has no ``(:metric minimize
+    #: (total-cost))``, so (as in Fast Downward and VAL) every action costs 1.
+    costs_ignored: bool = False
     fact_index: dict[Atom, int] = field(init=False, compare=False, repr=False)
     action_index: dict[str, tuple[int, ...]] = field(init=False, compare=False, repr=False)
 

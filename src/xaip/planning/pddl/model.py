@@ -265,6 +265,23 @@ class Problem:
 # --------------------------------------------------------------------------- helpers
 
 
+def counts_action_costs(domain: Domain, problem: Problem) -> bool:
+    """Do plan costs count the declared action costs?
+
+    Following Fast Downward and VAL: only when the domain declares action costs *and* the
+    problem asks to ``(:metric minimize (total-cost))``; otherwise every action costs 1.
+    """
+    if not domain.uses_action_costs or problem.metric is None:
+        return False
+    direction, term = problem.metric
+    return direction == "minimize" and term.name == "total-cost"
+
+
+def costs_ignored(domain: Domain, problem: Problem) -> bool:
+    """The domain declares action costs that the problem's metric (or its absence) ignores."""
+    return domain.uses_action_costs and not counts_action_costs(domain, problem)
+
+
 def conjuncts(condition: Condition) -> tuple[Condition, ...]:
     """The top-level conjuncts of a condition (flattening nested ``and``)."""
     if isinstance(condition, And):
