@@ -14,9 +14,15 @@ from pathlib import Path
 from typing import Any
 
 from xaip import __version__
-from xaip.errors import EngineUnavailable, InputError, XaipError
-
-EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+from xaip.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERNAL,
+    EXIT_NEGATIVE,
+    EXIT_OK,
+    EngineUnavailable,
+    InputError,
+    XaipError,
+)
 
 Handler = Callable[[argparse.Namespace], int]
 

@@ -7,6 +7,11 @@ column, what was expected) for the user to fix the input without reading a trace
 
 from __future__ import annotations
 
+#: The ``xaip`` command's exit codes (one copy, used by every sub-command): success, a
+#: negative answer (invalid plan, unsolvable, budget exhausted), bad input. Exit 3 means an
+#: internal error, which is always a bug.
+EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
 
 class XaipError(Exception):
     """Base class of all errors raised deliberately by xaip."""
