@@ -82,7 +82,7 @@ def test_valid_plan(blocks) -> None:  # type: ignore[no-untyped-def]
     domain, problem = blocks
     result = validate(domain, problem, parse_plan(SUSSMAN_PLAN))
     assert result.valid and result.cost == 6 and result.failed_step is None
-    assert result.to_dict() == {"valid": True, "cost": 6, "steps": 6}
+    assert result.to_dict() == {"status": "valid", "valid": True, "cost": 6, "steps": 6}
 
 
 def test_first_failing_step_and_unmet_precondition(blocks) -> None:  # type: ignore[no-untyped-def]

@@ -18,7 +18,7 @@ from tests.planning.test_heuristics import goal_distances, random_task, reachabl
 from xaip.errors import InputError
 from xaip.planning.heuristics import make_heuristic
 from xaip.planning.pddl.model import Atom
-from xaip.planning.search import SearchResult, all_plans, best_first, solve, top_k_plans
+from xaip.planning.search import PlanResult, all_plans, best_first, solve, top_k_plans
 from xaip.planning.task import GroundAction, Task, mask_of
 from xaip.runtime import Budget
 
@@ -237,7 +237,7 @@ def test_deterministic_and_serialisable() -> None:
             assert indices(task, first.plan) == indices(copy, second.plan)
             assert first.status == second.status
     result = solve(_chain(2), "astar", "lmcut", Budget())
-    assert isinstance(result, SearchResult)
+    assert isinstance(result, PlanResult)
     data = result.to_dict()
     assert data["plan"] == ["(step0)", "(step1)"]
     assert data["status"] == "solved" and data["optimal"] is True and data["cost"] == 2

@@ -1,77 +1,22 @@
-"""One planning interface over the built-in engine and optional external ones.
+"""The planning front door: read, ground and plan through an engine.
 
-Why a facade: explainers and the CLI ask "plan this (optimally, within this budget)"
-without caring which engine answers; engines stay swappable, as in unified-planning's
-``OneshotPlanner``. Asking for an optimal plan with a search or heuristic that cannot
-guarantee optimality is rejected up front rather than silently answered.
+Why a facade: the CLI and users ask "plan this (optimally, within this budget)" without
+caring which engine answers; engines are objects from the registry
+(:mod:`xaip.planning.engines`), swappable as in unified-planning's ``OneshotPlanner``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from xaip.errors import InputError
-from xaip.planning.grounding import ground
+from xaip.planning.engines import get_engine
+from xaip.planning.engines.builtin import choose
 from xaip.planning.pddl.model import Domain, Problem
-from xaip.planning.task import GroundAction, Task
+from xaip.planning.search.result import PlanResult
+from xaip.planning.task import Task
 from xaip.runtime import Budget
 
-ADMISSIBLE = frozenset({"blind", "hmax", "lmcut"})
-OPTIMAL_SEARCHES = frozenset({"astar", "ucs", "bfs"})
-
-
-@dataclass(frozen=True)
-class PlanResult:
-    """What a planning call answered, independent of the engine that answered it."""
-
-    status: str  # "solved" | "unsolvable" | "budget_exhausted"
-    plan: tuple[GroundAction, ...]
-    cost: int | None
-    optimal: bool
-    expanded: int
-    seconds: float
-    engine: str
-    search: str
-    heuristic: str
-    has_costs: bool = False
-    task: Task | None = field(default=None, repr=False, compare=False)
-
-    @property
-    def solved(self) -> bool:
-        return self.status == "solved"
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "plan": [f"({a.name})" for a in self.plan],
-            "cost": self.cost,
-            "optimal": self.optimal,
-            "expanded": self.expanded,
-            "seconds": round(self.seconds, 6),
-            "engine": self.engine,
-            "search": self.search,
-            "heuristic": self.heuristic,
-        }
-
-
-def _defaults(optimal: bool, search: str | None, heuristic: str | None) -> tuple[str, str]:
-    search = search or ("astar" if optimal else "gbfs")
-    if heuristic is None:
-        heuristic = "blind" if search in ("ucs", "bfs") else ("lmcut" if optimal else "hff")
-    if optimal:
-        if search not in OPTIMAL_SEARCHES:
-            raise InputError(
-                f"--optimal needs one of the searches {', '.join(sorted(OPTIMAL_SEARCHES))}, "
-                f"not '{search}'"
-            )
-        if search == "astar" and heuristic not in ADMISSIBLE:
-            raise InputError(
-                f"--optimal needs an admissible heuristic ({', '.join(sorted(ADMISSIBLE))}); "
-                f"'{heuristic}' may overestimate"
-            )
-    return search, heuristic
+__all__ = ["PlanResult", "plan", "plan_files", "plan_model", "plan_task"]
 
 
 def plan_task(
@@ -81,31 +26,15 @@ def plan_task(
     heuristic: str | None = None,
     cost_bound: int | None = None,
     budget: Budget | None = None,
+    engine: str = "builtin",
 ) -> PlanResult:
-    """Plan on a grounded task with the built-in engine."""
-    from xaip.planning.search import solve
-
-    search, heuristic = _defaults(optimal, search, heuristic)
-    result = solve(
-        task,
-        algorithm=search,
-        heuristic=heuristic,
-        budget=budget or Budget(),
-        cost_bound=cost_bound,
-    )
-    return PlanResult(
-        status=result.status,
-        plan=tuple(result.plan),
-        cost=result.cost if result.status == "solved" else None,
-        optimal=bool(result.optimal) and result.status == "solved",
-        expanded=result.expanded,
-        seconds=result.seconds,
-        engine="builtin",
-        search=search,
-        heuristic=heuristic,
-        has_costs=task.has_costs,
-        task=task,
-    )
+    """Plan on a grounded task."""
+    if engine == "builtin":
+        choose(optimal, search, heuristic)  # reject bad combinations before any work
+        return get_engine("builtin", search=search, heuristic=heuristic).solve(
+            task, optimal=optimal, cost_bound=cost_bound, budget=budget)
+    return get_engine(engine).solve(task, optimal=optimal, cost_bound=cost_bound,
+                                    budget=budget)
 
 
 def plan_model(
@@ -118,19 +47,25 @@ def plan_model(
     budget: Budget | None = None,
     engine: str = "builtin",
 ) -> PlanResult:
-    """Ground and plan; with ``engine="fd"`` Fast Downward answers (in its own process)."""
-    if engine == "fd":
-        return _plan_fd(domain, problem, optimal, cost_bound, budget)
-    if engine != "builtin":
-        raise InputError(f"unknown engine '{engine}' (builtin or fd)")
-    task = ground(domain, problem)
-    return plan_task(task, optimal, search, heuristic, cost_bound, budget)
+    """Ground and plan (engines with their own grounding, such as ``fd``, take the model)."""
+    if engine == "builtin":
+        choose(optimal, search, heuristic)
+        chosen = get_engine("builtin", search=search, heuristic=heuristic)
+    else:
+        chosen = get_engine(engine)
+    return chosen.solve_model(domain, problem, optimal=optimal, cost_bound=cost_bound,
+                              budget=budget)
 
 
 def plan_files(
     domain_path: str | Path,
     problem_path: str | Path,
-    **options: Any,
+    optimal: bool = False,
+    search: str | None = None,
+    heuristic: str | None = None,
+    cost_bound: int | None = None,
+    budget: Budget | None = None,
+    engine: str = "builtin",
 ) -> PlanResult:
     """Read, check and plan: the CLI's entry point."""
     from xaip.planning.pddl import check_problem, read_domain, read_problem
@@ -138,39 +73,31 @@ def plan_files(
     domain = read_domain(domain_path)
     problem = read_problem(problem_path)
     check_problem(domain, problem)
-    return plan_model(domain, problem, **options)
+    return plan_model(domain, problem, optimal, search, heuristic, cost_bound, budget, engine)
 
 
-def _plan_fd(
-    domain: Domain,
-    problem: Problem,
-    optimal: bool,
-    cost_bound: int | None,
-    budget: Budget | None,
+def plan(
+    model: Task | tuple[Domain, Problem] | tuple[str | Path, str | Path],
+    *,
+    optimal: bool = False,
+    search: str | None = None,
+    heuristic: str | None = None,
+    cost_bound: int | None = None,
+    budget: Budget | None = None,
+    engine: str = "builtin",
 ) -> PlanResult:
-    from xaip.planning.engines.fast_downward import fd_solve
-    from xaip.planning.pddl import write_domain, write_problem
-    from xaip.planning.plans import resolve
+    """Plan for a grounded task, a ``(domain, problem)`` pair, or two PDDL file paths.
 
-    search = "astar(lmcut())" if optimal else "lazy_greedy([ff()], preferred=[ff()])"
-    if cost_bound is not None:
-        search = search[:-1] + f", bound={cost_bound})"
-    result = fd_solve(write_domain(domain), write_problem(problem), search=search,
-                      budget=budget or Budget())
-    task = ground(domain, problem)
-    plan: tuple[GroundAction, ...] = ()
-    if result.status == "solved":
-        plan = tuple(variants[0] for variants in resolve(task, result.plan))
-    return PlanResult(
-        status=result.status,
-        plan=plan,
-        cost=result.cost if result.status == "solved" else None,
-        optimal=optimal and result.status == "solved",
-        expanded=result.expanded,
-        seconds=result.seconds,
-        engine="fd",
-        search="astar" if optimal else "lazy-gbfs",
-        heuristic="lmcut" if optimal else "ff",
-        has_costs=task.has_costs,
-        task=task,
-    )
+    ``optimal=True`` proves optimality (A* with LM-cut by default); ``cost_bound=c`` asks
+    for a plan cheaper than ``c`` or a proof that none exists.
+    """
+    options = dict(optimal=optimal, search=search, heuristic=heuristic,
+                   cost_bound=cost_bound, budget=budget, engine=engine)
+    if isinstance(model, Task):
+        return plan_task(model, **options)  # type: ignore[arg-type]
+    first, second = model
+    if isinstance(first, Domain) and isinstance(second, Problem):
+        return plan_model(first, second, **options)  # type: ignore[arg-type]
+    if isinstance(first, str | Path) and isinstance(second, str | Path):
+        return plan_files(first, second, **options)  # type: ignore[arg-type]
+    raise TypeError("plan() takes a Task, a (Domain, Problem) pair or two file paths")

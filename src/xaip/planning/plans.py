@@ -44,6 +44,7 @@ from xaip.planning.pddl.model import (
     counts_action_costs,
 )
 from xaip.planning.task import GroundAction, State, Task, bits
+from xaip.runtime.status import Status
 
 # --------------------------------------------------------------------------- plan files
 
@@ -128,8 +129,13 @@ class ValidationResult:
     unmet: tuple[str, ...] = ()
     trace: tuple[frozenset[Atom], ...] = field(default=(), repr=False, compare=False)
 
+    @property
+    def status(self) -> Status:
+        return Status.VALID if self.valid else Status.INVALID
+
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"valid": self.valid, "cost": self.cost, "steps": self.steps}
+        out: dict[str, Any] = {"status": str(self.status), "valid": self.valid,
+                               "cost": self.cost, "steps": self.steps}
         if not self.valid:
             out.update(failed_step=self.failed_step, reason=self.reason, unmet=list(self.unmet))
         return out

@@ -8,6 +8,7 @@ it never prints.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from collections.abc import Callable
@@ -56,7 +57,5 @@ class StderrProgress:
         text = f"[{event.phase}] {event.done}{of}"
         if event.message:
             text += f" {event.message}"
-        try:
+        with contextlib.suppress(OSError, ValueError):  # a closed terminal must not stop work
             print(text, file=self.stream, flush=True)
-        except (OSError, ValueError):
-            pass  # a closed terminal must not stop the work

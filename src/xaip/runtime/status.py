@@ -14,7 +14,8 @@ class Status(StrEnum):
     """What a call established.
 
     Planning answers ``SOLVED`` / ``UNSOLVABLE`` (proved: no plan, or none cheaper than the
-    cost bound); explainers answer ``FOUND`` / ``NO_EXPLANATION`` (proved: none exists);
+    cost bound); explainers answer ``FOUND`` / ``NO_EXPLANATION`` (proved: none exists); validation
+    answers ``VALID`` / ``INVALID``;
     ``COMPLETE`` / ``TRUNCATED`` describe enumerations. ``BUDGET_EXHAUSTED`` means the work
     stopped early: the answer is unfinished and never claims more than it established.
     """
@@ -23,6 +24,8 @@ class Status(StrEnum):
     UNSOLVABLE = "unsolvable"
     FOUND = "found"
     NO_EXPLANATION = "no_explanation"
+    VALID = "valid"
+    INVALID = "invalid"
     COMPLETE = "complete"
     TRUNCATED = "truncated"
     BUDGET_EXHAUSTED = "budget_exhausted"

@@ -1,27 +1,53 @@
-"""Optional external planning engines, each run as a separate process.
+"""Planning engines behind one interface (:class:`Engine`) and one registry.
 
-Why a process boundary: the fast external planners are GPL-licensed and xaip is MIT, so
-xaip never imports their code; it writes PDDL text, launches the planner's own command
-and reads its output. The built-in engine (:mod:`xaip.planning.planner`) needs none of
-them; these engines are for larger tasks and for cross-checking our own results.
+``get_engine("builtin")`` is xaip's own pure-Python search (always available);
+``get_engine("fd")`` is Fast Downward in a separate process (optional, GPL: xaip never
+imports its code). A new engine registers itself here with :func:`register_engine`.
+
+Typical use::
+
+    from xaip.planning import get_engine
+    engine = get_engine("builtin")
+    result = engine.solve(task, optimal=True)
 """
 
+from xaip.planning.engines.base import (
+    Engine,
+    describe_engines,
+    engine_names,
+    get_engine,
+    register_engine,
+)
+from xaip.planning.engines.builtin import BuiltinEngine
 from xaip.planning.engines.fast_downward import (
     FDLandmark,
     FDLandmarks,
-    FDResult,
+    FDRun,
     fd_available,
     fd_command,
     fd_landmarks,
     fd_solve,
 )
+from xaip.planning.engines.fd import FastDownwardEngine
+
+register_engine("builtin", BuiltinEngine,
+                "xaip's own A*/UCS/GBFS/EHC/BFS with blind, h_max, h_add, h_FF, LM-cut")
+register_engine("fd", FastDownwardEngine,
+                "Fast Downward in a separate process (optional: pip install 'xaip[fd]')")
 
 __all__ = [
+    "BuiltinEngine",
+    "Engine",
     "FDLandmark",
     "FDLandmarks",
-    "FDResult",
+    "FDRun",
+    "FastDownwardEngine",
+    "describe_engines",
+    "engine_names",
     "fd_available",
     "fd_command",
     "fd_landmarks",
     "fd_solve",
+    "get_engine",
+    "register_engine",
 ]

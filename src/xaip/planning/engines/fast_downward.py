@@ -40,7 +40,7 @@ our wall-clock kill   ``budget.max_seconds`` passed                          bud
 
 [*] Code 12 is not a proof; it only happens with incomplete search configurations
 (never with the ``astar``/``lazy_greedy`` configurations the planner facade uses), and
-``FDResult.exit_code`` keeps it visible. [**] Fast Downward 26.6's translator rather
+``FDRun.exit_code`` keeps it visible. [**] Fast Downward 26.6's translator rather
 emits a trivially unsolvable task when the goal is statically false; the search then
 exits with 11.
 
@@ -49,7 +49,7 @@ Budgets: ``budget.max_seconds`` is enforced twice, as Fast Downward's own
 wall-clock timeout on the process group, after which every process of the call is
 killed; the wall-clock timeout is the one that normally fires.
 ``budget.max_nodes`` cannot be passed to Fast Downward (it has no expansion limit); it is
-not enforced, and ``FDResult.expanded`` reports the true count.
+not enforced, and ``FDRun.expanded`` reports the true count.
 """
 
 from __future__ import annotations
@@ -300,7 +300,7 @@ def _best_plan_file(files: dict[str, str]) -> str | None:
 
 
 @dataclass(frozen=True)
-class FDResult:
+class FDRun:
     """What Fast Downward answered. ``status``: solved, unsolvable or budget_exhausted.
 
     ``exit_code`` is the driver's exit code (``None`` when we stopped it at the
@@ -337,7 +337,7 @@ def fd_solve(
     problem_text: str,
     search: str = "astar(lmcut())",
     budget: Budget | None = None,
-) -> FDResult:
+) -> FDRun:
     """Plan with Fast Downward's ``--search`` configuration ``search`` on PDDL texts.
 
     Raises :class:`~xaip.errors.EngineUnavailable` when Fast Downward is not installed,
@@ -349,7 +349,7 @@ def fd_solve(
     run = _run_driver(domain_text, problem_text, search, budget, read_files=("plan",))
     expanded = _last_int(_EXPANDED, run.log) or 0
     if run.exit_code is None:
-        return FDResult("budget_exhausted", (), None, expanded, run.seconds, search, None, run.log)
+        return FDRun("budget_exhausted", (), None, expanded, run.seconds, search, None, run.log)
     _raise_for(run.exit_code, run.log, "search")
     if run.exit_code in SOLVED_CODES:
         text = _best_plan_file(run.folder_files)
@@ -362,9 +362,9 @@ def fd_solve(
         cost = _last_int(_PLAN_FILE_COST, text)
         if cost is None:
             cost = _last_int(_PLAN_COST, run.log)
-        return FDResult("solved", plan, cost, expanded, run.seconds, search, run.exit_code, run.log)
+        return FDRun("solved", plan, cost, expanded, run.seconds, search, run.exit_code, run.log)
     status = "unsolvable" if run.exit_code in UNSOLVABLE_CODES else "budget_exhausted"
-    return FDResult(status, (), None, expanded, run.seconds, search, run.exit_code, run.log)
+    return FDRun(status, (), None, expanded, run.seconds, search, run.exit_code, run.log)
 
 
 # --------------------------------------------------------------------------- landmarks

@@ -2,7 +2,8 @@
 
 Why a single ``solve``: the planner facade, the explainers and the tests select the
 algorithm and heuristic by name and always get the same kind of answer, a
-:class:`SearchResult` whose ``optimal`` flag says whether optimality is *guaranteed*:
+:class:`~xaip.planning.search.result.PlanResult` whose ``optimal`` flag says whether
+optimality is *guaranteed*:
 
 =========  =================================================  =========================
 algorithm  what it is                                         optimal when solved
@@ -27,10 +28,10 @@ from xaip.planning.search.bfs import breadth_first, uniform_costs
 from xaip.planning.search.common import SOLVED, Outcome
 from xaip.planning.search.ehc import enforced_hill_climbing
 from xaip.planning.search.enumerate import all_plans, top_k_plans
-from xaip.planning.search.result import PlanSet, SearchResult
+from xaip.planning.search.result import PlanResult, PlanSet
 from xaip.planning.search.successors import Successors
 from xaip.planning.task import Task
-from xaip.runtime import Budget
+from xaip.runtime import Budget, Status
 
 ALGORITHMS = ("astar", "ucs", "gbfs", "ehc", "bfs")
 
@@ -41,7 +42,7 @@ def solve(
     heuristic: str = "lmcut",
     budget: Budget | None = None,
     cost_bound: int | None = None,
-) -> SearchResult:
+) -> PlanResult:
     """Search ``task`` for a plan.
 
     ``cost_bound=c`` asks for a plan of cost strictly less than ``c``; "unsolvable" then
@@ -74,23 +75,27 @@ def solve(
         optimal = uniform_costs(task)
     solved = outcome.status == SOLVED
     plan = tuple(task.actions[a] for a in outcome.plan)
-    return SearchResult(
-        status=outcome.status,
+    return PlanResult(
+        status=Status(outcome.status),
         plan=plan,
         cost=sum(a.cost for a in plan) if solved else None,
         optimal=optimal and solved,
         expanded=outcome.expanded,
         generated=outcome.generated,
         seconds=clock.elapsed(),
-        algorithm=algorithm,
+        engine="builtin",
+        search=algorithm,
         heuristic=heuristic,
+        has_costs=task.has_costs,
+        costs_ignored=task.costs_ignored,
+        task=task,
     )
 
 
 __all__ = [
     "ALGORITHMS",
+    "PlanResult",
     "PlanSet",
-    "SearchResult",
     "Successors",
     "all_plans",
     "best_first",

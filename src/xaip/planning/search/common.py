@@ -1,7 +1,7 @@
 """Pieces shared by the searches: the raw outcome and plan reconstruction.
 
 Why a raw outcome: the search loops work on action indices and count effort; turning
-that into a :class:`~xaip.planning.search.result.SearchResult` (actions, cost, seconds,
+that into a :class:`~xaip.planning.search.result.PlanResult` (actions, cost, seconds,
 optimality) happens once, in :func:`~xaip.planning.search.solve`.
 """
 

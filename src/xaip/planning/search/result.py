@@ -6,53 +6,76 @@ tests and written to JSON reports; none of that may depend on mutable state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-from xaip.planning.task import GroundAction
+from xaip.planning.task import GroundAction, Task
+from xaip.runtime.status import BUDGET_EXHAUSTED, SOLVED, UNSOLVABLE, Status
 
-SOLVED = "solved"
-UNSOLVABLE = "unsolvable"
-BUDGET_EXHAUSTED = "budget_exhausted"
+if TYPE_CHECKING:
+    from xaip.planning.plans import PlanStep
+
+__all__ = ["BUDGET_EXHAUSTED", "SOLVED", "UNSOLVABLE", "PlanResult", "PlanSet"]
 
 
 @dataclass(frozen=True)
-class SearchResult:
-    """The answer of one :func:`~xaip.planning.search.solve` call.
+class PlanResult:
+    """What a planning call answered, whichever engine answered it.
 
-    ``status`` is ``"solved"``, ``"unsolvable"`` (no plan exists, or with a cost bound ``c``:
+    ``status`` is ``solved``, ``unsolvable`` (no plan exists, or with a cost bound ``c``:
     no plan of cost ``< c`` exists; only complete searches say this) or
-    ``"budget_exhausted"``. ``optimal`` is true only for a solved call whose algorithm
+    ``budget_exhausted``. ``optimal`` is true only for a solved call whose algorithm
     guarantees an optimal plan. ``expanded`` counts states whose successors were generated,
-    ``generated`` the successors produced.
+    ``generated`` the successors produced. ``costs_ignored`` says the domain declares action
+    costs that the problem's metric does not ask for, so every action cost 1 (as in Fast
+    Downward and VAL).
     """
 
-    status: str
+    status: Status
     plan: tuple[GroundAction, ...]
     cost: int | None
     optimal: bool
     expanded: int
-    generated: int
     seconds: float
-    algorithm: str = ""
+    generated: int = 0
+    engine: str = "builtin"
+    search: str = ""
     heuristic: str = ""
+    has_costs: bool = False
+    costs_ignored: bool = False
+    task: Task | None = field(default=None, repr=False, compare=False)
 
     @property
     def solved(self) -> bool:
         return self.status == SOLVED
 
+    def steps(self) -> tuple[PlanStep, ...]:
+        """The plan as lifted steps, ready for :func:`~xaip.planning.plans.validate`."""
+        from xaip.planning.plans import PlanStep
+
+        return tuple(PlanStep(a.schema, a.args) for a in self.plan)
+
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
+        out: dict[str, Any] = {
+            "status": str(self.status),
             "plan": [f"({a.name})" for a in self.plan],
             "cost": self.cost,
             "optimal": self.optimal,
             "expanded": self.expanded,
             "generated": self.generated,
             "seconds": round(self.seconds, 6),
-            "algorithm": self.algorithm,
+            "engine": self.engine,
+            "search": self.search,
             "heuristic": self.heuristic,
+            "costs_ignored": self.costs_ignored,
         }
+        if self.costs_ignored:
+            out["note"] = COSTS_IGNORED_NOTE
+        return out
+
+
+COSTS_IGNORED_NOTE = ("the domain declares action costs but the problem has no "
+                      "(:metric minimize (total-cost)), so every action costs 1")
 
 
 @dataclass(frozen=True)
@@ -65,7 +88,7 @@ class PlanSet:
     prefix of the full answer).
     """
 
-    status: str
+    status: Status
     plans: tuple[tuple[GroundAction, ...], ...]
     costs: tuple[int, ...]
     expanded: int
@@ -77,7 +100,7 @@ class PlanSet:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "status": self.status,
+            "status": str(self.status),
             "plans": [[f"({a.name})" for a in plan] for plan in self.plans],
             "costs": list(self.costs),
             "expanded": self.expanded,
