@@ -7,13 +7,23 @@ exhausted before an answer), 2 bad input (with a one-line message, never a trace
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from xaip import __version__
+from xaip.commandline import (
+    add_budget_args,
+    add_json_arg,
+    budget_from,
+    check_output,
+    emit,
+    non_negative_int,
+    write_output,
+)
 from xaip.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERNAL,
@@ -23,35 +33,34 @@ from xaip.errors import (
     InputError,
     XaipError,
 )
+from xaip.planning.engines import engine_names
+from xaip.runtime import Status
 
 Handler = Callable[[argparse.Namespace], int]
 
 
-def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
-    if args.json:
-        print(json.dumps(payload, indent=2, sort_keys=False))
-    else:
-        print(text)
+_emit = emit
+_budget_args = add_budget_args
+_json_arg = add_json_arg
 
 
-def _budget_args(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--max-nodes", type=int, default=None, metavar="N",
-                        help="give up after expanding N nodes")
-    parser.add_argument("--max-seconds", type=float, default=None, metavar="S",
-                        help="give up after S seconds")
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2), as every other bad input gets."""
 
-
-def _json_arg(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="xaip",
         description="Explain planning agents: plan, validate, landmarks, model differences.",
     )
     parser.add_argument("--version", action="version", version=f"xaip {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks of internal errors")
+    parser.add_argument("--max-memory", type=non_negative_int, default=None, metavar="MB",
+                        help="memory budget in MB (default: 80%% of this machine's memory); "
+                             "work that needs more ends as 'budget exhausted'")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     plan = sub.add_parser("plan", help="find a plan (optimal with --optimal)")
@@ -64,9 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "(default: lmcut if --optimal, else hff)")
     plan.add_argument("--search", default=None,
                       help="astar, ucs, gbfs, ehc or bfs (default: astar if --optimal, else gbfs)")
-    plan.add_argument("--cost-bound", type=int, default=None, metavar="C",
+    plan.add_argument("--cost-bound", type=non_negative_int, default=None, metavar="C",
                       help="only accept plans cheaper than C (with --optimal: prove none exists)")
-    plan.add_argument("--engine", choices=("builtin", "fd"), default="builtin",
+    plan.add_argument("--engine", choices=engine_names(), default="builtin",
                       help="planning engine (fd: Fast Downward, if installed)")
     plan.add_argument("--output", "-o", default=None, metavar="FILE",
                       help="also write the plan to FILE in plan-file format")
@@ -171,8 +180,10 @@ def _load(domain_path: str, problem_path: str) -> tuple[Any, Any]:
 def _cmd_plan(args: argparse.Namespace) -> int:
     from xaip.planning.planner import plan_files
     from xaip.planning.plans import format_plan
-    from xaip.runtime import Budget
+    from xaip.planning.search.result import COSTS_IGNORED_NOTE
 
+    if args.output:
+        check_output(args.output, (args.domain, args.problem))
     result = plan_files(
         args.domain,
         args.problem,
@@ -181,19 +192,19 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         search=args.search,
         engine=args.engine,
         cost_bound=args.cost_bound,
-        budget=Budget(args.max_nodes, args.max_seconds),
+        budget=budget_from(args),
     )
     payload = result.to_dict()
     if result.solved and args.output:
-        Path(args.output).write_text(
-            format_plan(result.plan, result.cost, unit_cost=not result.has_costs)
-        )
+        write_output(args.output,
+                     format_plan(result.plan, result.cost, unit_cost=not result.has_costs),
+                     (args.domain, args.problem))
     if result.solved:
         kind = "optimal" if result.optimal else "not proven optimal"
         text = format_plan(result.plan, result.cost, not result.has_costs).rstrip()
         text += f"\n; {len(result.plan)} steps, {kind}, {result.expanded} expanded, "
         text += f"{result.seconds:.3f} s"
-    elif result.status == "unsolvable":
+    elif result.status == Status.UNSOLVABLE:
         text = "no plan exists" + (
             f" cheaper than {args.cost_bound}" if args.cost_bound is not None else ""
         ) + f" (proved after {result.expanded} expansions, {result.seconds:.3f} s)"
@@ -202,7 +213,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
             f"budget exhausted after {result.expanded} expansions and {result.seconds:.3f} s "
             "without an answer; raise --max-nodes/--max-seconds"
         )
-    _emit(args, payload, text)
+    if result.costs_ignored:
+        text += f"\n; note: {COSTS_IGNORED_NOTE}"
+    emit(args, payload, text)
     return EXIT_OK if result.solved else EXIT_NEGATIVE
 
 
@@ -216,7 +229,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         text = f"valid plan: {result.steps} steps, cost {result.cost}"
     else:
         text = f"invalid plan: {result.reason}"
-    _emit(args, result.to_dict(), text)
+    emit(args, result.to_dict(), text)
     return EXIT_OK if result.valid else EXIT_NEGATIVE
 
 
@@ -347,20 +360,59 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- entry point
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    handler: Handler = args.handler
+def _limit_memory(megabytes: int | None) -> int | None:
+    """Cap this process's address space so that running out of memory is an answer
+    ("budget exhausted"), not a kill by the operating system."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return None
+    if megabytes is None:
+        try:
+            total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        except (ValueError, OSError):  # pragma: no cover
+            return None
+        megabytes = int(total * 0.8) // (1 << 20)
+    limit = max(megabytes, 256) << 20
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft == resource.RLIM_INFINITY or soft > limit:
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+        except (ValueError, OSError):  # pragma: no cover
+            return None
+    return limit >> 20
+
+
+def _run(handler: Handler, args: argparse.Namespace) -> int:
     try:
         return handler(args)
+    except BrokenPipeError:
+        # The reader went away (``xaip ... | head``): stop quietly, as Unix tools do.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_NEGATIVE
     except (InputError, EngineUnavailable) as error:
         print(f"xaip: error: {error}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except FileNotFoundError as error:
         print(f"xaip: error: no such file: {error.filename}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as error:
-        print(f"xaip: error: cannot read input: {error}", file=sys.stderr)
+    except (IsADirectoryError, PermissionError) as error:
+        what = "a directory" if isinstance(error, IsADirectoryError) else "not permitted"
+        print(f"xaip: error: cannot use {error.filename}: {what}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except UnicodeDecodeError as error:
+        print(f"xaip: error: input is not UTF-8 text ({error.reason} at byte {error.start})",
+              file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except MemoryError:
+        print("xaip: budget exhausted: the memory budget ran out (raise --max-memory)",
+              file=sys.stderr)
+        return EXIT_NEGATIVE
+    except RecursionError:
+        print("xaip: error: the input is nested too deeply", file=sys.stderr)
         return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("xaip: interrupted", file=sys.stderr)
@@ -374,6 +426,25 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler: Handler = args.handler
+    if argv is None:  # a real command line (tests call main() in-process: no limit there)
+        _limit_memory(args.max_memory)
+    code = _run(handler, args)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_NEGATIVE if code == EXIT_OK else code
+    except OSError as error:
+        print(f"xaip: error: cannot write output: {error.strerror}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    return code
 
 
 if __name__ == "__main__":  # pragma: no cover

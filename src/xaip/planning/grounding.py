@@ -525,7 +525,8 @@ def _assemble(
         cost = Fraction(0) if uses_costs else Fraction(1)
         conditional: list[ConditionalEffect] = []
         for part in parts:
-            cost += part.cost
+            if uses_costs:
+                cost += part.cost
             if part.conditions is None:
                 add |= part.adds
                 delete |= part.deletes
