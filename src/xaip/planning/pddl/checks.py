@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from xaip.errors import SemanticError
+from xaip.planning.pddl.limits import quoted
 from xaip.planning.pddl.model import (
     OBJECT,
     And,
@@ -29,6 +30,7 @@ from xaip.planning.pddl.model import (
     Problem,
     TypedName,
     When,
+    either_members,
 )
 
 #: Numeric fluents a PPDDL/action-cost file may use without declaring them.
@@ -55,9 +57,20 @@ class _Scope:
             self.objects[obj.name] = obj.type
         self.file = domain.source
 
-    def check_type(self, typed: TypedName, where: str) -> None:
-        if typed.type not in self.types:
-            raise SemanticError(f"{where}unknown type '{typed.type}' of '{typed.name}'")
+    def check_type(self, typed: TypedName, where: str, blame_domain: bool = False) -> None:
+        """``blame_domain``: the name is a problem's, so say what the domain declares (the
+        mistake may be a missing or misspelt type in the domain)."""
+        for member in either_members(typed.type) or (typed.type,):
+            if member in self.types:
+                continue
+            hint = ""
+            if blame_domain:
+                names = sorted(self.types)
+                listed = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+                read = f" read from {self.domain.source}" if self.domain.source else ""
+                hint = f" (the domain {quoted(self.domain.name)}{read} declares {listed})"
+            raise SemanticError(f"{where}unknown type {quoted(member)} of "
+                                f"{quoted(typed.name)}{hint}")
 
     def check_atom(self, atom: Atom, variables: dict[str, str], fallback: str | None,
                    ground: bool = False) -> None:
@@ -68,26 +81,29 @@ class _Scope:
         else:
             predicate = self.predicates.get(atom.predicate)
             if predicate is None:
-                raise SemanticError(f"{where}undeclared predicate '{atom.predicate}' in {atom}")
+                raise SemanticError(f"{where}undeclared predicate {quoted(atom.predicate)} in"
+                                    f" {quoted(atom)}")
             if len(predicate.parameters) != len(atom.args):
                 raise SemanticError(
-                    f"{where}predicate '{atom.predicate}' takes {len(predicate.parameters)} "
+                    f"{where}predicate {quoted(atom.predicate)} takes {len(predicate.parameters)} "
                     f"argument(s), {atom} has {len(atom.args)}")
         for index, arg in enumerate(atom.args):
             if arg.startswith("?"):
                 if ground:
-                    raise SemanticError(f"{where}variable '{arg}' in a ground fact {atom}")
+                    raise SemanticError(f"{where}variable {quoted(arg)} in a ground fact"
+                                        f" {quoted(atom)}")
                 if arg not in variables:
-                    raise SemanticError(f"{where}unbound variable '{arg}' in {atom}")
+                    raise SemanticError(f"{where}unbound variable {quoted(arg)} in {quoted(atom)}")
                 continue
             if arg not in self.objects:
-                raise SemanticError(f"{where}unknown object or constant '{arg}' in {atom}")
+                raise SemanticError(f"{where}unknown object or constant {quoted(arg)} in"
+                                    f" {quoted(atom)}")
             if atom.predicate != "=":
                 wanted = self.predicates[atom.predicate].parameters[index].type
                 if self.objects[arg] not in self.below.get(wanted, frozenset({wanted})):
                     raise SemanticError(
-                        f"{where}'{arg}' is a {self.objects[arg]}, but argument {index + 1} "
-                        f"of '{atom.predicate}' must be a {wanted} in {atom}")
+                        f"{where}{quoted(arg)} is a {self.objects[arg]}, but argument {index + 1} "
+                        f"of {quoted(atom.predicate)} must be a {wanted} in {quoted(atom)}")
 
     def check_condition(self, condition: Condition, variables: dict[str, str],
                         fallback: str | None, ground: bool = False) -> None:
@@ -119,16 +135,17 @@ class _Scope:
         if function is None:
             if term.name in IMPLICIT_FUNCTIONS and not term.args:
                 return
-            raise SemanticError(f"{where}undeclared function '{term.name}' in {term}")
+            raise SemanticError(f"{where}undeclared function {quoted(term.name)} in {quoted(term)}")
         if len(function.parameters) != len(term.args):
-            raise SemanticError(f"{where}function '{term.name}' takes "
+            raise SemanticError(f"{where}function {quoted(term.name)} takes "
                                 f"{len(function.parameters)} argument(s), {term} has "
                                 f"{len(term.args)}")
         for arg in term.args:
             if arg.startswith("?") and arg not in variables:
-                raise SemanticError(f"{where}unbound variable '{arg}' in {term}")
+                raise SemanticError(f"{where}unbound variable {quoted(arg)} in {quoted(term)}")
             if not arg.startswith("?") and arg not in self.objects:
-                raise SemanticError(f"{where}unknown object or constant '{arg}' in {term}")
+                raise SemanticError(f"{where}unknown object or constant {quoted(arg)} in"
+                                    f" {quoted(term)}")
 
     def check_effect(self, effect: Effect, variables: dict[str, str], fallback: str | None) -> None:
         if isinstance(effect, Atom):
@@ -158,24 +175,28 @@ class _Scope:
 
 def check_domain(domain: Domain) -> None:
     """Raise :class:`SemanticError` if the domain refers to undeclared names."""
-    where = f"{domain.source}: " if domain.source else ""
     parents = dict(domain.types)
     for child, parent in domain.types:
         seen = {child}
         current = parent
         while current in parents and current != OBJECT:
             if current in seen:
-                raise SemanticError(f"{where}type '{child}' is its own ancestor")
+                at = _where(domain.location_of(f"type:{child}"), domain.source)
+                raise SemanticError(f"{at}type {quoted(child)} is its own ancestor")
             seen.add(current)
             current = parents[current]
     scope = _Scope(domain)
     for constant in domain.constants:
-        scope.check_type(constant, where)
+        scope.check_type(constant, _where(domain.location_of(f"constant:{constant.name}"),
+                                          domain.source))
+    for function in domain.functions:
+        for parameter in function.parameters:
+            scope.check_type(parameter, _where(function.location, domain.source))
     names: set[str] = set()
     for predicate in domain.predicates:
         if predicate.name in names:
             raise SemanticError(f"{_where(predicate.location, domain.source)}predicate "
-                                f"'{predicate.name}' declared twice")
+                                f"{quoted(predicate.name)} declared twice")
         names.add(predicate.name)
         for parameter in predicate.parameters:
             scope.check_type(parameter, _where(predicate.location, domain.source))
@@ -183,12 +204,13 @@ def check_domain(domain: Domain) -> None:
     for action in domain.actions:
         at = _where(action.location, domain.source)
         if action.name in actions:
-            raise SemanticError(f"{at}action '{action.name}' declared twice")
+            raise SemanticError(f"{at}action {quoted(action.name)} declared twice")
         actions.add(action.name)
         variables: dict[str, str] = {}
         for parameter in action.parameters:
             if parameter.name in variables:
-                raise SemanticError(f"{at}parameter '{parameter.name}' of '{action.name}' "
+                raise SemanticError(f"{at}parameter {quoted(parameter.name)} of"
+                                    f" {quoted(action.name)} "
                                     "declared twice")
             scope.check_type(parameter, at)
             variables[parameter.name] = parameter.type
@@ -200,16 +222,19 @@ def check_problem(domain: Domain, problem: Problem) -> None:
     """Raise :class:`SemanticError` if the problem does not fit the domain."""
     where = f"{problem.source}: " if problem.source else ""
     if problem.domain_name != domain.name:
-        raise SemanticError(f"{where}the problem is for domain '{problem.domain_name}', "
-                            f"but the domain is '{domain.name}'")
+        at = _where(problem.location_of("domain"), problem.source)
+        read = f" read from {domain.source}" if domain.source else ""
+        raise SemanticError(f"{at}the problem is for domain {quoted(problem.domain_name)}, "
+                            f"but the domain{read} is {quoted(domain.name)}")
     scope = _Scope(domain)
     declared: dict[str, str] = {}
     for obj in problem.objects:
-        scope.check_type(obj, where)
+        at = _where(problem.location_of(f"object:{obj.name}"), problem.source)
+        scope.check_type(obj, at, blame_domain=True)
         known = declared.get(obj.name, scope.objects.get(obj.name))
         if known is not None and known != obj.type:
-            raise SemanticError(f"{where}object '{obj.name}' is declared as '{known}' and as "
-                                f"'{obj.type}'")
+            raise SemanticError(f"{at}object {quoted(obj.name)} is declared as "
+                                f"{quoted(known)} and as {quoted(obj.type)}")
         declared[obj.name] = obj.type
         scope.objects[obj.name] = obj.type
     for atom in problem.init:

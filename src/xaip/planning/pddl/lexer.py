@@ -14,9 +14,11 @@ import re
 from dataclasses import dataclass
 
 from xaip.errors import PDDLSyntaxError
+from xaip.planning.pddl.limits import MAX_DEPTH, quoted, strip_bom
 from xaip.planning.pddl.model import Location
 
-_TOKEN = re.compile(r";[^\n]*|\(|\)|[^\s();]+")
+# A ``?`` always starts a new symbol, as in Fast Downward: ``(at?x)`` is ``(at ?x)``.
+_TOKEN = re.compile(r";[^\n]*|\(|\)|\??[^\s();?]+|\?")
 
 
 class Source:
@@ -26,7 +28,7 @@ class Source:
 
     def __init__(self, text: str, file: str) -> None:
         self.file = file
-        self.text = text
+        self.text = strip_bom(text)
         self._line_starts: list[int] | None = None
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -68,7 +70,15 @@ Node = Symbol | SList
 
 def parse_sexpr(source: Source) -> list[SList]:
     """The top-level lists of a PDDL file: usually one ``(define ...)``; IPPC files hold
-    a domain and a problem in one file."""
+    a domain and a problem in one file.
+
+    Iterative, one pass, linear in the text; lists nested deeper than
+    :data:`~xaip.planning.pddl.limits.MAX_DEPTH` are refused here so that the recursive
+    walkers behind the reader never meet a deeper tree.
+    """
+    nul = source.text.find("\x00")
+    if nul >= 0:
+        raise source.error(nul, "NUL byte in the file: expected PDDL text")
     stack: list[SList] = []
     top: list[SList] = []
     for match in _TOKEN.finditer(source.text):
@@ -78,6 +88,9 @@ def parse_sexpr(source: Source) -> list[SList]:
             continue
         offset = match.start()
         if first == "(":
+            if len(stack) >= MAX_DEPTH:
+                raise source.error(offset, f"nesting deeper than {MAX_DEPTH} levels "
+                                   "(the limit for PDDL files)")
             stack.append(SList([], offset))
         elif first == ")":
             if not stack:
@@ -91,10 +104,10 @@ def parse_sexpr(source: Source) -> list[SList]:
             stack[-1].items.append(Symbol(token.lower(), offset))
         elif token.endswith(".pddl") and not top:
             raise source.error(
-                offset, f"expected '(' but the file holds only the path '{token}' "
+                offset, f"expected '(' but the file holds only the path {quoted(token)} "
                 "(a symbolic link saved as a plain file?); read that file instead")
         else:
-            raise source.error(offset, f"expected '(' but found '{token}'")
+            raise source.error(offset, f"expected '(' but found {quoted(token)}")
     if stack:
         line, column = source.position(stack[-1].offset)
         raise source.error(

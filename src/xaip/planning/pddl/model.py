@@ -18,6 +18,19 @@ from fractions import Fraction
 OBJECT = "object"
 
 
+def either_members(type_name: str) -> tuple[str, ...] | None:
+    """The member types of an ``(either a b ...)`` type name, or None for a plain type.
+
+    Why a string: an ``either`` type is written ``(either a b)`` in a parameter list and is
+    kept as that text in :attr:`TypedName.type`, so every consumer that looks types up in
+    :meth:`Domain.subtypes_closure` (grounding, validation, checks) treats it as the union
+    of its members without knowing about it, and the writer prints it back unchanged.
+    """
+    if type_name.startswith("(either ") and type_name.endswith(")"):
+        return tuple(type_name[len("(either "):-1].split())
+    return None
+
+
 @dataclass(frozen=True)
 class Location:
     """Where a construct starts in its source file (1-based line and column)."""
@@ -208,6 +221,12 @@ class Domain:
     functions: tuple[Function, ...] = ()
     actions: tuple[Action, ...] = ()
     source: str | None = field(default=None, compare=False, repr=False)
+    #: Where named declarations were read: keys ``type:NAME`` and ``constant:NAME``.
+    locations: tuple[tuple[str, Location], ...] = field(default=(), compare=False, repr=False)
+
+    def location_of(self, key: str) -> Location | None:
+        """Where ``key`` (e.g. ``type:truck``) was declared, if the domain was read from text."""
+        return dict(self.locations).get(key)
 
     def action(self, name: str) -> Action:
         for action in self.actions:
@@ -237,6 +256,9 @@ class Domain:
                 current = parents[current]
                 below.setdefault(current, {current}).add(name)
             below[OBJECT].add(name)
+        for either in _either_types(self):
+            members = either_members(either) or ()
+            below[either] = set().union(*(below.get(m, {m}) for m in members))
         return {name: frozenset(group) for name, group in below.items()}
 
     @property
@@ -260,9 +282,49 @@ class Problem:
     metric: tuple[str, FunctionTerm] | None = None
     goal_reward: Fraction | None = None  # PPDDL ``(:goal-reward n)``
     source: str | None = field(default=None, compare=False, repr=False)
+    #: Where parts were read: keys ``domain`` (the ``:domain`` section) and ``object:NAME``.
+    locations: tuple[tuple[str, Location], ...] = field(default=(), compare=False, repr=False)
+
+    def location_of(self, key: str) -> Location | None:
+        """Where ``key`` (e.g. ``object:b1``) was declared, if the problem was read from text."""
+        return dict(self.locations).get(key)
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+def _either_types(domain: Domain) -> set[str]:
+    """Every ``(either ...)`` type a domain's parameters or quantified variables use."""
+    found: set[str] = set()
+    typed: list[TypedName] = [*domain.constants]
+    for predicate in domain.predicates:
+        typed.extend(predicate.parameters)
+    for function in domain.functions:
+        typed.extend(function.parameters)
+    stack: list[object] = []
+    for action in domain.actions:
+        typed.extend(action.parameters)
+        stack.extend((action.precondition, action.effect))
+    while stack:  # iterative: conditions may be nested deeply
+        node = stack.pop()
+        if isinstance(node, Exists | Forall | ForallEffect):
+            typed.extend(node.variables)
+        if isinstance(node, Not):
+            stack.append(node.operand)
+        elif isinstance(node, And | Or | AndEffect):
+            stack.extend(node.operands)
+        elif isinstance(node, Imply):
+            stack.extend((node.antecedent, node.consequent))
+        elif isinstance(node, Exists | Forall):
+            stack.append(node.body)
+        elif isinstance(node, When):
+            stack.extend((node.condition, node.effect))
+        elif isinstance(node, ForallEffect):
+            stack.append(node.effect)
+        elif isinstance(node, Probabilistic):
+            stack.extend(effect for _, effect in node.outcomes)
+    found.update(t.type for t in typed if t.type.startswith("(either "))
+    return found
 
 
 def counts_action_costs(domain: Domain, problem: Problem) -> bool:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from xaip.errors import InputError, UnsupportedFeature
 from xaip.planning.pddl.lexer import Node, SList, Source, Symbol, parse_sexpr
+from xaip.planning.pddl.limits import looks_numeric, parse_number, quoted, read_input
 from xaip.planning.pddl.model import (
     NO_EFFECT,
     TRUE,
@@ -34,6 +35,7 @@ from xaip.planning.pddl.model import (
     FunctionTerm,
     Imply,
     Increase,
+    Location,
     Not,
     NumericExpression,
     Or,
@@ -81,14 +83,7 @@ def read_problem(path: str | Path) -> Problem:
 
 
 def _read_text(path: str | Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, expected a PDDL file") from None
-    except OSError as error:
-        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+    return read_input(path, "PDDL file")
 
 
 def parse_domain(text: str, file: str = "<string>") -> Domain:
@@ -114,6 +109,7 @@ class _Reader:
 
     def __init__(self, source: Source) -> None:
         self.source = source
+        self.locations: list[tuple[str, Location]] = []
 
     # ------------------------------------------------------------------ small helpers
 
@@ -122,7 +118,8 @@ class _Reader:
 
     def list_of(self, node: Node, expected: str) -> SList:
         if not isinstance(node, SList):
-            raise self.source.error(node.offset, f"expected {expected} but found '{node.text}'")
+            raise self.source.error(node.offset, f"expected {expected} but found"
+                                                 f" {quoted(node.text)}")
         return node
 
     def symbol(self, node: Node, expected: str) -> str:
@@ -133,7 +130,7 @@ class _Reader:
     def name(self, node: Node, expected: str) -> str:
         text = self.symbol(node, expected)
         if text.startswith(("?", ":")) or not _is_name(text):
-            raise self.source.error(node.offset, f"expected {expected} but found '{text}'")
+            raise self.source.error(node.offset, f"expected {expected} but found {quoted(text)}")
         return text
 
     def head(self, node: SList) -> str | None:
@@ -193,14 +190,20 @@ class _Reader:
                 raise self.unsupported(item, f"requirement {requirement} "
                                        f"({UNSUPPORTED_REQUIREMENTS[requirement]})")
             if requirement not in SUPPORTED_REQUIREMENTS:
-                raise self.unsupported(item, f"unknown requirement '{requirement}' is")
+                raise self.unsupported(item, f"unknown requirement {quoted(requirement)} is")
             out.append(requirement)
         return tuple(out)
 
     def typed_list(
-        self, items: list[Node], element: Callable[[Node], str], what: str
+        self, items: list[Node], element: Callable[[Node], str], what: str,
+        either: bool = False, record: str | None = None,
     ) -> list[TypedName]:
-        """``a b - t c`` into typed names; untyped names get ``object``."""
+        """``a b - t c`` into typed names; untyped names get ``object``.
+
+        ``either`` allows ``- (either t u)`` (parameters and variables only: an object
+        belongs to one type); ``record`` names the kind of declaration whose locations are
+        kept for messages (``type``, ``constant``, ``object``).
+        """
         out: list[TypedName] = []
         pending: list[str] = []
         index = 0
@@ -211,10 +214,14 @@ class _Reader:
                     raise self.source.error(item.offset, "expected a type name after '-'")
                 type_node = items[index + 1]
                 if isinstance(type_node, SList):
-                    if self.head(type_node) == "either":
-                        raise self.unsupported(type_node, "'either' types are")
-                    raise self.source.error(type_node.offset, "expected a type name after '-'")
-                type_name = self.name(type_node, "a type name")
+                    if self.head(type_node) != "either":
+                        raise self.source.error(type_node.offset,
+                                                "expected a type name after '-'")
+                    if not either:
+                        raise self.unsupported(type_node, f"'either' types of {what} are")
+                    type_name = self.either_type(type_node)
+                else:
+                    type_name = self.name(type_node, "a type name")
                 if not pending:
                     raise self.source.error(item.offset, f"expected {what} before '-'")
                 out.extend(TypedName(name, type_name) for name in pending)
@@ -222,27 +229,39 @@ class _Reader:
                 index += 2
                 continue
             pending.append(element(item))
+            if record is not None:
+                self.locations.append((f"{record}:{pending[-1]}",
+                                       self.source.location(item.offset)))
             index += 1
         out.extend(TypedName(name) for name in pending)
         return out
 
+    def either_type(self, node: SList) -> str:
+        """``(either a b)`` as its canonical text (see :func:`~.model.either_members`)."""
+        members = [self.name(item, "a type name") for item in node.items[1:]]
+        if not members:
+            raise self.source.error(node.offset, "expected '(either TYPE ...)' with a type")
+        return "(either " + " ".join(members) + ")"
+
     def variable(self, node: Node) -> str:
         text = self.symbol(node, "a variable such as '?x'")
-        if not text.startswith("?") or len(text) < 2:
+        if not text.startswith("?") or len(text) < 2 or not text.isprintable():
             raise self.source.error(node.offset,
-                                    f"expected a variable such as '?x', found '{text}'")
+                                    f"expected a variable such as '?x', found {quoted(text)}")
         return text
 
     def variables(self, node: Node) -> tuple[TypedName, ...]:
         variables = self.list_of(node, "a parameter list such as '(?x - type)'")
-        return tuple(self.typed_list(variables.items, self.variable, "variables"))
+        return tuple(self.typed_list(variables.items, self.variable, "variables", either=True))
 
     def term(self, node: Node) -> str:
         if isinstance(node, SList):
             raise self.unsupported(node, "function terms as arguments are")
         text = node.text
-        if text.startswith(":") or not (text.startswith("?") or _is_name(text)):
-            raise self.source.error(node.offset, f"expected a variable or object, found '{text}'")
+        if text.startswith(":") or not (text.startswith("?") and text.isprintable()
+                                        or _is_name(text)):
+            raise self.source.error(node.offset, f"expected a variable or object, found"
+                                                 f" {quoted(text)}")
         return text
 
     def atom(self, node: SList) -> Atom:
@@ -255,9 +274,13 @@ class _Reader:
     def number(self, node: Node) -> Fraction:
         text = self.symbol(node, "a number")
         try:
-            return Fraction(text)
-        except (ValueError, ZeroDivisionError):
-            raise self.source.error(node.offset, f"expected a number, found '{text}'") from None
+            return parse_number(text)
+        except ValueError as error:
+            if not looks_numeric(text):
+                raise self.source.error(
+                    node.offset, f"expected a number, found {quoted(text)}") from None
+            raise self.source.error(
+                node.offset, f"number {quoted(text)} {error}") from None
 
     def function_term(self, node: Node) -> FunctionTerm:
         if isinstance(node, Symbol) and _is_name(node.text) and not _is_number(node.text):
@@ -295,7 +318,7 @@ class _Reader:
             body = self.condition(expr.items[2])
             return (Exists if head == "exists" else Forall)(variables, body, loc)
         if head in _COMPARISONS:
-            raise self.unsupported(expr, f"numeric comparison '{head}' is")
+            raise self.unsupported(expr, f"numeric comparison {quoted(head)} is")
         if head == "=" and any(isinstance(item, SList) for item in expr.items[1:]):
             raise self.unsupported(expr, "numeric comparison '=' is")
         if head in ("at", "over") and len(expr.items) > 1 and isinstance(expr.items[1], Symbol) \
@@ -348,7 +371,8 @@ class _Reader:
         if head in _UNSUPPORTED_EFFECTS:
             raise self.unsupported(expr, _UNSUPPORTED_EFFECTS[head])
         if head in ("or", "exists", "imply"):
-            raise self.source.error(expr.offset, f"expected an effect, found a '{head}' condition")
+            raise self.source.error(expr.offset, f"expected an effect, found a {quoted(head)}"
+                                                 f" condition")
         return self.atom(expr)
 
     def probabilistic(self, expr: SList) -> Probabilistic:
@@ -387,10 +411,11 @@ class _Reader:
                 types.extend(
                     (t.name, t.type) for t in
                     self.typed_list(section.items[1:], lambda n: self.name(n, "a type name"),
-                                    "type names"))
+                                    "type names", record="type"))
             elif keyword == ":constants":
                 constants.extend(self.typed_list(
-                    section.items[1:], lambda n: self.name(n, "a constant name"), "constants"))
+                    section.items[1:], lambda n: self.name(n, "a constant name"), "constants",
+                    record="constant"))
             elif keyword == ":predicates":
                 for item in section.items[1:]:
                     skeleton = self.list_of(item, "a predicate '(name ?x - type ...)'")
@@ -398,22 +423,25 @@ class _Reader:
                         raise self.source.error(skeleton.offset, "expected a predicate name")
                     predicates.append(Predicate(
                         self.name(skeleton.items[0], "a predicate name"),
-                        tuple(self.typed_list(skeleton.items[1:], self.variable, "variables")),
+                        tuple(self.typed_list(skeleton.items[1:], self.variable, "variables",
+                                              either=True)),
                         self.source.location(skeleton.offset)))
             elif keyword == ":functions":
                 functions.extend(self.functions(section))
             elif keyword == ":action":
                 actions.append(self.action(section))
-            elif keyword in (":durative-action", ":derived", ":constraints", ":process",
-                             ":event"):
-                raise self.unsupported(section, f"'{keyword}' is")
+            elif keyword == ":derived":
+                raise self.unsupported(section, "derived predicates (':derived') are")
+            elif keyword in (":durative-action", ":constraints", ":process", ":event"):
+                raise self.unsupported(section, f"{quoted(keyword)} is")
             else:
                 raise self.source.error(
                     section.offset,
                     f"expected one of :requirements, :types, :constants, :predicates, "
-                    f":functions, :action; found '{keyword}'")
+                    f":functions, :action; found {quoted(keyword)}")
         return Domain(name, requirements, tuple(types), tuple(constants), tuple(predicates),
-                      tuple(functions), tuple(actions), self.source.file)
+                      tuple(functions), tuple(actions), self.source.file,
+                      tuple(self.locations))
 
     def functions(self, section: SList) -> list[Function]:
         out: list[Function] = []
@@ -427,7 +455,7 @@ class _Reader:
                     raise self.source.error(item.offset, "expected '(f ...) - number'")
                 kind = self.name(items[index + 1], "a function type such as 'number'")
                 if kind != "number":
-                    raise self.unsupported(items[index + 1], f"function type '{kind}' is")
+                    raise self.unsupported(items[index + 1], f"function type {quoted(kind)} is")
                 out.extend(Function(n, p, kind, self.source.location(s.offset))
                            for n, p, s in pending)
                 pending = []
@@ -438,7 +466,7 @@ class _Reader:
                 raise self.source.error(skeleton.offset, "expected a function name")
             pending.append((self.name(skeleton.items[0], "a function name"),
                             tuple(self.typed_list(skeleton.items[1:], self.variable,
-                                                  "variables")), skeleton))
+                                                  "variables", either=True)), skeleton))
             index += 1
         out.extend(Function(n, p, "number", self.source.location(s.offset)) for n, p, s in pending)
         return out
@@ -457,12 +485,13 @@ class _Reader:
             if key not in (":parameters", ":precondition", ":effect"):
                 raise self.source.error(
                     items[index].offset,
-                    f"expected ':parameters', ':precondition' or ':effect', found '{key}'")
+                    f"expected ':parameters', ':precondition' or ':effect', found {quoted(key)}")
             if key in seen:
-                raise self.source.error(items[index].offset, f"'{key}' given twice")
+                raise self.source.error(items[index].offset, f"{quoted(key)} given twice")
             seen.add(key)
             if index + 1 >= len(items):
-                raise self.source.error(items[index].offset, f"expected a value after '{key}'")
+                raise self.source.error(items[index].offset, f"expected a value after"
+                                                             f" {quoted(key)}")
             value = items[index + 1]
             if key == ":parameters":
                 parameters = self.variables(value)
@@ -490,11 +519,13 @@ class _Reader:
             if keyword == ":domain":
                 self.arity(section, 1, "'(:domain NAME)'")
                 domain_name = self.name(section.items[1], "a domain name")
+                self.locations.append(("domain", self.source.location(section.items[1].offset)))
             elif keyword == ":requirements":
                 requirements += self.requirements(section)
             elif keyword == ":objects":
                 objects.extend(self.typed_list(
-                    section.items[1:], lambda n: self.name(n, "an object name"), "objects"))
+                    section.items[1:], lambda n: self.name(n, "an object name"), "objects",
+                    record="object"))
             elif keyword == ":init":
                 for item in section.items[1:]:
                     fact = self.list_of(item, "an initial fact '(predicate objects...)'")
@@ -503,7 +534,7 @@ class _Reader:
                         numeric.append((self.function_term(fact.items[1]),
                                         self.number(fact.items[2])))
                     elif head in ("not", "and", "or", "probabilistic", "forall"):
-                        raise self.unsupported(fact, f"'{head}' in the initial state is")
+                        raise self.unsupported(fact, f"{quoted(head)} in the initial state is")
                     elif head == "at" and len(fact.items) == 3 and isinstance(
                             fact.items[1], Symbol) and _is_number(fact.items[1].text):
                         raise self.unsupported(fact, "timed initial literals are")
@@ -518,34 +549,33 @@ class _Reader:
                 if direction not in ("minimize", "maximize"):
                     raise self.source.error(section.items[1].offset,
                                             f"expected 'minimize' or 'maximize', found "
-                                            f"'{direction}'")
+                                            f"{quoted(direction)}")
                 metric = (direction, self.function_term(section.items[2]))
             elif keyword == ":goal-reward":
                 self.arity(section, 1, "'(:goal-reward NUMBER)'")
                 goal_reward = self.number(section.items[1])
             elif keyword in (":constraints", ":horizon", ":discount"):
-                raise self.unsupported(section, f"'{keyword}' is")
+                raise self.unsupported(section, f"{quoted(keyword)} is")
             else:
                 raise self.source.error(
                     section.offset,
                     f"expected one of :domain, :requirements, :objects, :init, :goal, "
-                    f":metric, :goal-reward; found '{keyword}'")
+                    f":metric, :goal-reward; found {quoted(keyword)}")
         if domain_name is None:
             raise self.source.error(root.offset, "expected a '(:domain NAME)' section")
         if goal is None:
             raise self.source.error(root.offset, "expected a '(:goal CONDITION)' section")
         return Problem(name, domain_name, requirements, tuple(objects), tuple(init),
-                       tuple(numeric), goal, metric, goal_reward, self.source.file)
+                       tuple(numeric), goal, metric, goal_reward, self.source.file,
+                       tuple(self.locations))
 
 
 def _is_number(text: str) -> bool:
-    try:
-        Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return False
-    return True
+    """Written as a number (syntax only: the value is checked, with its bounds, later)."""
+    return looks_numeric(text)
 
 
 def _is_name(text: str) -> bool:
     """PDDL names start with a letter (we also accept digits and '_', as planners do)."""
-    return bool(text) and (text[0].isalnum() or text[0] in "_=-+*/<>") and "(" not in text
+    return bool(text) and (text[0].isalnum() or text[0] in "_=-+*/<>") and "(" not in text \
+        and text.isprintable()
