@@ -36,7 +36,8 @@ from xaip.errors import XaipError
 from xaip.planning.mdp import ground_probabilistic
 from xaip.planning.pddl import check_problem, read_domain, read_problem
 from xaip.runtime.budget import Budget
-from xaip.summaries import check_landmarks, summarise_policy
+from xaip.runtime.status import Status
+from xaip.summaries import check, summarise_policy
 from xaip.summaries.summary import solve_policy
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,18 +63,18 @@ def run_instance(folder: Path, problem: str, max_seconds: float | None = None) -
         return {"problem": problem, "skipped": str(error)}
     started = time.perf_counter()
     solution, note = solve_policy(ptask, "lao", Budget(max_seconds=max_seconds))
-    if solution.status != "solved":
+    if solution.status != Status.SOLVED:
         return {"problem": problem, "skipped": f"solver budget of {max_seconds} s exhausted"}
     solve_seconds = time.perf_counter() - started
     started = time.perf_counter()
     summary = summarise_policy(ptask, solution.policy, check=False)
     summarise_seconds = time.perf_counter() - started
     started = time.perf_counter()
-    checks = [check_landmarks(ptask, summary.graph, s)
-              for s in (summary.concise, summary.complete, summary.model) if s is not None]
+    ok = check(solution.policy, summary).ok is True
     check_seconds = time.perf_counter() - started
-    ok = all(c.sound for c in checks) and all(c.exact for c in checks if c.source == "complete")
-    assert summary.complete is not None
+    assert summary.concise is not None and summary.complete is not None
+    assert summary.model is not None and summary.hierarchy is not None
+    assert summary.value is not None
     return {
         "problem": problem,
         "facts": ptask.num_facts,

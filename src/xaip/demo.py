@@ -80,13 +80,14 @@ def run_demo() -> tuple[dict[str, Any], str]:
 
 def _explain_fetch() -> tuple[dict[str, Any], str]:
     """The book's Fetch example: why does the robot tuck its hand before moving?"""
-    from xaip.reconcile import Explainer, load_mrp
+    from xaip.reconcile import explain, load_mrp
+    from xaip.render import render
 
     folder = Path(str(resources.files("xaip") / "domains" / "fetch"))
     mrp = load_mrp(folder / "robot.pddl", folder / "human.pddl", folder / "problem.pddl")
-    explanation = Explainer(mrp).explain("mce")
+    explanation = explain(mrp, "mce")
     return explanation.to_dict(), "Model reconciliation (book's Fetch example):\n" + \
-        explanation.describe()
+        render(explanation)
 
 
 def _summarise_airport() -> tuple[dict[str, Any], str]:
@@ -94,14 +95,15 @@ def _summarise_airport() -> tuple[dict[str, Any], str]:
     from xaip.domains.airport import PHRASES, airport_paths
     from xaip.planning.mdp import ground_probabilistic
     from xaip.planning.pddl import read_domain, read_problem
-    from xaip.summaries.summary import solve_policy, summarise_policy
+    from xaip.render.summaries import narration
+    from xaip.summaries import summarize
 
     domain_path, problem_path = airport_paths()
     ptask = ground_probabilistic(read_domain(domain_path), read_problem(problem_path))
-    solution, _ = solve_policy(ptask)
-    summary = summarise_policy(ptask, solution.policy, phrases=PHRASES)
-    text = summary.text.replace("\n", "\n  ")
-    return summary.to_dict(), "Policy summary (travel to the airport):\n  " + text
+    summary = summarize(ptask, phrases=PHRASES)
+    text = narration(summary)
+    payload = {**summary.to_dict(), "summary": text}
+    return payload, "Policy summary (travel to the airport):\n  " + text.replace("\n", "\n  ")
 
 
 def _discover_zelda() -> tuple[dict[str, Any], str]:

@@ -679,7 +679,7 @@ def test_determinisation_maps_actions_back_to_outcomes() -> None:
 def test_budget_exhaustion_is_reported() -> None:
     task = _gamble_task(6)
     solution = solve_ssp(task, budget=Budget(max_nodes=2))
-    assert solution.status == "budget-exhausted"
+    assert solution.status == "budget_exhausted"
     assert not solution.converged
     json.dumps(solution.to_dict())
 
@@ -713,7 +713,7 @@ def test_ippc_instances_are_solved_with_the_goal_reachable(relative: str, proble
     result = evaluate(task, solution.policy, dead_end_cost=DEFAULT_DEAD_END_COST, graph=graph)
     assert result.goal_probability > 0
     assert result.expected_cost == pytest.approx(solution.value, rel=1e-6)
-    json.dumps(graph.to_dict(task))
+    json.dumps(graph.to_dict())
 
 
 def test_triangle_tireworld_has_a_proper_policy_and_tireworld_does_not() -> None:

@@ -41,6 +41,7 @@ from xaip.planning.mdp import (
 from xaip.planning.pddl import read_domain, read_problem
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import ConditionalEffect, bits
+from xaip.render.summaries import narration
 from xaip.summaries import (
     build_hierarchy,
     check_hierarchy,
@@ -517,7 +518,7 @@ def test_airport_summary_names_the_policy_specific_subgoals() -> None:
         "(at the-airport)", "(passed-security)", "(at gate10)",
     ]
     assert names(summary.model) == ["(at the-airport)", "(passed-security)", "(at gate10)"]
-    assert summary.text.splitlines()[1] == (
+    assert narration(summary).splitlines()[1] == (
         "First get to the bus stop, then get to station 1, then get to the shuttle station, "
         "then get to the airport, then pass security, then get to gate 10, and finally "
         "board flight 42."

@@ -25,8 +25,8 @@ with orderings between them. Typical use::
 * :func:`landmark_dot`, :func:`render_svg` — drawings.
 """
 
+from xaip.summaries.check import check
 from xaip.summaries.compile import complete_compilation, concise_compilation
-from xaip.summaries.dot import dot_available, landmark_dot, render_svg
 from xaip.summaries.drill import DrillDown, Leg, drill_down, resolve_fact
 from xaip.summaries.exact import (
     LandmarkCheck,
@@ -52,7 +52,7 @@ from xaip.summaries.landmarks import (
     exact_task_landmarks,
     model_landmarks,
 )
-from xaip.summaries.summary import PolicySummary, narrate, summarise_policy
+from xaip.summaries.summary import PolicySummary, solve_policy, summarise_policy, summarize
 from xaip.summaries.text import load_phrases, phrase, readable
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "Subtask",
     "alive_states",
     "build_hierarchy",
+    "check",
     "check_hierarchy",
     "check_landmarks",
     "complete_compilation",
@@ -74,19 +75,17 @@ __all__ = [
     "completions",
     "concise_compilation",
     "concise_landmarks",
-    "dot_available",
     "drill_down",
     "exact_orderings",
     "exact_policy_landmarks",
     "exact_task_landmarks",
     "hierarchical_value",
-    "landmark_dot",
     "load_phrases",
     "model_landmarks",
-    "narrate",
     "phrase",
     "readable",
-    "render_svg",
     "resolve_fact",
+    "solve_policy",
     "summarise_policy",
+    "summarize",
 ]

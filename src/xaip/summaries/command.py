@@ -4,20 +4,27 @@
                    [--dot FILE] [--json] ...
 
 Without DOMAIN and PROBLEM the bundled travel-to-the-airport example is summarised.
-Exit codes: 0 summary produced; 1 produced but not trustworthy (solver or landmark budget
-ran out, or an independent check failed); 2 bad input (unreadable or unsupported PPDDL,
-a policy file that does not fit the problem, no policy that reaches the goal).
+Exit codes: 0 summary produced (and verified, unless --no-check); 1 budget exhausted (one
+budget covers solving, the policy graph and its dead ends, compilations, landmarks and the
+check) or the independent check failed; 2 bad input (unreadable or unsupported PPDDL, a
+policy file that does not fit the problem, no policy that reaches the goal, bad numbers).
+Every ``--json`` output has ``status`` and ``verified``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import time
+import math
 from pathlib import Path
-from typing import Any
 
-from xaip.errors import EngineUnavailable, InputError
+from xaip.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_NEGATIVE,
+    EXIT_OK,
+    EngineUnavailable,
+    InputError,
+)
 from xaip.planning.mdp import (
     COST_MODELS,
     DEFAULT_DEAD_END_COST,
@@ -25,18 +32,13 @@ from xaip.planning.mdp import (
     ProbabilisticTask,
     ground_probabilistic,
 )
+from xaip.render import render
+from xaip.render.dot import dot_available, write_svg
 from xaip.runtime.budget import Budget
-from xaip.summaries.dot import dot_available, landmark_dot, render_svg, transitive_reduction
+from xaip.runtime.status import Status
 from xaip.summaries.drill import GOAL_NAMES, INIT_NAMES, DrillDown, drill_down, resolve_fact
-from xaip.summaries.summary import (
-    COMPILATIONS,
-    PolicySummary,
-    solve_policy,
-    summarise_policy,
-)
+from xaip.summaries.summary import COMPILATIONS, summarize
 from xaip.summaries.text import Phrases, load_phrases
-
-EXIT_OK, EXIT_NEGATIVE = 0, 1
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -63,8 +65,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-completions", type=int, default=20, metavar="N",
                         help="with --drill: examine at most N completions of A (default 20)")
     parser.add_argument("--dot", default=None, metavar="FILE",
-                        help="write the landmark graph as Graphviz DOT (and FILE.svg when "
-                             "Graphviz is installed)")
+                        help="write the landmark graph as Graphviz DOT, and FILE.svg (by "
+                             "Graphviz when installed, else xaip's own layout)")
     parser.add_argument("--compilation", choices=COMPILATIONS, default="concise",
                         help="landmarks the summary is built from: concise D(M) as in the "
                              "paper (default) or complete D(M)^c (exact)")
@@ -74,15 +76,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--cost", choices=COST_MODELS, default="unit",
                         help="step costs: unit (default) or from (decrease (reward) k)")
     parser.add_argument("--dead-end-cost", type=float, default=DEFAULT_DEAD_END_COST,
-                        metavar="D", help="price of stopping in a dead end (default 1e6)")
+                        metavar="D", help="price of stopping in a dead end, a number >= 0 "
+                        "(default 1e6)")
     parser.add_argument("--strict", action="store_true",
                         help="require a proper policy: fail (listing dead ends) if none exists")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the independent check of the landmarks on the policy graph")
     parser.add_argument("--max-nodes", type=int, default=None, metavar="N",
-                        help="budget for solving and for each landmark computation")
+                        help="node budget for the whole run (solving, policy graph and "
+                             "dead ends, compilations, landmarks, check)")
     parser.add_argument("--max-seconds", type=float, default=None, metavar="S",
-                        help="time budget for solving and for each landmark computation")
+                        help="time budget in seconds for the whole run")
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
     parser.set_defaults(handler=run)
 
@@ -111,153 +115,87 @@ def _load(args: argparse.Namespace) -> tuple[ProbabilisticTask, Phrases | None, 
     return ptask, phrases, label
 
 
-def run(args: argparse.Namespace) -> int:
-    """Handle ``xaip summarize`` (see the module docstring for exit codes)."""
-    started = time.perf_counter()
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Reject numbers that make no sense before any work starts."""
     if args.max_completions < 1:
         raise InputError("--max-completions must be at least 1")
+    cost = args.dead_end_cost
+    if not math.isfinite(cost) or cost < 0:
+        raise InputError(f"--dead-end-cost must be a finite number >= 0, not {cost}")
+    if args.max_nodes is not None and args.max_nodes < 0:
+        raise InputError(f"--max-nodes must be >= 0, not {args.max_nodes}")
+    seconds = args.max_seconds
+    if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+        raise InputError(f"--max-seconds must be a finite number >= 0, not {seconds}")
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Outputs never overwrite an input file."""
+    inputs = {Path(p).resolve() for p in (args.domain, args.problem, args.policy, args.phrases)
+              if p}
+    for option, path in (("--save-policy", args.save_policy), ("--dot", args.dot)):
+        if path and Path(path).resolve() in inputs:
+            raise InputError(f"{option} {path} would overwrite an input file")
+    if args.dot and Path(args.dot).with_suffix(".svg").resolve() in inputs:
+        raise InputError(f"--dot {args.dot}: its SVG would overwrite an input file")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handle ``xaip summarize`` (see the module docstring for exit codes)."""
+    _check_numbers(args)
+    _check_outputs(args)
     ptask, phrases, label = _load(args)
-    budget = Budget(args.max_nodes, args.max_seconds)
+    clock = Budget(args.max_nodes, args.max_seconds).start()
     dead_end_cost = None if args.strict else args.dead_end_cost
-    solver_info: dict[str, Any] | None = None
-    solver_note: str | None = None
-    trustworthy = True
-    if args.policy:
-        policy = Policy.load(args.policy, ptask)
-        source = f"file {args.policy}"
-        solve_seconds = 0.0
-    else:
-        solution, solver_note = solve_policy(ptask, args.solver, budget, dead_end_cost)
-        policy = solution.policy
-        source = f"{args.solver} (optimal, dead ends priced at {dead_end_cost})"
-        solve_seconds = solution.seconds
-        solver_info = {k: v for k, v in solution.to_dict().items()
-                       if k not in ("policy", "values")}
-        solver_info["note"] = solver_note
-        trustworthy &= solution.status == "solved"
-    if args.save_policy:
-        policy.save(args.save_policy)
-    summary = summarise_policy(
-        ptask, policy, compilation=args.compilation, check=not args.no_check,
-        dead_end_cost=dead_end_cost, phrases=phrases, budget=budget, policy_source=source,
-    )
-    trustworthy &= summary.checked_ok and summary.value.equal
-    trustworthy &= all(s.complete for s in (summary.concise, summary.complete, summary.model)
-                       if s is not None)
-    drill: DrillDown | None = None
+    ends: tuple[int | None, int | None] | None = None
     if args.drill:
-        a = resolve_fact(ptask, args.drill[0], INIT_NAMES)
-        b = resolve_fact(ptask, args.drill[1], GOAL_NAMES)
-        drill = drill_down(ptask, policy, a, b, summary.graph, args.max_completions, budget)
-    dot_note: str | None = None
-    if args.dot:
-        dot_text = landmark_dot(summary.policy_landmarks, ptask.facts, summary.model,
-                                f"policy landmarks {ptask.name}")
-        Path(args.dot).write_text(dot_text, encoding="utf-8")
-        svg_path = Path(args.dot).with_suffix(".svg")
-        if dot_available():
-            try:
-                render_svg(dot_text, svg_path)
-                dot_note = f"wrote {args.dot} and {svg_path}"
-            except EngineUnavailable as error:
-                dot_note = f"wrote {args.dot}; no SVG: {error}"
-        else:
-            dot_note = (f"wrote {args.dot}; no SVG: Graphviz 'dot' is not installed "
-                        f"(render elsewhere with: dot -Tsvg {args.dot} -o {svg_path})")
-    payload = summary.to_dict()
-    payload["input"] = label
-    payload["solver"] = solver_info
-    payload["drill"] = None if drill is None else drill.to_dict(ptask)
-    payload["dot"] = dot_note
-    total = time.perf_counter() - started
-    payload["seconds"] = round(total, 6)
-    payload["timings"] = {"solve": round(solve_seconds, 6), **payload["timings"]}
+        ends = (resolve_fact(ptask, args.drill[0], INIT_NAMES),
+                resolve_fact(ptask, args.drill[1], GOAL_NAMES))
+    policy = Policy.load(args.policy, ptask) if args.policy else None
+    summary = summarize(
+        ptask, policy, solver=args.solver, compilation=args.compilation,
+        check=not args.no_check, dead_end_cost=dead_end_cost, phrases=phrases, budget=clock,
+        policy_source=f"file {args.policy}" if args.policy else None,
+    )
+    if args.save_policy and summary.stopped_in != "solving":
+        summary.policy.save(args.save_policy)
+    drill: DrillDown | None = None
+    if ends is not None and summary.status.finished:
+        drill = drill_down(ptask, summary.policy, ends[0], ends[1], summary.graph,
+                           args.max_completions, clock, check=not args.no_check)
+    dot_note = _write_dot(args.dot, render(summary, "dot")) if args.dot else None
+    finished = summary.status.finished and (drill is None or drill.status.finished)
+    verified = summary.verified and (drill is None or drill.verified)
+    from xaip.render.summaries import narration
+
     if args.json:
+        payload = summary.to_dict()
+        payload.update(
+            status=str(summary.status if finished else Status.BUDGET_EXHAUSTED),
+            verified=verified, input=label, summary=narration(summary),
+            drill=None if drill is None else drill.to_dict(), dot=dot_note,
+            seconds=round(clock.elapsed(), 6))
         print(json.dumps(payload, indent=2))
     else:
-        text = describe(summary, drill, dot_note, solve_seconds, total)
-        print(text if solver_note is None else f"Note: {solver_note}.\n{text}")
-    return EXIT_OK if trustworthy else EXIT_NEGATIVE
+        parts = [str(render(summary, "text"))]
+        if drill is not None:
+            parts.append(str(render(drill, "text")))
+        if dot_note:
+            parts.append(dot_note)
+        print("\n".join(parts))
+    return EXIT_OK if finished and (verified or args.no_check) else EXIT_NEGATIVE
 
 
-def describe(
-    summary: PolicySummary,
-    drill: DrillDown | None,
-    dot_note: str | None,
-    solve_seconds: float,
-    total: float,
-) -> str:
-    """The text report: the English summary, then the landmark sets, orderings, hierarchy
-    and checks."""
-    task = summary.task
-    facts = task.facts
-
-    def names(items: tuple[int, ...] | list[int]) -> str:
-        return ", ".join(str(facts[f]) for f in items) or "none"
-
-    lines = [summary.text, ""]
-    chosen = summary.policy_landmarks
-    lines.append(f"Policy: {summary.policy_source}; {summary.reachable_states} reachable "
-                 f"states, {len(summary.graph.dead_ends)} dead ends, "
-                 f"{len(summary.graph.unhandled)} unhandled")
-    for s in (summary.concise, summary.complete, summary.model):
-        if s is None:
-            continue
-        note = "" if s.complete else " (budget ran out: may be incomplete)"
-        lines.append(f"{_LABEL[s.source]} {s.count}: {names(s.subgoals)}{note}")
-    shown = [f for f in chosen.facts if f not in chosen.initial]
-    kinds = {(o.before, o.after): o.kind for o in chosen.orderings}
-    reduced = sorted(transitive_reduction(shown, set(kinds)),
-                     key=lambda e: (shown.index(e[0]), shown.index(e[1])))
-    lines.append(f"Orderings ({summary.compilation}, {len(chosen.orderings)} in all, "
-                 "implied ones omitted):")
-    lines += [f"  {facts[a]} -> {facts[b]} ({kinds[(a, b)]})" for a, b in reduced] or ["  none"]
-    hierarchy = summary.hierarchy
-    lines.append(f"Hierarchy: chain {names(list(hierarchy.chain))}; dropped "
-                 f"{names(list(hierarchy.dropped))}")
-    value = summary.value
-    lines.append(
-        f"Proposition 3: hierarchical value {value.hierarchical:.6g} vs policy value "
-        f"{value.policy:.6g}: {'equal' if value.equal else 'DIFFERENT'}"
-    )
-    for check in summary.checks:
-        verdict = "exact" if check.exact else ("sound" if check.sound else "UNSOUND")
-        extra = ""
-        if check.missing_landmarks and check.sound:
-            extra = f", misses {len(check.missing_landmarks)} of {check.exact_landmarks}"
-        lines.append(f"Check against the policy graph ({check.source}): {verdict}{extra}")
-    if drill is not None:
-        lines.append("")
-        lines.append(describe_drill(task, drill))
-    if dot_note:
-        lines.append(dot_note)
-    lines.append(f"Time: solve {solve_seconds:.3f} s, summarise "
-                 f"{sum(summary.seconds.values()):.3f} s, total {total:.3f} s")
-    return "\n".join(lines)
-
-
-_LABEL = {
-    "concise": "Policy landmarks, D(M):",
-    "complete": "Policy landmarks, D(M)^c:",
-    "model": "Model landmarks:",
-}
-
-
-def describe_drill(task: ProbabilisticTask, drill: DrillDown) -> str:
-    facts = task.facts
-    source = "the start" if drill.source is None else str(facts[drill.source])
-    target = "the goal" if drill.target is None else str(facts[drill.target])
-    count = len(drill.legs) + drill.omitted
-    lines = [f"Drill-down from {source} to {target}: {count} completion(s) of the source"
-             + (f", first {len(drill.legs)} examined" if drill.omitted else "")]
-    common = ", ".join(str(facts[f]) for f in drill.common) or "none"
-    lines.append(f"  landmarks on every leg: {common}")
-    for i, leg in enumerate(drill.legs, 1):
-        subgoals = ", ".join(str(facts[f]) for f in leg.complete.subgoals) or "none"
-        reach = "" if leg.reaches_target else " (never reaches the target)"
-        lines.append(f"  leg {i} from [{' '.join(task.state_key(leg.start))}]: "
-                     f"{leg.reachable_states} states{reach}; landmarks: {subgoals}")
-    return "\n".join(lines)
+def _write_dot(path: str, dot_text: str) -> str:
+    """Write the DOT file and its SVG; say what was written."""
+    Path(path).write_text(dot_text, encoding="utf-8")
+    svg_path = Path(path).with_suffix(".svg")
+    try:
+        write_svg(dot_text, svg_path)
+    except EngineUnavailable as error:
+        return f"wrote {path}; no SVG: {error}"
+    how = "" if dot_available() else " (xaip's own layout: Graphviz is not installed)"
+    return f"wrote {path} and {svg_path}{how}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -274,10 +212,10 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except (InputError, EngineUnavailable) as error:
         print(f"xaip: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
         print(f"xaip: error: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,15 +13,19 @@ chance picks) are those common to every completion.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Any
 
+from xaip.contract import with_check
 from xaip.errors import InputError
 from xaip.planning.mdp import Policy, PolicyGraph, ProbabilisticTask, policy_graph
+from xaip.planning.mdp.budgets import BudgetExhausted, as_clock
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import State
-from xaip.runtime.budget import Budget
+from xaip.runtime.budget import Budget, BudgetClock
+from xaip.runtime.status import Status
 from xaip.summaries.exact import completions
 from xaip.summaries.landmarks import LandmarkSet, complete_landmarks, concise_landmarks
 
@@ -41,7 +45,9 @@ class Leg:
     concise: LandmarkSet
     complete: LandmarkSet
 
-    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+    def _to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+        """Internal: JSON of this leg, spelled with ``task``'s facts (see
+        :meth:`DrillDown.to_dict`)."""
         return {
             "start": task.state_key(self.start),
             "reachable_states": self.reachable_states,
@@ -54,31 +60,53 @@ class Leg:
 @dataclass(frozen=True)
 class DrillDown:
     """Landmarks between ``source`` and ``target`` (fact indices; ``None`` = the initial
-    state / the goal). ``legs`` has one entry per completion of the source (up to
-    ``max_completions``); ``common`` lists the landmarks of every leg that reaches the
-    target (neither source-completion facts nor the target), early first;
-    ``omitted`` counts completions not examined."""
+    state / the goal) of a policy of ``task`` (a conforming explainer result).
 
+    ``legs`` has one entry per completion of the source examined (up to
+    ``max_completions``); ``common`` lists the landmarks of every leg that reaches the
+    target (neither source-completion facts nor the target), early first; ``omitted``
+    counts completions not examined. ``status`` is ``found``, or ``budget_exhausted``
+    when the budget ran out (then ``legs`` holds the finished legs and ``common`` is
+    empty: nothing is claimed about the whole leg).
+    """
+
+    task: ProbabilisticTask
     source: int | None
     target: int | None
     legs: tuple[Leg, ...]
     common: tuple[int, ...]
     omitted: int
-    seconds: float
+    status: Status = Status.FOUND
+    verified: bool = False
+    seconds: float = 0.0
+    stats: Mapping[str, int | float] = field(default_factory=dict)
 
-    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        task = self.task
+
         def name(f: int | None, default: str) -> str:
             return default if f is None else str(task.facts[f])
 
         return {
+            "status": str(self.status),
+            "verified": self.verified,
             "source": name(self.source, "init"),
             "target": name(self.target, "goal"),
             "completions": len(self.legs) + self.omitted,
             "examined": len(self.legs),
             "common_landmarks": [str(task.facts[f]) for f in self.common],
-            "legs": [leg.to_dict(task) for leg in self.legs],
+            "legs": [leg._to_dict(task) for leg in self.legs],
             "seconds": self.seconds,
+            "stats": dict(self.stats),
         }
+
+
+def leg_task(ptask: ProbabilisticTask, start: State, target: int | None) -> ProbabilisticTask:
+    """The task of one leg: start in ``start``, done when ``target`` holds (``None``: the
+    task's own goal)."""
+    if target is None:
+        return replace(ptask, init=start)
+    return replace(ptask, init=start, goal=1 << target, goal_neg=0)
 
 
 def resolve_fact(ptask: ProbabilisticTask, text: str, allowed: Sequence[str]) -> int | None:
@@ -106,53 +134,67 @@ def drill_down(
     target: int | None,
     graph: PolicyGraph | None = None,
     max_completions: int = 20,
-    budget: Budget | None = None,
+    budget: Budget | BudgetClock | None = None,
+    check: bool = True,
 ) -> DrillDown:
     """Landmarks of ``policy`` from each completion of ``source`` until ``target`` holds.
 
-    ``source=None`` starts at the initial state; ``target=None`` ends at the goal. Raises
+    ``source=None`` starts at the initial state; ``target=None`` ends at the goal. One
+    ``budget`` (or a clock shared with the caller) covers every leg. Raises
     :class:`~xaip.errors.InputError` when the source never holds on a goal-reaching
-    execution of the policy.
+    execution of the policy. With ``check`` (default) the summaries checker
+    (:func:`xaip.summaries.check.check`) confirms the legs and sets ``verified``.
     """
     started = time.perf_counter()
-    if graph is None:
-        graph = policy_graph(ptask, policy)
-    if source is None:
-        starts = [graph.init]
-    else:
-        found = completions(graph, source)
-        if not found:
-            raise InputError(
-                f"{ptask.facts[source]} never holds on an execution of the policy that "
-                "reaches the goal, so there is no leg starting there"
-            )
-        order = {s: i for i, s in enumerate(graph.states)}
-        starts = sorted(found, key=order.__getitem__)
-    if target is None:
-        goal, goal_neg = ptask.goal, ptask.goal_neg
-    else:
-        goal, goal_neg = 1 << target, 0
+    clock = as_clock(budget)
     legs: list[Leg] = []
-    for start in starts[:max_completions]:
-        leg_task = replace(ptask, init=start, goal=goal, goal_neg=goal_neg)
-        table = {s: a for s, a in policy.table.items()}
-        leg_policy = Policy(leg_task, table)
-        leg_graph = policy_graph(leg_task, leg_policy)
-        concise = concise_landmarks(leg_task, leg_graph, budget)
-        complete = complete_landmarks(leg_task, leg_graph, budget)
-        legs.append(Leg(start, len(leg_graph.states), bool(leg_graph.goal_states), concise,
-                        complete))
+    starts: list[State] = []
+
+    def result(status: Status, common: tuple[int, ...]) -> DrillDown:
+        return DrillDown(
+            task=ptask, source=source, target=target, legs=tuple(legs), common=common,
+            omitted=max(0, len(starts) - len(legs)), status=status,
+            seconds=time.perf_counter() - started,
+            stats=MappingProxyType({"nodes": clock.nodes, "legs": len(legs),
+                                    "completions": len(starts)}))
+
+    try:
+        if graph is None:
+            graph = policy_graph(ptask, policy, budget=clock)
+        if source is None:
+            starts = [graph.init]
+        else:
+            found = completions(graph, source)
+            if not found:
+                raise InputError(
+                    f"{ptask.facts[source]} never holds on an execution of the policy that "
+                    "reaches the goal, so there is no leg starting there"
+                )
+            order = {s: i for i, s in enumerate(graph.states)}
+            starts = sorted(found, key=order.__getitem__)
+        for start in starts[:max_completions]:
+            task = leg_task(ptask, start, target)
+            leg_graph = policy_graph(task, Policy(task, policy.table), budget=clock)
+            concise = concise_landmarks(task, leg_graph, clock)
+            complete = complete_landmarks(task, leg_graph, clock)
+            if not concise.complete or not complete.complete:
+                raise BudgetExhausted("budget exhausted during a drill-down leg")
+            legs.append(Leg(start, len(leg_graph.states), bool(leg_graph.goal_states),
+                            concise, complete))
+    except BudgetExhausted:
+        return result(Status.BUDGET_EXHAUSTED, ())
     common: list[int] | None = None
     for leg in legs:
         if not leg.reaches_target:
             continue
-        mine = [f for f in leg.complete.subgoals]
+        mine = list(leg.complete.subgoals)
         common = mine if common is None else [f for f in common if f in mine]
-    return DrillDown(
-        source=source,
-        target=target,
-        legs=tuple(legs),
-        common=tuple(common or ()),
-        omitted=max(0, len(starts) - max_completions),
-        seconds=time.perf_counter() - started,
-    )
+    found_result = result(Status.FOUND, tuple(common or ()))
+    if not check:
+        return found_result
+    from xaip.summaries.check import check as check_drill  # the checker imports this module
+
+    report = check_drill(policy, found_result, clock)
+    if report.ok is None:
+        return replace(found_result, status=Status.BUDGET_EXHAUSTED)
+    return with_check(replace(found_result, seconds=time.perf_counter() - started), report)

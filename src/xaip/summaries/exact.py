@@ -28,8 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from xaip.planning.mdp import PolicyGraph, ProbabilisticTask
+from xaip.planning.mdp.budgets import require
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import State, bits
+from xaip.runtime.budget import BudgetClock
 from xaip.summaries.landmarks import FactOrdering, LandmarkSet
 
 ALL = -1  # "every fact": the top of the label lattice (Python ints are infinite bitsets)
@@ -122,15 +124,20 @@ def completions(graph: PolicyGraph, fact: int, goal_reaching: bool = True) -> fr
     )
 
 
-def exact_orderings(graph: PolicyGraph, facts: Iterable[int]) -> dict[tuple[int, int], str]:
+def exact_orderings(
+    graph: PolicyGraph, facts: Iterable[int], clock: BudgetClock | None = None
+) -> dict[tuple[int, int], str]:
     """All greedy-necessary and natural orderings between the given non-initial facts
     that hold on every goal-reaching execution (each pair reported with its strongest
     kind). Facts should be policy landmarks; for others the answer is about the
-    executions on which they occur."""
+    executions on which they occur. Each fact charges ``clock`` one node per graph state
+    (:class:`~xaip.planning.landmarks.BudgetExhausted` when it runs out)."""
     alive = alive_states(graph)
     chosen = [f for f in facts if not graph.init >> f & 1]
     result: dict[tuple[int, int], str] = {}
     for b in chosen:
+        if clock is not None:
+            require(clock, len(graph.states), "the check of the orderings")
         label = _labels(graph, alive, 1 << b)
         natural = ALL
         greedy = ALL
@@ -204,20 +211,26 @@ _STRENGTH: Mapping[str, int] = {"natural": 1, "greedy-necessary": 2}
 
 
 def check_landmarks(
-    ptask: ProbabilisticTask, graph: PolicyGraph, landmarks: LandmarkSet
+    ptask: ProbabilisticTask,
+    graph: PolicyGraph,
+    landmarks: LandmarkSet,
+    clock: BudgetClock | None = None,
 ) -> LandmarkCheck:
     """Check ``landmarks`` against the exact policy landmarks of ``graph``.
 
     Model landmarks are landmarks of every policy, so the same check applies to them.
+    ``clock`` (optional) is charged as in :func:`exact_orderings`.
     """
     del ptask  # the graph carries everything; the task is kept for a uniform signature
+    if clock is not None:
+        require(clock, len(graph.states), "the check of the landmarks")
     exact = exact_policy_landmarks(graph)
     reported = set(landmarks.facts)
     unsound = tuple(f for f in landmarks.facts if f not in exact)
     # Initial facts are trivially landmarks; only the others can be missed meaningfully.
     informative = {f for f in exact if not graph.init >> f & 1}
     missing = tuple(sorted(informative - reported))
-    truth = exact_orderings(graph, sorted(exact | reported))
+    truth = exact_orderings(graph, sorted(exact | reported), clock)
     violated = tuple(
         o for o in landmarks.orderings
         if _STRENGTH.get(truth.get((o.before, o.after), ""), 0) < _STRENGTH[o.kind]

@@ -33,6 +33,7 @@ from typing import Any, Literal
 from xaip.planning.landmarks import find_landmarks
 from xaip.planning.landmarks.achievers import Relaxation
 from xaip.planning.mdp import PolicyGraph, ProbabilisticTask, determinise
+from xaip.planning.mdp.budgets import as_clock, remaining, spend
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import Task, bits
 from xaip.runtime.budget import Budget, BudgetClock
@@ -132,26 +133,48 @@ def _unsolvable(source: Source, started: float, actions: int) -> LandmarkSet:
 
 
 def concise_landmarks(
-    ptask: ProbabilisticTask, graph: PolicyGraph, budget: Budget | None = None
+    ptask: ProbabilisticTask, graph: PolicyGraph, budget: Budget | BudgetClock | None = None
 ) -> LandmarkSet:
-    """Causal landmarks of D(M) with natural orderings (sound policy landmarks)."""
+    """Causal landmarks of D(M) with natural orderings (sound policy landmarks).
+
+    ``budget`` (or a clock shared with other phases) is charged one node per compiled
+    action and by the extraction; when it runs out the set is sound but ``complete`` is
+    ``False``.
+    """
     started = time.perf_counter()
+    clock = as_clock(budget)
     task = concise_compilation(ptask, graph)
-    return _relaxed_landmarks(task, "concise", budget, started, keep_greedy=False)
+    if not spend(clock, len(task.actions)):
+        return _unfinished("concise", started, len(task.actions))
+    return _relaxed_landmarks(task, "concise", clock, started, keep_greedy=False)
 
 
-def model_landmarks(ptask: ProbabilisticTask, budget: Budget | None = None) -> LandmarkSet:
+def model_landmarks(
+    ptask: ProbabilisticTask, budget: Budget | BudgetClock | None = None
+) -> LandmarkSet:
     """Causal landmarks of the all-outcomes determinisation (landmarks of every policy)."""
     started = time.perf_counter()
+    clock = as_clock(budget)
     task, _ = determinise(ptask)
-    return _relaxed_landmarks(task, "model", budget, started, keep_greedy=True)
+    if not spend(clock, len(task.actions)):
+        return _unfinished("model", started, len(task.actions))
+    return _relaxed_landmarks(task, "model", clock, started, keep_greedy=True)
+
+
+def _unfinished(source: Source, started: float, actions: int) -> LandmarkSet:
+    """Nothing proven yet: an empty, incomplete set (sound, and claims nothing)."""
+    return LandmarkSet(source, (), frozenset(), frozenset(), frozenset(), (), complete=False,
+                       seconds=time.perf_counter() - started, compiled_actions=actions)
 
 
 def _relaxed_landmarks(
-    task: Task, source: Source, budget: Budget | None, started: float, *, keep_greedy: bool
+    task: Task, source: Source, clock: BudgetClock, started: float, *, keep_greedy: bool
 ) -> LandmarkSet:
-    clock = (budget or Budget()).start()
-    graph = find_landmarks(task, "zg", budget, causal_only=True, reasonable=False)
+    graph = find_landmarks(task, "zg", remaining(clock), causal_only=True, reasonable=False)
+    if not graph.complete:
+        clock.exhausted = True
+    if clock.out_of_time():
+        return _unfinished(source, started, len(task.actions))
     if not graph.solvable:
         return _unsolvable(source, started, len(task.actions))
     facts = tuple(lm.facts[0] for lm in graph.landmarks if not lm.disjunctive)
@@ -202,7 +225,7 @@ def _natural_orderings(
     for a in facts:
         if a in initial:
             continue
-        if not clock.charge(relax.size):
+        if not spend(clock, relax.size):
             return False
         reached = relax.explore(task.init, forbidden=1 << a)
         for b in facts:
@@ -277,7 +300,7 @@ def explore_task(task: Task, clock: BudgetClock) -> _Space:
         state = space.states[k]
         if space.goal[k]:
             continue
-        if not clock.charge():
+        if not spend(clock):
             space.complete = False
             break
         if exact is not None:
@@ -339,16 +362,19 @@ def _avoiding(space: _Space, avoid_state: int = 0, avoid_pre: int = 0,
 
 
 def complete_landmarks(
-    ptask: ProbabilisticTask, graph: PolicyGraph, budget: Budget | None = None
+    ptask: ProbabilisticTask, graph: PolicyGraph, budget: Budget | BudgetClock | None = None
 ) -> LandmarkSet:
     """Exact policy landmarks and orderings from D(M)^c (see the module docstring)."""
     started = time.perf_counter()
+    clock = as_clock(budget)
     task = complete_compilation(ptask, graph)
-    return exact_task_landmarks(task, "complete", budget, started)
+    if not spend(clock, len(task.actions)):
+        return _unfinished("complete", started, len(task.actions))
+    return exact_task_landmarks(task, "complete", clock, started)
 
 
 def exact_task_landmarks(
-    task: Task, source: Source = "complete", budget: Budget | None = None,
+    task: Task, source: Source = "complete", budget: Budget | BudgetClock | None = None,
     started: float | None = None,
 ) -> LandmarkSet:
     """Exact landmarks of a deterministic task by search in its real state space.
@@ -359,7 +385,7 @@ def exact_task_landmarks(
     needing it are never used (or it is a goal fact).
     """
     started = time.perf_counter() if started is None else started
-    clock = (budget or Budget()).start()
+    clock = as_clock(budget)
     space = explore_task(task, clock)
     if not space.alive[0]:
         if not space.complete:
@@ -383,7 +409,7 @@ def exact_task_landmarks(
     causal: set[int] = set()
     if complete:
         for f in bits(candidates):
-            if not clock.charge(len(space.states)):
+            if not spend(clock, len(space.states)):
                 complete = False
                 break
             if task.init >> f & 1 or not _reaches_goal(space, _avoiding(space, 1 << f)):
@@ -448,7 +474,7 @@ def _exact_orderings(
     natural: dict[int, int] = {}
     gn: dict[int, int] = {}
     for a in movable:
-        if not clock.charge(len(space.states)):
+        if not spend(clock, len(space.states)):
             return False
         touched = 0
         for k in _avoiding(space, 1 << a):
@@ -458,7 +484,7 @@ def _exact_orderings(
                     touched |= space.states[j]
         natural[a] = touched
     for b in movable:
-        if not clock.charge(len(space.states)):
+        if not spend(clock, len(space.states)):
             return False
         before = -1
         for k in _avoiding(space, 1 << b):

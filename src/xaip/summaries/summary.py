@@ -1,20 +1,30 @@
-"""``summarise_policy``: the whole TLdR pipeline for one policy, as one result object.
+"""``summarise_policy`` / ``summarize``: the whole TLdR pipeline for one policy, one result.
 
-Pipeline: the policy's reachable graph → policy landmarks from the concise compilation
-D(M) and (unless switched off) the complete compilation D(M)^c → model landmarks from the
-all-outcomes determinisation → the section-6 hierarchy of the chosen policy landmarks and
-its value (Proposition 3) → an English summary. With ``check=True`` (default) every
-landmark set is also compared with the exact answer read off the policy graph by
-:mod:`xaip.summaries.exact`, which shares no code with the extraction.
+Pipeline: (solve the task, if no policy is given) → the policy's reachable graph, with
+exact dead ends → policy landmarks from the concise compilation D(M) and (unless switched
+off) the complete compilation D(M)^c → model landmarks from the all-outcomes
+determinisation → the section-6 hierarchy of the chosen policy landmarks and its value
+(Proposition 3) → the independent check (:func:`xaip.summaries.check.check`), which sets
+``verified``.
+
+Why one budget for every phase: the user's ``--max-seconds`` / ``--max-nodes`` is a
+promise about the whole call. Every phase charges one shared clock; when it runs out the
+pipeline stops where it is and returns a :class:`PolicySummary` with status
+``budget_exhausted``, saying in which phase it stopped and claiming nothing the finished
+phases did not establish (in particular: no "dead end" or "no proper policy" verdict from
+a solver that was cut short). The English text, DOT and SVG are in
+:mod:`xaip.render.summaries`.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
+from xaip.contract import with_check
 from xaip.errors import InputError
 from xaip.planning.mdp import (
     DEFAULT_DEAD_END_COST,
@@ -28,9 +38,11 @@ from xaip.planning.mdp import (
     solve_ssp,
     state_values,
 )
-from xaip.planning.task import bits
-from xaip.runtime.budget import Budget
-from xaip.summaries.exact import LandmarkCheck, check_landmarks, completions
+from xaip.planning.mdp.budgets import BudgetExhausted, as_clock
+from xaip.runtime.budget import Budget, BudgetClock
+from xaip.runtime.progress import Progress, report
+from xaip.runtime.status import Status
+from xaip.summaries.exact import LandmarkCheck
 from xaip.summaries.hierarchy import Hierarchy, HierarchyValue, build_hierarchy, check_hierarchy
 from xaip.summaries.landmarks import (
     LandmarkSet,
@@ -38,87 +50,118 @@ from xaip.summaries.landmarks import (
     concise_landmarks,
     model_landmarks,
 )
-from xaip.summaries.text import Phrases, join_clauses, phrase, sequence_sentence
+from xaip.summaries.text import Phrases
 
 Compilation = Literal["concise", "complete"]
 COMPILATIONS: tuple[str, ...] = ("concise", "complete")
+SOLVERS: tuple[str, ...] = ("lao", "vi")
 #: At most this many dead-end / unhandled states are spelled out in results.
 SHOWN_STATES = 5
+#: The phases of :func:`summarize`, in order (``stopped_in`` names one of them).
+PHASES = ("solving", "policy graph", "concise landmarks", "complete landmarks",
+          "model landmarks", "hierarchy", "checking")
 
 
 @dataclass(frozen=True, eq=False)
 class PolicySummary:
-    """Everything TLdR says about one policy.
+    """Everything TLdR says about one policy (a conforming explainer result).
 
-    ``policy_landmarks`` is the set the summary is built from (``compilation`` says which);
-    ``concise`` / ``complete`` / ``model`` are all sets computed (``complete`` is ``None``
-    when skipped). ``hierarchy`` and ``value`` are section 6 and Proposition 3;
-    ``checks`` compare each set with the exact answer (empty when not checked).
-    ``text`` is the English summary; ``seconds`` times the stages.
+    ``status`` is ``found`` when every phase finished and ``budget_exhausted`` when the
+    budget ran out in phase ``stopped_in``; then the fields of later phases are ``None``
+    and nothing is claimed about them. ``concise`` / ``complete`` / ``model`` are the
+    landmark sets computed (``complete`` is ``None`` when skipped); ``policy_landmarks``
+    is the one the summary is built from (``compilation`` says which). ``hierarchy`` and
+    ``value`` are section 6 and Proposition 3; ``checks`` compare each set with the exact
+    answer on the policy graph (empty when not checked) and ``verified`` says the
+    independent checker confirmed the finished summary. ``policy`` and ``task`` are what
+    was summarised (kept so that :meth:`to_dict` needs no arguments); ``phrases`` the
+    predicate templates for the English text; ``solver`` what the solver reported when the
+    call solved the task itself. ``seconds`` is the total time, ``timings`` per phase.
     """
 
     task: ProbabilisticTask
-    graph: PolicyGraph
-    policy_source: str
-    compilation: Compilation
-    concise: LandmarkSet
-    complete: LandmarkSet | None
-    model: LandmarkSet
-    hierarchy: Hierarchy
-    value: HierarchyValue
-    goal_probability: float
-    checks: tuple[LandmarkCheck, ...]
-    text: str
-    seconds: Mapping[str, float] = field(default_factory=dict)
+    policy: Policy
+    status: Status
+    policy_source: str = "given"
+    compilation: Compilation = "concise"
+    graph: PolicyGraph | None = None
+    concise: LandmarkSet | None = None
+    complete: LandmarkSet | None = None
+    model: LandmarkSet | None = None
+    hierarchy: Hierarchy | None = None
+    value: HierarchyValue | None = None
+    goal_probability: float | None = None
+    checks: tuple[LandmarkCheck, ...] = ()
+    check_details: str = ""
+    dead_end_cost: float | None = DEFAULT_DEAD_END_COST
+    phrases: Mapping[str, str] | None = None
+    solver: Mapping[str, Any] | None = None
+    note: str | None = None
+    stopped_in: str | None = None
+    verified: bool = False
+    seconds: float = 0.0
+    timings: Mapping[str, float] = field(default_factory=dict)
+    stats: Mapping[str, int | float] = field(default_factory=dict)
 
     @property
-    def policy_landmarks(self) -> LandmarkSet:
-        chosen = self.complete if self.compilation == "complete" else self.concise
-        assert chosen is not None
-        return chosen
+    def policy_landmarks(self) -> LandmarkSet | None:
+        return self.complete if self.compilation == "complete" else self.concise
 
     @property
-    def reachable_states(self) -> int:
-        return len(self.graph.states)
+    def reachable_states(self) -> int | None:
+        return None if self.graph is None else len(self.graph.states)
 
     @property
     def checked_ok(self) -> bool:
         """Every checked set is sound, and the complete one is exact."""
-        return all(c.sound and (c.source != "complete" or c.exact) for c in self.checks)
+        return bool(self.checks) and all(
+            c.sound and (c.source != "complete" or c.exact) for c in self.checks)
 
     def to_dict(self) -> dict[str, Any]:
         facts = self.task.facts
         chosen = self.policy_landmarks
-        payload: dict[str, Any] = {
+        graph = self.graph
+
+        def sets(s: LandmarkSet | None) -> dict[str, Any] | None:
+            return None if s is None else s.to_dict(facts)
+
+        return {
+            "status": str(self.status),
+            "verified": self.verified,
+            "stopped_in": self.stopped_in,
             "task": self.task.name,
             "policy": self.policy_source,
+            "policy_states": len(self.policy),
+            "note": self.note,
             "reachable_states": self.reachable_states,
             "goal_probability": self.goal_probability,
-            "dead_ends": [" ".join(self.task.state_key(s))
-                          for s in sorted(self.graph.dead_ends)[:SHOWN_STATES]],
-            "dead_end_states": len(self.graph.dead_ends),
-            "unhandled_states": len(self.graph.unhandled),
+            "dead_ends": [] if graph is None else [
+                " ".join(self.task.state_key(s)) for s in sorted(graph.dead_ends)[:SHOWN_STATES]],
+            "dead_end_states": None if graph is None else len(graph.dead_ends),
+            "unhandled_states": None if graph is None else len(graph.unhandled),
+            "dead_end_cost": self.dead_end_cost,
             "compilation": self.compilation,
-            "policy_landmarks": chosen.to_dict(facts),
-            "model_landmarks": self.model.to_dict(facts),
-            "concise_landmarks": self.concise.to_dict(facts),
-            "complete_landmarks": None if self.complete is None else self.complete.to_dict(facts),
-            "orderings": [o.to_dict(facts) for o in chosen.orderings],
-            "hierarchy": self.hierarchy.to_dict(facts),
-            "proposition_3": self.value.to_dict(),
+            "policy_landmarks": sets(chosen),
+            "model_landmarks": sets(self.model),
+            "concise_landmarks": sets(self.concise),
+            "complete_landmarks": sets(self.complete),
+            "orderings": [] if chosen is None else [o.to_dict(facts) for o in chosen.orderings],
+            "hierarchy": None if self.hierarchy is None else self.hierarchy.to_dict(facts),
+            "proposition_3": None if self.value is None else self.value.to_dict(),
             "checks": [c.to_dict(facts) for c in self.checks],
             "checked_ok": self.checked_ok,
-            "summary": self.text,
-            "seconds": round(sum(self.seconds.values()), 6),
-            "timings": {k: round(v, 6) for k, v in self.seconds.items()},
+            "check_details": self.check_details,
+            "solver": None if self.solver is None else dict(self.solver),
+            "seconds": round(self.seconds, 6),
+            "timings": {k: round(v, 6) for k, v in self.timings.items()},
+            "stats": dict(self.stats),
         }
-        return payload
 
 
 def solve_policy(
     ptask: ProbabilisticTask,
     method: str = "lao",
-    budget: Budget | None = None,
+    budget: Budget | BudgetClock | None = None,
     dead_end_cost: float | None = DEFAULT_DEAD_END_COST,
 ) -> tuple[SSPSolution, str | None]:
     """An optimal policy from :func:`~xaip.planning.mdp.solve_ssp`, checked before use.
@@ -128,29 +171,43 @@ def solve_policy(
     state that is neither a goal nor a dead end; if ILAO* returns one that does not (it
     can stop with unexpanded states in its greedy graph), the task is solved again by
     value iteration. Returns the solution and a note saying what happened (or ``None``).
+    Within a shared clock, :class:`~xaip.planning.landmarks.BudgetExhausted` may be raised
+    by the graph check.
     """
-    if method not in ("lao", "vi"):
+    solution, note, _ = _solve(ptask, method, as_clock(budget), dead_end_cost)
+    return solution, note
+
+
+def _solve(
+    ptask: ProbabilisticTask, method: str, clock: BudgetClock, dead_end_cost: float | None
+) -> tuple[SSPSolution, str | None, PolicyGraph | None]:
+    """:func:`solve_policy`, also returning the policy graph it built (``None`` when the
+    solver ran out of budget)."""
+    if method not in SOLVERS:
         raise InputError(f"unknown solver {method!r}; expected lao or vi")
-    solution = solve_ssp(ptask, method=method, budget=budget,  # type: ignore[arg-type]
+    solution = solve_ssp(ptask, method=method, budget=clock,  # type: ignore[arg-type]
                          dead_end_cost=dead_end_cost)
-    if solution.status != "solved":
-        return solution, None
-    graph = policy_graph(ptask, solution.policy)
+    if solution.status != Status.SOLVED:
+        return solution, None, None
+    graph = policy_graph(ptask, solution.policy, budget=clock)
     if not graph.unhandled:
-        return solution, None
+        return solution, None, graph
     note = (
         f"the {method} solver returned a policy with no action in {len(graph.unhandled)} "
         "reachable non-goal states"
     )
     if method == "vi":
-        return solution, note
-    retry = solve_ssp(ptask, method="vi", budget=budget, dead_end_cost=dead_end_cost)
-    return retry, note + "; solved again with value iteration"
+        return solution, note, graph
+    retry = solve_ssp(ptask, method="vi", budget=clock, dead_end_cost=dead_end_cost)
+    if retry.status != Status.SOLVED:
+        return retry, note, None
+    return retry, note + "; solved again with value iteration", None
 
 
 def _require_goal_reaching(ptask: ProbabilisticTask, policy: Policy, graph: PolicyGraph) -> None:
     """Reject policies that cannot be summarised: no action in the initial state, or no
-    execution that reaches the goal (landmarks would be vacuous)."""
+    execution that reaches the goal (landmarks would be vacuous). Only called on a
+    finished graph, so the verdict is established, never a budget artefact."""
     if ptask.is_goal(ptask.init):
         return
     if policy.action(ptask.init) is None:
@@ -177,162 +234,170 @@ def summarise_policy(
     check: bool = True,
     dead_end_cost: float | None = DEFAULT_DEAD_END_COST,
     phrases: Phrases | None = None,
-    budget: Budget | None = None,
+    budget: Budget | BudgetClock | None = None,
     policy_source: str = "given",
     graph: PolicyGraph | None = None,
+    progress: Progress | None = None,
 ) -> PolicySummary:
-    """Summarise ``policy`` (see the module docstring).
+    """Summarise ``policy`` (see the module docstring) within ``budget``.
 
     ``compilation`` picks the landmark set the hierarchy and text use: ``"concise"`` (the
     paper's D(M)) or ``"complete"`` (D(M)^c, exact). ``dead_end_cost`` prices runs that stop
-    outside the goal when computing values (``None``: infinite). Raises
+    outside the goal when computing values (``None``: infinite). ``check=False`` skips the
+    independent check (the result is then not ``verified``). Raises
     :class:`~xaip.planning.mdp.PolicyFormatError` when the policy does not act in the
     initial state and :class:`~xaip.planning.mdp.NoProperPolicy` when no execution reaches
     the goal.
     """
+    return summarize(ptask, policy, compilation=compilation, with_complete=with_complete,
+                     check=check, dead_end_cost=dead_end_cost, phrases=phrases,
+                     budget=budget, policy_source=policy_source, graph=graph,
+                     progress=progress)
+
+
+def summarize(
+    ptask: ProbabilisticTask,
+    policy: Policy | None = None,
+    *,
+    solver: str = "lao",
+    compilation: Compilation = "concise",
+    with_complete: bool = True,
+    check: bool = True,
+    dead_end_cost: float | None = DEFAULT_DEAD_END_COST,
+    phrases: Phrases | None = None,
+    budget: Budget | BudgetClock | None = None,
+    policy_source: str | None = None,
+    graph: PolicyGraph | None = None,
+    progress: Progress | None = None,
+) -> PolicySummary:
+    """Summarise ``policy`` — or, when it is ``None``, an optimal policy found by ``solver``
+    (``"lao"`` or ``"vi"``) — with one budget for every phase (see the module docstring)."""
     if compilation not in COMPILATIONS:
         raise InputError(f"compilation must be one of {', '.join(COMPILATIONS)}")
-    if compilation == "complete":
-        with_complete = True
-    seconds: dict[str, float] = {}
-    started = time.perf_counter()
-    if graph is None:
-        graph = policy_graph(ptask, policy)
-    _require_goal_reaching(ptask, policy, graph)
-    goal_probability = state_values(ptask, graph, dead_end_cost).goal_probability[graph.init]
-    seconds["graph"] = time.perf_counter() - started
-    concise = concise_landmarks(ptask, graph, budget)
-    seconds["concise"] = concise.seconds
-    complete = complete_landmarks(ptask, graph, budget) if with_complete else None
-    if complete is not None:
-        seconds["complete"] = complete.seconds
-    model = model_landmarks(ptask, budget)
-    seconds["model"] = model.seconds
-    chosen = complete if compilation == "complete" and complete is not None else concise
-    started = time.perf_counter()
-    hierarchy = build_hierarchy(chosen, ptask.goal)
-    value = check_hierarchy(hierarchy, ptask, graph, dead_end_cost)
-    seconds["hierarchy"] = time.perf_counter() - started
-    checks: tuple[LandmarkCheck, ...] = ()
-    if check:
-        started = time.perf_counter()
-        sets = [s for s in (concise, complete, model) if s is not None]
-        checks = tuple(check_landmarks(ptask, graph, s) for s in sets)
-        seconds["check"] = time.perf_counter() - started
-    text = narrate(ptask, graph, chosen, model, hierarchy, goal_probability, phrases)
-    return PolicySummary(
-        task=ptask,
-        graph=graph,
-        policy_source=policy_source,
-        compilation=compilation,
-        concise=concise,
-        complete=complete,
-        model=model,
-        hierarchy=hierarchy,
-        value=value,
-        goal_probability=goal_probability,
-        checks=checks,
-        text=text,
-        seconds=seconds,
-    )
-
-
-def narrate(
-    ptask: ProbabilisticTask,
-    graph: PolicyGraph,
-    landmarks: LandmarkSet,
-    model: LandmarkSet,
-    hierarchy: Hierarchy,
-    goal_probability: float,
-    phrases: Phrases | None = None,
-) -> str:
-    """The English summary: the chain as "First ..., then ...", dropped subgoals under
-    the step they belong to, which subgoals every policy shares, and any risk."""
-    facts = ptask.facts
-
-    def say(f: int) -> str:
-        return phrase(facts[f], phrases)
-
-    goal_facts = list(bits(ptask.goal))
-    steps = [say(f) for f in hierarchy.chain]
-    rest = [f for f in goal_facts if f not in hierarchy.chain]
-    if len(goal_facts) == 1 and rest:
-        steps.append(say(rest[0]))
-    elif rest:
-        steps.append("complete the goal (" + join_clauses([say(f) for f in rest]) + ")")
-    lines = [
-        f"Policy summary for '{ptask.name}' ({len(graph.states)} reachable states, "
-        f"goal reached with probability {goal_probability:.3g}):"
-    ]
-    if not hierarchy.chain and not hierarchy.dropped:
-        lines.append(
-            "No subgoal is shared by every execution that reaches the goal: "
-            + (sequence_sentence(steps) if steps else "the goal holds initially.")
-        )
+    if dead_end_cost is not None and not dead_end_cost >= 0:
+        raise InputError(f"the dead-end cost must be a number >= 0, not {dead_end_cost}")
+    with_complete = with_complete or compilation == "complete"
+    clock = as_clock(budget)
+    run = _Run(ptask, clock, progress, time.perf_counter())
+    fields: dict[str, Any] = {
+        "compilation": compilation, "dead_end_cost": dead_end_cost,
+        "phrases": None if phrases is None else MappingProxyType(dict(phrases)),
+    }
+    if policy is None:
+        run.phase("solving")
+        fields["policy_source"] = policy_source or (
+            f"{solver} (optimal, dead ends priced at {dead_end_cost})")
+        try:
+            solution, note, graph = _solve(ptask, solver, clock, dead_end_cost)
+        except BudgetExhausted:
+            return run.stop(Policy(ptask, {}), fields)
+        policy = solution.policy
+        fields["solver"] = MappingProxyType({
+            k: v for k, v in solution.to_dict().items() if k not in ("policy", "values")})
+        fields["note"] = note
+        if solution.status != Status.SOLVED:
+            return run.stop(policy, fields)
+        run.timings["solving"] = solution.seconds
     else:
-        lines.append(sequence_sentence(steps))
-    numbered = {f: i + 1 for i, f in enumerate(hierarchy.chain)}
-
-    def step(place: int | None) -> str:
-        return "the last step" if place is None else f"step {numbered[place]} ({say(place)})"
-
-    for subtask in hierarchy.subtasks:
-        firm: list[str] = []
-        for child in subtask.children:
-            places = hierarchy.attached_to(child)
-            if places[0] != subtask.fact:
-                continue
-            if len(places) == 1:
-                firm.append(say(child))
-            else:
-                lines.append(
-                    f"Before {step(subtask.fact)} is done it will also {say(child)}, "
-                    + _timing(graph, child, [p for p in places[1:] if p is not None],
-                              numbered) + "."
-                )
-        if firm:
-            lines.append(f"Before {step(subtask.fact)} is done it will also "
-                         f"{join_clauses(firm)}.")
-    shared = [f for f in landmarks.subgoals if f in set(model.facts)]
-    own = [f for f in landmarks.subgoals if f not in set(model.facts)]
-    if shared:
-        lines.append(
-            "Every policy has to " + join_clauses([say(f) for f in shared]) + "; "
-            + ("the other subgoals are choices of this policy." if own
-               else "this policy adds no subgoals of its own.")
-        )
-    elif own:
-        lines.append("All of these subgoals are choices of this policy, not forced by the task.")
-    if goal_probability < 1 - 1e-9:
-        lines.append(
-            f"Caution: with probability {1 - goal_probability:.3g} the policy does not reach "
-            f"the goal ({len(graph.dead_ends)} dead-end and {len(graph.unhandled)} unhandled "
-            "states are reachable); the subgoals describe the executions that do."
-        )
-    return "\n".join(lines)
+        fields["policy_source"] = policy_source or "given"
+    try:
+        return _analyse(run, policy, graph, fields, with_complete, check)
+    except BudgetExhausted:
+        return run.stop(policy, fields)
 
 
+@dataclass
+class _Run:
+    """The bookkeeping of one :func:`summarize` call: phase, timings, progress."""
+
+    task: ProbabilisticTask
+    clock: BudgetClock
+    progress: Progress | None
+    started: float
+    current: str = "solving"
+    timings: dict[str, float] = field(default_factory=dict)
+    mark: float = 0.0
+
+    def phase(self, name: str) -> None:
+        self.current = name
+        self.mark = time.perf_counter()
+        report(self.progress, "summarize", PHASES.index(name), len(PHASES), name)
+
+    def done(self, name: str, seconds: float | None = None) -> None:
+        self.timings[name] = time.perf_counter() - self.mark if seconds is None else seconds
+        if self.clock.out_of_time():
+            raise BudgetExhausted(f"budget exhausted during {name}")
+
+    def finish(self, policy: Policy, fields: dict[str, Any], status: Status,
+               stopped_in: str | None = None) -> PolicySummary:
+        graph = fields.get("graph")
+        stats: dict[str, int | float] = {"nodes": self.clock.nodes,
+                                         "policy_states": len(policy)}
+        if graph is not None:
+            stats.update(reachable_states=len(graph.states),
+                         dead_end_states=len(graph.dead_ends))
+        solver = fields.get("solver")
+        if solver is not None:
+            stats["solver_expanded"] = int(solver.get("expanded", 0))
+        for name in ("concise", "complete", "model"):
+            found = fields.get(name)
+            if found is not None:
+                stats[f"{name}_landmarks"] = found.count
+        return PolicySummary(
+            task=self.task, policy=policy, status=status, stopped_in=stopped_in,
+            seconds=time.perf_counter() - self.started,
+            timings=MappingProxyType(dict(self.timings)),
+            stats=MappingProxyType(stats), **fields)
+
+    def stop(self, policy: Policy, fields: dict[str, Any]) -> PolicySummary:
+        """The unfinished result: the budget ran out in the current phase."""
+        self.timings.setdefault(self.current, time.perf_counter() - self.mark)
+        return self.finish(policy, fields, Status.BUDGET_EXHAUSTED, self.current)
 
 
-def _timing(graph: PolicyGraph, fact: int, others: list[int], numbered: dict[int, int]) -> str:
-    """When a dropped landmark happens relative to the chain steps it is incomparable
-    with, judged by their completions (the states where each first holds): always
-    together (a conjunctive landmark split in two), sometimes together, or never."""
-    mine = completions(graph, fact)
-    together, sometimes, apart = [], [], []
-    for other in others:
-        theirs = completions(graph, other)
-        if mine == theirs:
-            together.append(f"step {numbered[other]}")
-        elif mine & theirs:
-            sometimes.append(f"step {numbered[other]}")
-        else:
-            apart.append(f"step {numbered[other]}")
-    parts = []
-    if together:
-        parts.append(f"at the same time as {join_clauses(together)}")
-    if sometimes:
-        parts.append(f"before, with or after {join_clauses(sometimes)} depending on chance")
-    if apart:
-        parts.append(f"before or after {join_clauses(apart)} depending on chance")
-    return "; ".join(parts)
+def _landmarks(run: _Run, name: str, compute: Callable[[], LandmarkSet],
+               fields: dict[str, Any]) -> None:
+    run.phase(f"{name} landmarks")
+    found = compute()
+    fields[name] = found
+    if not found.complete:
+        raise BudgetExhausted(f"budget exhausted during the {name} landmarks")
+    run.done(f"{name} landmarks")
+
+
+def _analyse(run: _Run, policy: Policy, graph: PolicyGraph | None, fields: dict[str, Any],
+             with_complete: bool, check: bool) -> PolicySummary:
+    """The phases after solving; raises BudgetExhausted where the clock runs out."""
+    ptask, clock = run.task, run.clock
+    run.phase("policy graph")
+    if graph is None:
+        graph = policy_graph(ptask, policy, budget=clock)
+    fields["graph"] = graph
+    _require_goal_reaching(ptask, policy, graph)
+    dead_end_cost = fields["dead_end_cost"]
+    fields["goal_probability"] = state_values(
+        ptask, graph, dead_end_cost).goal_probability[graph.init]
+    run.done("policy graph")
+    _landmarks(run, "concise", lambda: concise_landmarks(ptask, graph, clock), fields)
+    if with_complete:
+        _landmarks(run, "complete", lambda: complete_landmarks(ptask, graph, clock), fields)
+    _landmarks(run, "model", lambda: model_landmarks(ptask, clock), fields)
+    run.phase("hierarchy")
+    chosen = fields["complete"] if fields["compilation"] == "complete" else fields["concise"]
+    hierarchy = build_hierarchy(chosen, ptask.goal)
+    fields["hierarchy"] = hierarchy
+    fields["value"] = check_hierarchy(hierarchy, ptask, graph, dead_end_cost)
+    run.done("hierarchy")
+    result = run.finish(policy, fields, Status.FOUND)
+    if not check:
+        return result
+    from xaip.summaries.check import landmark_checks  # the checker imports this module
+
+    run.phase("checking")
+    report_, checks = landmark_checks(policy, result, clock)
+    run.done("checking")
+    fields.update(checks=checks, check_details=report_.details)
+    if report_.ok is None:
+        return run.stop(policy, fields)
+    return with_check(run.finish(policy, fields, Status.FOUND), report_)
+

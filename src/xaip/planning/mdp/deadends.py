@@ -16,6 +16,7 @@ import heapq
 from collections.abc import Callable, Iterable
 
 from xaip.errors import InputError
+from xaip.planning.mdp.budgets import spend
 from xaip.planning.mdp.heuristic import INFINITY, RelaxedLayers
 from xaip.planning.mdp.task import ProbabilisticTask
 from xaip.planning.task import State
@@ -74,7 +75,7 @@ class DeadEndDetector:
         found: State | None = None
         while frontier:
             _, _, current = heapq.heappop(frontier)
-            if clock is not None and not clock.charge():
+            if clock is not None and not spend(clock):
                 return None
             for i in task.applicable_ids(current):
                 for outcome in task.actions[i].outcomes:

@@ -171,7 +171,7 @@ class ExplicitGraph:
         if (
             best_q > self.penalty
             and not self.dead_ends_exact
-            and self.detector.is_dead_end(state, None)
+            and self.detector.is_dead_end(state, self.clock)
         ):
             self.mark_dead(state)
             return abs(self.penalty - old) if self.penalty != old else 0.0
@@ -281,7 +281,7 @@ class ExplicitGraph:
         if bound > self.penalty and not self.dead_ends_exact:
             # A run may also stop at a dead end inside the set (paying D), so the bound
             # holds only once the set is known to have none: settle them first.
-            dead = [s for s in trap if self.detector.is_dead_end(s, None)]
+            dead = [s for s in trap if self.detector.is_dead_end(s, self.clock)]
             if dead:
                 for state in dead:
                     self.mark_dead(state)
@@ -303,7 +303,7 @@ class ExplicitGraph:
         if (
             new > self.penalty
             and not self.dead_ends_exact
-            and self.detector.is_dead_end(state, None)
+            and self.detector.is_dead_end(state, self.clock)
         ):
             self.mark_dead(state)
         elif new > self.value[state]:
@@ -366,7 +366,7 @@ class ExplicitGraph:
                 for s in members
                 if solution[s] > self.penalty
                 and not self.dead_ends_exact
-                and self.detector.is_dead_end(s, None)
+                and self.detector.is_dead_end(s, self.clock)
             ]
             if not newly_dead:
                 break

@@ -26,11 +26,13 @@ from types import MappingProxyType
 from typing import Any
 
 from xaip.errors import InputError
+from xaip.planning.mdp.budgets import BudgetExhausted, as_clock, require
 from xaip.planning.mdp.deadends import DeadEndDetector
 from xaip.planning.mdp.linear import solve_linear
 from xaip.planning.mdp.reachability import backward_closure
 from xaip.planning.mdp.task import ProbabilisticAction, ProbabilisticTask
 from xaip.planning.task import State
+from xaip.runtime.budget import Budget, BudgetClock
 
 POLICY_FORMAT = "xaip-policy"
 POLICY_VERSION = 1
@@ -107,6 +109,17 @@ class Policy:
             raise PolicyFormatError(f"{source}: expected a JSON object with a 'policy' object")
         if data.get("format", POLICY_FORMAT) != POLICY_FORMAT:
             raise PolicyFormatError(f"{source}: not an {POLICY_FORMAT} file")
+        version = data.get("version", POLICY_VERSION)
+        if version != POLICY_VERSION or isinstance(version, bool):
+            raise PolicyFormatError(
+                f"{source}: unknown {POLICY_FORMAT} version {_shown(version)} "
+                f"(this xaip reads version {POLICY_VERSION})"
+            )
+        task_name = data.get("task", ptask.name)
+        if task_name != ptask.name:
+            raise PolicyFormatError(
+                f"{source}: the policy is for task {_shown(task_name)}, not '{ptask.name}'"
+            )
         known = {str(f): i for i, f in enumerate(ptask.facts)}
         static = {str(f) for f in ptask.static_facts}
         table: dict[State, str] = {}
@@ -130,16 +143,33 @@ class Policy:
     def load(cls, path: str | Path, ptask: ProbabilisticTask) -> Policy:
         """Read a policy file and validate it against ``ptask``."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            raw = Path(path).read_bytes()
         except OSError as error:
-            raise InputError(f"cannot read policy file {path}: {error}") from None
+            raise InputError(f"cannot read policy file {path}: {error.strerror or error}") from None
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise PolicyFormatError(
+                f"{path}: not UTF-8 text (byte 0x{raw[error.start]:02x} at offset {error.start})"
+            ) from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise PolicyFormatError(
                 f"{path}:{error.lineno}:{error.colno}: invalid JSON: {error.msg}"
             ) from None
+        except RecursionError:
+            raise PolicyFormatError(
+                f"{path}: JSON nested too deeply (a policy file is a flat object)"
+            ) from None
         return cls.from_dict(data, ptask, str(path))
+
+
+def _shown(value: object, limit: int = 60) -> str:
+    """A value from a file, quoted, escaped and truncated for a one-line message."""
+    text = ascii(value) if not isinstance(value, str) else repr(value).encode(
+        "ascii", "backslashreplace").decode("ascii")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _parse_state(key: str, known: Mapping[str, int], static: set[str], source: str) -> State:
@@ -173,14 +203,6 @@ class PolicyEdge:
     target: State
     probability: float
 
-    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
-        return {
-            "source": task.state_key(self.source),
-            "action": self.action,
-            "target": task.state_key(self.target),
-            "probability": self.probability,
-        }
-
 
 @dataclass(frozen=True)
 class PolicyGraph:
@@ -190,6 +212,7 @@ class PolicyGraph:
     ``dead_ends`` are reached states from which no policy reaches the goal (exact);
     ``unhandled`` are reached non-goal states that are not dead ends and in which the
     policy names no action. ``complete`` is ``False`` if ``max_states`` cut the search.
+    ``task`` is the task the graph belongs to (for spelling states in :meth:`to_dict`).
     """
 
     init: State
@@ -199,6 +222,7 @@ class PolicyGraph:
     dead_ends: frozenset[State]
     unhandled: frozenset[State]
     complete: bool = True
+    task: ProbabilisticTask | None = field(default=None, compare=False, repr=False)
     _out: dict[State, tuple[PolicyEdge, ...]] = field(
         init=False, compare=False, repr=False, default_factory=dict
     )
@@ -222,7 +246,10 @@ class PolicyGraph:
     def successors(self, state: State) -> dict[State, float]:
         return {e.target: e.probability for e in self._out.get(state, ())}
 
-    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        task = self.task
+        if task is None:
+            raise ValueError("a PolicyGraph built without its task cannot spell its states")
         number = {s: i for i, s in enumerate(self.states)}
         return {
             "states": [
@@ -249,9 +276,19 @@ class PolicyGraph:
 
 
 def policy_graph(
-    ptask: ProbabilisticTask, policy: Policy, max_states: int | None = None
+    ptask: ProbabilisticTask,
+    policy: Policy,
+    max_states: int | None = None,
+    budget: Budget | BudgetClock | None = None,
 ) -> PolicyGraph:
-    """Breadth-first exploration of the states ``policy`` reaches from the initial state."""
+    """Breadth-first exploration of the states ``policy`` reaches from the initial state.
+
+    Each explored state, and each node of the exact dead-end test, charges ``budget`` (a
+    :class:`~xaip.runtime.Budget` or a clock shared with other phases); when it runs out,
+    :class:`~xaip.planning.landmarks.BudgetExhausted` is raised, because a graph with
+    undecided dead ends would misreport the policy.
+    """
+    clock = as_clock(budget)
     order: dict[State, None] = {ptask.init: None}
     queue = [ptask.init]
     head = 0
@@ -265,6 +302,7 @@ def policy_graph(
         if ptask.is_goal(state):
             goals.add(state)
             continue
+        require(clock, 1, "the exploration of the policy graph")
         action = policy.ground_action(state)
         if action is None:
             leaves.append(state)
@@ -284,10 +322,19 @@ def policy_graph(
         preds.setdefault(edge.target, []).append(edge.source)
     reaching_goal = backward_closure(goals, preds)
     detector = DeadEndDetector(ptask)
-    dead = frozenset(s for s in states if s not in reaching_goal and detector.is_dead_end(s))
+    dead: set[State] = set()
+    for state in states:
+        if state in reaching_goal:
+            continue
+        verdict = detector.is_dead_end(state, clock)
+        if verdict is None:
+            raise BudgetExhausted("budget exhausted during dead-end detection on the policy graph")
+        if verdict:
+            dead.add(state)
     unhandled = frozenset(s for s in leaves if s not in dead)
     return PolicyGraph(
-        ptask.init, states, tuple(edges), frozenset(goals), dead, unhandled, complete
+        ptask.init, states, tuple(edges), frozenset(goals), frozenset(dead), unhandled,
+        complete, ptask,
     )
 
 
@@ -420,14 +467,6 @@ class Run:
     @property
     def reached_goal(self) -> bool:
         return self.ending == "goal"
-
-    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
-        return {
-            "states": [task.state_key(s) for s in self.states],
-            "actions": list(self.actions),
-            "cost": self.cost,
-            "ending": self.ending,
-        }
 
 
 def simulate(

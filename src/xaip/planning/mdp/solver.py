@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Literal
 
+from xaip.planning.mdp.budgets import as_clock
 from xaip.planning.mdp.deadends import DeadEndDetector, NoProperPolicy
 from xaip.planning.mdp.explicit import DEAD, EXPANDED, ExplicitGraph
 from xaip.planning.mdp.heuristic import Blind, RelaxedLayers
@@ -42,7 +43,8 @@ from xaip.planning.mdp.policy import Policy
 from xaip.planning.mdp.task import ProbabilisticTask
 from xaip.planning.mdp.vi import value_iteration
 from xaip.planning.task import State
-from xaip.runtime.budget import Budget
+from xaip.runtime.budget import Budget, BudgetClock
+from xaip.runtime.status import Status
 
 DEFAULT_DEAD_END_COST = 1e6
 Method = Literal["lao", "vi"]
@@ -57,7 +59,7 @@ class SSPSolution:
 
     ``policy`` covers the non-goal, non-dead-end states its greedy graph reaches from the
     initial state; ``values`` holds the value of every state of that graph (goals 0, dead
-    ends ``dead_end_cost``). ``status`` is ``"solved"`` or ``"budget-exhausted"``;
+    ends ``dead_end_cost``). ``status`` is ``Status.SOLVED`` or ``Status.BUDGET_EXHAUSTED``;
     ``converged`` says the values are within ``epsilon`` of a fixed point. ``proper`` says
     the policy reaches no dead end. ``expanded`` counts expanded states, ``iterations``
     ILAO* iterations or value-iteration sweeps.
@@ -65,7 +67,7 @@ class SSPSolution:
 
     policy: Policy
     values: Mapping[State, float]
-    status: str
+    status: Status
     converged: bool
     proper: bool
     method: str
@@ -80,7 +82,7 @@ class SSPSolution:
         task = self.policy.task
         return {
             "method": self.method,
-            "status": self.status,
+            "status": str(self.status),
             "converged": self.converged,
             "proper": self.proper,
             "value": self.value,
@@ -98,7 +100,7 @@ class SSPSolution:
 def solve_ssp(
     ptask: ProbabilisticTask,
     method: Method = "lao",
-    budget: Budget | None = None,
+    budget: Budget | BudgetClock | None = None,
     epsilon: float = 1e-6,
     dead_end_cost: float | None = DEFAULT_DEAD_END_COST,
     heuristic: Heuristic = "hmax",
@@ -107,7 +109,8 @@ def solve_ssp(
 
     ``method="lao"`` (ILAO* with ``heuristic``) explores only what the optimal policy
     needs; ``method="vi"`` enumerates every reachable state first. ``epsilon`` bounds the
-    largest Bellman residual at convergence. Raises ``NoProperPolicy`` when
+    largest Bellman residual at convergence. ``budget`` may be a running clock shared
+    with the caller's other phases. Raises ``NoProperPolicy`` when
     ``dead_end_cost`` is ``None`` and the initial state has no proper policy.
     """
     if method not in METHODS:
@@ -123,7 +126,7 @@ def solve_ssp(
                 f"{action.expected_cost}"
             )
     started = time.perf_counter()
-    clock = (budget or Budget()).start()
+    clock = as_clock(budget)
     relaxed = RelaxedLayers(ptask)
     estimate = relaxed if heuristic == "hmax" else Blind(ptask)
     penalty = math.inf if dead_end_cost is None else float(dead_end_cost)
@@ -148,7 +151,7 @@ def solve_ssp(
     return SSPSolution(
         policy=Policy(ptask, table),
         values=MappingProxyType(values),
-        status="budget-exhausted" if exhausted else "solved",
+        status=Status.BUDGET_EXHAUSTED if exhausted else Status.SOLVED,
         converged=converged and not exhausted,
         proper=proper,
         method=method,

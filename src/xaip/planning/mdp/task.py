@@ -47,7 +47,9 @@ class Outcome:
                 delete |= effect.delete
         return (state & ~delete) | add
 
-    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+    def _to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+        """Internal: JSON of this outcome, spelled with ``task``'s facts (see
+        :meth:`ProbabilisticTask.to_dict`)."""
         return {
             "probability": self.probability,
             "cost": self.cost,
@@ -118,12 +120,14 @@ class ProbabilisticAction:
             result[succ] = result.get(succ, 0.0) + outcome.probability
         return result
 
-    def to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+    def _to_dict(self, task: ProbabilisticTask) -> dict[str, Any]:
+        """Internal: JSON of this action, spelled with ``task``'s facts (see
+        :meth:`ProbabilisticTask.to_dict`)."""
         return {
             "name": self.name,
             "pre": task.format_mask(self.pre),
             "neg_pre": task.format_mask(self.neg_pre),
-            "outcomes": [o.to_dict(task) for o in self.outcomes],
+            "outcomes": [o._to_dict(task) for o in self.outcomes],
         }
 
 
@@ -223,5 +227,5 @@ class ProbabilisticTask(FactRendering):
             "init": self.format_mask(self.init),
             "goal": self.format_mask(self.goal),
             "goal_neg": self.format_mask(self.goal_neg),
-            "actions": [a.to_dict(self) for a in self.actions],
+            "actions": [a._to_dict(self) for a in self.actions],
         }
