@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,8 @@ class Possible:
 
     feature: Feature
     probability: float
+    #: ``file:line: `` of the annotation, for messages (not part of its identity).
+    where: str = field(default="", compare=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -108,19 +110,48 @@ def parse_annotations(text: str, domain: Domain, file: str = "<annotations>"
             feature = Feature(kind, atom=atom)
         else:
             raise InputError(f"{where}kind '{kind.value}' cannot be annotated as possible")
-        out.append(Possible(feature, probability))
-    features = [p.feature for p in out]
-    if len(set(features)) != len(features):
-        raise InputError(f"{file}: a feature is annotated twice")
+        twice = next((p for p in out if p.feature == feature), None)
+        if twice is not None:
+            raise InputError(f"{where}'{sentence(feature)}' is annotated twice (first at "
+                             f"{twice.where.rstrip(': ')})")
+        out.append(Possible(feature, probability, where))
     return tuple(out)
 
 
 def read_annotations(path: str | Path, domain: Domain) -> tuple[Possible, ...]:
     try:
-        text = Path(path).read_text()
+        text = Path(path).read_text(encoding="utf-8-sig")
     except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror}") from None
+        raise InputError(f"cannot read annotations {path}: {error.strerror}") from None
+    except UnicodeDecodeError as error:
+        line = Path(path).read_bytes()[:error.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 text (byte {error.start})") from None
     return parse_annotations(text, domain, str(path))
+
+
+def settle(possible: Iterable[Possible], told: Iterable[Any],
+           answers: Iterable[tuple[Feature, bool]]) -> tuple[list[Edit], tuple[Possible, ...]]:
+    """What a dialogue state stands for: the edits that turn the known human model into the
+    state's known part, and the possible features still open.
+
+    ``told`` holds labelled edits (``.edit``, ``.label``); ``answers`` the person's answers
+    about possible features. Realised answers add their feature; telling a possible
+    feature settles it (an ``add`` adds it, a ``remove-annot`` settles it as absent). This
+    is the definition of the annotated model (book §6), shared by the explainer and the
+    checker.
+    """
+    answered = dict(answers)
+    told_by_feature = {t.edit.feature: t for t in told}
+    edits: list[Edit] = []
+    for feature, answer in sorted(answered.items()):
+        if answer and feature not in told_by_feature:
+            edits.append(Edit(feature, "add"))
+    for feature, item in sorted(told_by_feature.items()):
+        if item.edit.op == "add" or item.label == "remove-known" and \
+                answered.get(feature) is None:
+            edits.append(item.edit)
+    settled = set(told_by_feature) | set(answered)
+    return edits, tuple(p for p in possible if p.feature not in settled)
 
 
 @dataclass(frozen=True)
@@ -134,8 +165,8 @@ class AnnotatedMRP:
         known = model_features(self.mrp.human_domain, self.mrp.human_problem)
         clash = [p for p in self.possible if p.feature in known]
         if clash:
-            raise InputError(f"'{clash[0].text}' is annotated as possible but is already "
-                             "part of the known human model")
+            raise InputError(f"{clash[0].where}'{clash[0].text}' is annotated as possible but "
+                             "is already part of the known human model")
 
     @property
     def robot_features(self) -> frozenset[Feature]:

@@ -1,45 +1,67 @@
-"""Independent checks of explanations: is the plan valid and optimal after the edits?
+"""The one checker of the reconciliation family: ``check(inputs, result) -> CheckReport``.
 
-Why independent: an explanation we cannot verify is a bug. These checks share no code
-with the model-space search or its compiled model space:
+Why independent: an explanation we cannot verify is a bug, and a checker that repeats the
+search's reasoning would repeat its bugs. What the checker **shares** with the explainers,
+exactly:
 
-* :func:`is_complete` rebuilds the updated human model as PDDL (``apply_edits``), grounds
-  it from scratch, validates the plan on the *lifted* model and asks for a cheaper plan on
-  that fresh grounding.
-* :func:`brute_force_complete` interprets the feature sets directly over sets of atoms
-  and finds the optimum by Dijkstra over every type-consistent action instance, for tests
-  and for grounded edits.
+* the PDDL model classes and :func:`~xaip.planning.features.apply.apply_edits` (the
+  definition of "the human model updated by these edits");
+* the grounder (:func:`~xaip.planning.grounding.ground`), the plan validator
+  (:func:`~xaip.planning.plans.validate`) and, with the built-in engine, the successor
+  generator of :mod:`xaip.planning.search`;
+* for uncertain models, :func:`~xaip.reconcile.annotated.settle` (which model a dialogue
+  state stands for) and :meth:`AnnotatedMRP.completion`.
+
+What it does **not** share: the compiled model space (:mod:`.space`), the goal tests and
+their planner cache and witness plans (:mod:`.goals`), the model-space searches, A* and the
+LM-cut heuristic. The updated model is rebuilt as a lifted PDDL model, the plan validated
+on it, and optimality proved on a *fresh* grounding by **uniform-cost search** bounded by the
+plan's cost (pruned only by the admissible h^max), or by Fast Downward on the written PDDL
+with ``engine="fd"``. Grounded edits, which have no lifted PDDL form, are checked by
+:func:`~xaip.reconcile.brute_force.brute_force_complete`, which shares nothing but the
+feature semantics.
+
+A check that runs out of its own budget answers ``ok=None``: the result is then not
+verified, and the details say so.
 """
 
 from __future__ import annotations
 
-import heapq
 import itertools
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from fractions import Fraction
+from collections.abc import Iterable, Sequence
+from typing import Any
 
-from xaip.planning.features import Edit, Feature, FeatureKind, model_features, update_features
+from xaip.contract import CheckReport
+from xaip.errors import InputError
+from xaip.planning.engines import get_engine
+from xaip.planning.features import Edit
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
-from xaip.planning.pddl.model import OBJECT, Atom, Domain, FunctionTerm, Problem
-from xaip.planning.planner import plan_task
-from xaip.planning.plans import PlanStep, validate
+from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.plans import PlanStep, parse_plan, validate
+from xaip.planning.task import GroundAction, Task
+from xaip.reconcile.annotated import AnnotatedMRP, completions, likelihood, settle
+from xaip.reconcile.brute_force import CheckResult, brute_force_complete
 from xaip.reconcile.problem import MRP
+from xaip.reconcile.results import (
+    AnytimeExplanation,
+    Ask,
+    ConditionalExplanation,
+    ConformantExplanation,
+    Dialogue,
+    Done,
+    Explanation,
+    LabelledEdit,
+    PolicyNode,
+    Tell,
+)
 from xaip.runtime import Budget
 
-_K = FeatureKind
+__all__ = ["CheckResult", "brute_force_complete", "check", "is_complete", "is_monotonic",
+           "robustness"]
 
-
-@dataclass(frozen=True)
-class CheckResult:
-    """``complete`` is None when the check ran out of budget."""
-
-    complete: bool | None
-    valid: bool
-    plan_cost: int | None
-    optimal_cost: int | None
-    reason: str
+#: The checker's own optimal search: a different algorithm from the explainers' A* + LM-cut.
+CHECK_ALGORITHM, CHECK_HEURISTIC = "ucs", "hmax"
 
 
 def _lifted_only(edits: Iterable[Edit]) -> list[Edit]:
@@ -50,48 +72,56 @@ def _lifted_only(edits: Iterable[Edit]) -> list[Edit]:
     return edits
 
 
-def is_complete(mrp: MRP, edits: Iterable[Edit], budget: Budget | None = None,
-                engine: str = "builtin") -> CheckResult:
-    """Is ``mrp.plan`` valid and optimal in the human model updated by lifted ``edits``?
-
-    ``engine="fd"`` proves optimality with Fast Downward on the lifted PDDL instead.
-    """
+def _updated(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:
     domain, problem = apply_edits(
         mrp.human_domain, mrp.human_problem, _lifted_only(edits),
         source_domain=mrp.robot_domain, source_problem=mrp.robot_problem)
     assert problem is not None
-    result = validate(domain, problem, mrp.plan)
+    return domain, problem
+
+
+def _cheaper(domain: Domain, problem: Problem, task: Task, bound: int, budget: Budget,
+             engine: str) -> tuple[str, int | None]:
+    """(status, cost) of a plan cheaper than ``bound``: "solved", "unsolvable" or
+    "budget_exhausted".
+
+    The built-in engine answers with uniform-cost search (h^max only prunes) on ``task``;
+    an external engine (``"fd"``) reads the updated model as lifted PDDL and grounds it
+    itself, sharing nothing with our grounding or search.
+    """
+    if engine == "builtin":
+        result = get_engine("builtin", search=CHECK_ALGORITHM, heuristic=CHECK_HEURISTIC
+                            ).solve(task, optimal=True, cost_bound=bound, budget=budget)
+    else:
+        result = get_engine(engine).solve_model(domain, problem, optimal=True,
+                                                cost_bound=bound, budget=budget)
+    return str(result.status), (None if result.cost is None else int(result.cost))
+
+
+def is_complete(mrp: MRP, edits: Iterable[Edit], budget: Budget | None = None,
+                engine: str = "builtin", plan: Sequence[PlanStep] | None = None
+                ) -> CheckResult:
+    """Is the plan valid and optimal in the human model updated by lifted ``edits``?
+
+    Rebuilds the updated model as PDDL, validates the plan (``mrp.plan`` unless ``plan``
+    is given) on the lifted model and asks for a cheaper plan on a fresh grounding with
+    uniform-cost search under the strict cost bound (``engine="fd"``: Fast Downward).
+    """
+    domain, problem = _updated(mrp, edits)
+    steps = mrp.plan if plan is None else tuple(plan)
+    result = validate(domain, problem, steps)
     if not result.valid:
         return CheckResult(False, False, None, None, result.reason or "invalid")
     assert result.cost is not None
     plan_cost = int(result.cost)
-    if engine == "fd":
-        # Fast Downward on the updated model written as lifted PDDL: it shares nothing
-        # with our grounding or search.
-        from xaip.planning.engines.fast_downward import fd_solve
-        from xaip.planning.pddl import write_domain, write_problem
-
-        answer = fd_solve(write_domain(domain), write_problem(problem),
-                          budget=budget or Budget(max_seconds=300))
-        if answer.status == "budget_exhausted":
-            return CheckResult(None, True, plan_cost, None, "budget exhausted")
-        if answer.status == "solved" and answer.cost is not None and answer.cost < plan_cost:
-            return CheckResult(False, True, plan_cost, int(answer.cost),
-                               f"a plan of cost {answer.cost} beats the plan's {plan_cost}")
-        return CheckResult(True, True, plan_cost, plan_cost, "valid and optimal")
-    # "Is there a plan cheaper than the plan?" A* under the strict cost bound, on the task
-    # grounded afresh (h_max was the first choice but is too weak for logistics-size MRPs;
-    # the search core itself is tested against Dijkstra, and brute_force_complete below
-    # shares nothing with it).
-    cheaper = plan_task(ground(domain, problem), optimal=True, search="astar",
-                        heuristic="lmcut", cost_bound=plan_cost,
-                        budget=budget or Budget(max_seconds=60))
-    if cheaper.status == "budget_exhausted":
-        return CheckResult(None, True, plan_cost, None, "budget exhausted")
-    if cheaper.status == "solved":
-        assert cheaper.cost is not None
-        return CheckResult(False, True, plan_cost, int(cheaper.cost),
-                           f"a plan of cost {cheaper.cost} beats the plan's {plan_cost}")
+    task = ground(domain, problem)
+    status, cost = _cheaper(domain, problem, task, plan_cost,
+                            budget or Budget(max_seconds=300), engine)
+    if status == "budget_exhausted":
+        return CheckResult(None, True, plan_cost, None, "the checker's budget ran out")
+    if status == "solved":
+        return CheckResult(False, True, plan_cost, cost,
+                           f"a plan of cost {cost} beats the plan's {plan_cost}")
     return CheckResult(True, True, plan_cost, plan_cost, "valid and optimal")
 
 
@@ -111,163 +141,182 @@ def is_monotonic(mrp: MRP, edits: Sequence[Edit], difference: Sequence[Edit],
     return True
 
 
-# --------------------------------------------------------------------------- brute force
+# --------------------------------------------------------------------------- the checker
 
 
-def _objects(domain: Domain, problem: Problem) -> dict[str, str]:
-    found = {c.name: c.type for c in domain.constants}
-    found.update({o.name: o.type for o in problem.objects})
-    return found
+def check(inputs: MRP | AnnotatedMRP, result: Any, budget: Budget | None = None
+          ) -> CheckReport:
+    """Independently check any reconciliation result against its inputs.
 
-
-def _parameter_types(mrp: MRP) -> dict[str, tuple[str, ...]]:
-    types = {a.name: tuple(p.type for p in a.parameters) for a in mrp.robot_domain.actions}
-    types.update({a.name: tuple(p.type for p in a.parameters) for a in mrp.human_domain.actions})
-    return types
-
-
-def _instances(mrp: MRP, action: str) -> Iterator[tuple[str, ...]]:
-    below = {**mrp.robot_domain.subtypes_closure(), **mrp.human_domain.subtypes_closure()}
-    objects = _objects(mrp.human_domain, mrp.human_problem)
-    pools = []
-    for type_name in _parameter_types(mrp).get(action, ()):
-        allowed = below.get(type_name, frozenset({type_name})) | (
-            frozenset(objects.values()) if type_name == OBJECT else frozenset())
-        pools.append(sorted(name for name, t in objects.items() if t in allowed))
-    return itertools.product(*pools)
-
-
-def _instantiate(feature: Feature, args: tuple[str, ...]) -> Feature:
-    mapping = dict(zip(feature.parameters, args, strict=True))
-    atom = feature.atom
-    if atom is not None:
-        atom = Atom(atom.predicate, tuple(mapping.get(a, a) for a in atom.args))
-    value = feature.value
-    if isinstance(value, FunctionTerm):
-        value = FunctionTerm(value.name, tuple(mapping.get(a, a) for a in value.args))
-    return Feature(feature.kind, feature.action, args, atom, feature.fluent, value)
-
-
-@dataclass(frozen=True)
-class _Op:
-    name: str
-    pre: frozenset[Atom]
-    neg: frozenset[Atom]
-    add: frozenset[Atom]
-    delete: frozenset[Atom]
-    cost: int
-
-
-def _holds(atom: Atom, state: frozenset[Atom]) -> bool:
-    if atom.predicate == "=":
-        return atom.args[0] == atom.args[1]
-    return atom in state
-
-
-def brute_force_complete(
-    mrp: MRP, edits: Iterable[Edit], max_states: int = 200_000
-) -> CheckResult:
-    """The same question as :func:`is_complete`, answered by direct interpretation.
-
-    Lifted edits change schemas; grounded edits (whose parameters are objects) change
-    one ground action. Semantics of both follow ``update_features``.
+    ``inputs`` is the :class:`MRP` (an :class:`AnnotatedMRP` for conformant, conditional
+    and anytime explanations). ``ok`` is ``True`` when the result's claim holds, ``False``
+    when it does not, ``None`` when the check could not decide (its budget ran out, or the
+    result is unfinished and claims nothing to check). See the module docstring for what
+    the check shares with the search.
     """
-    edits = list(edits)
-    lifted = [e for e in edits if not (e.feature.is_action_feature and e.feature.parameters
-                                       and not e.feature.is_lifted)]
-    grounded = [e for e in edits if e not in lifted]
-    uses_costs = mrp.robot_domain.uses_action_costs or mrp.human_domain.uses_action_costs
-    default = Fraction(0) if uses_costs else Fraction(1)
-    features = update_features(model_features(mrp.human_domain, mrp.human_problem), lifted,
-                               default)
-    by_action: dict[str, list[Feature]] = {}
-    for feature in features:
-        if feature.action:
-            by_action.setdefault(feature.action, []).append(feature)
-    for edit in grounded:
-        by_action.setdefault(edit.feature.action, [])
-    values = {f.fluent: f.value for f in features if f.kind is _K.INIT_VALUE}
-    ops: dict[str, _Op] = {}
-    for action, schema_features in sorted(by_action.items()):
-        for args in _instances(mrp, action):
-            ground_features = {_instantiate(f, args) for f in schema_features}
-            mine = [e for e in grounded if e.feature.action == action
-                    and e.feature.parameters == args]
-            if mine:
-                ground_features = set(update_features(ground_features, mine, default))
-            op = _make_op(action, args, ground_features, values)
-            if op is not None:
-                ops[op.name] = op
-    init = frozenset(f.atom for f in features if f.kind is _K.INIT and f.atom is not None)
-    goal = [f.atom for f in features if f.kind is _K.GOAL and f.atom is not None]
-    neg_goal = [f.atom for f in features if f.kind is _K.NEGATIVE_GOAL and f.atom is not None]
+    budget = budget or Budget(max_seconds=300)
+    if isinstance(result, Explanation):
+        return _check_explanation(_plain(inputs), result, budget)
+    if isinstance(result, Dialogue):
+        last = result.current.check
+        if last is None:
+            return CheckReport(None, "the last round was not checked")
+        return CheckReport(last.ok, f"last round (in the robot's corrected model): "
+                                    f"{last.details}")
+    if not isinstance(inputs, AnnotatedMRP):
+        raise InputError(f"checking a {type(result).__name__} needs the annotated MRP")
+    if isinstance(result, ConformantExplanation):
+        if not result.status.finished:
+            return CheckReport(None, "unfinished: no conformant explanation to check")
+        value = robustness(inputs, result.edits, budget=budget)
+        if value is None:
+            return CheckReport(None, "the checker's budget ran out")
+        return CheckReport(abs(value - 1.0) < 1e-9,
+                           f"robustness {value:.3g} over {result.completions} completions")
+    if isinstance(result, ConditionalExplanation):
+        if result.policy is None:
+            return CheckReport(None, "unfinished: no policy to check")
+        verdict = policy_explains(inputs, result.policy, budget)
+        return CheckReport(verdict, {True: "every leaf explains the plan in every consistent "
+                                           "completion",
+                                     False: "a leaf leaves the plan unexplained in some "
+                                            "consistent completion",
+                                     None: "the checker's budget ran out"}[verdict])
+    if isinstance(result, AnytimeExplanation):
+        if not result.status.finished:
+            return CheckReport(None, "unfinished: no explanation to check")
+        answers = frozenset((p.feature, a) for p, a in result.questions)
+        verdict = _leaf_explains(inputs, frozenset(result.edits), answers, budget)
+        return CheckReport(verdict, "the edits explain the plan in every completion "
+                                    "consistent with the answers" if verdict else
+                           "the edits do not explain the plan under the answers given"
+                           if verdict is False else "the checker's budget ran out")
+    raise InputError(f"no reconciliation checker for {type(result).__name__}")
 
-    def is_goal(state: frozenset[Atom]) -> bool:
-        return all(_holds(a, state) for a in goal) and not any(_holds(a, state)
-                                                               for a in neg_goal)
 
-    def applicable(op: _Op, state: frozenset[Atom]) -> bool:
-        return all(_holds(a, state) for a in op.pre) and not any(_holds(a, state)
-                                                                 for a in op.neg)
+def _plain(inputs: MRP | AnnotatedMRP) -> MRP:
+    return inputs.mrp if isinstance(inputs, AnnotatedMRP) else inputs
 
-    state, plan_cost = init, 0
-    for step, name in enumerate(_names(mrp.plan)):
-        op = ops.get(name)
-        if op is None or not applicable(op, state):
-            return CheckResult(False, False, None, None, f"step {step} ({name}) fails")
-        state = (state - op.delete) | op.add
-        plan_cost += op.cost
-    if not is_goal(state):
-        return CheckResult(False, False, None, None, "the goal is not reached")
-    best: dict[frozenset[Atom], int] = {init: 0}
-    frontier: list[tuple[int, int, frozenset[Atom]]] = [(0, 0, init)]
-    tie = itertools.count(1)
-    op_list = sorted(ops.values(), key=lambda o: o.name)
-    while frontier:
-        cost, _, current = heapq.heappop(frontier)
-        if cost > best.get(current, cost):
+
+def _check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckReport:
+    if not result.status.finished:
+        return CheckReport(None, "unfinished: the search ran out of budget, so the edits "
+                                 "are not claimed to be a (minimal) explanation")
+    if result.type == "contrastive":
+        return _check_contrastive(mrp, result, budget)
+    if result.grounded:
+        outcome = brute_force_complete(mrp, result.edits)
+        method = "brute force"
+    else:
+        outcome = is_complete(mrp, result.edits, budget, result.engine)
+        method = "uniform-cost search" if result.engine == "builtin" else result.engine
+    if outcome.complete is None:
+        return CheckReport(None, f"{outcome.reason} ({method})")
+    if result.type == "approx":
+        # An approximate MCE does not claim optimality; the check reports what holds.
+        return CheckReport(outcome.valid, f"approximate: the plan is "
+                           f"{'valid' if outcome.valid else 'invalid'} in the updated model; "
+                           f"optimality ({method}): {outcome.reason}")
+    return CheckReport(outcome.complete, f"{outcome.reason} ({method}, fresh grounding)")
+
+
+def _check_contrastive(mrp: MRP, result: Explanation, budget: Budget) -> CheckReport:
+    """The plan is valid in the updated model and no foil is cheaper there."""
+    if result.grounded:
+        return CheckReport(None, "contrastive explanations with grounded edits are not "
+                                 "checked")
+    domain, problem = _updated(mrp, result.edits)
+    mine = validate(domain, problem, mrp.plan)
+    if not mine.valid or mine.cost is None:
+        return CheckReport(False, f"the plan is invalid in the updated model: {mine.reason}")
+    cost = int(mine.cost)
+    task: Task | None = None
+    for foil in result.foils:
+        text = foil.describe()
+        if foil.kind == "plan":
+            other = validate(domain, problem, parse_plan("\n".join(f"({s})"
+                                                                 for s in foil.steps)))
+            if other.valid and other.cost is not None and other.cost < cost:
+                return CheckReport(False, f"{text} costs {other.cost}, less than {cost}")
             continue
-        if cost >= plan_cost:
-            break
-        if is_goal(current):
-            return CheckResult(False, True, plan_cost, cost,
-                               f"a plan of cost {cost} beats the plan's {plan_cost}")
-        for op in op_list:
-            if applicable(op, current):
-                successor = (current - op.delete) | op.add
-                new_cost = cost + op.cost
-                if new_cost < best.get(successor, new_cost + 1):
-                    best[successor] = new_cost
-                    if len(best) > max_states:
-                        return CheckResult(None, True, plan_cost, None, "too many states")
-                    heapq.heappush(frontier, (new_cost, next(tie), successor))
-    return CheckResult(True, True, plan_cost, plan_cost, "valid and optimal")
+        task = task or ground(domain, problem)
+        status, found = _cheaper(domain, problem, _foil_task(task, foil.kind, foil.action),
+                                 cost, budget, "builtin")
+        if status == "budget_exhausted":
+            return CheckReport(None, "the checker's budget ran out")
+        if status == "solved":
+            return CheckReport(False, f"{text}: a plan of cost {found} beats {cost}")
+    return CheckReport(True, "the plan is valid and no foil is cheaper (uniform-cost search, "
+                             "fresh grounding)")
 
 
-def _names(plan: Sequence[PlanStep]) -> list[str]:
-    return [" ".join((s.name, *s.args)) for s in plan]
+def _foil_task(task: Task, kind: str, action: str) -> Task:
+    """``task`` restricted to plans that avoid / use ``action`` (the checker's own
+    compilation: one extra fact marks that the action was used)."""
+
+    def matches(a: GroundAction) -> bool:
+        return a.schema == action or a.name == action
+
+    if kind == "avoid":
+        return Task(task.name, task.facts, tuple(a for a in task.actions if not matches(a)),
+                    task.init, task.goal, task.goal_neg, task.static_facts, task.has_costs)
+    from xaip.planning.pddl.model import Atom
+
+    bit = 1 << len(task.facts)
+    actions = tuple(GroundAction(a.schema, a.args, a.pre, a.add | bit, a.delete, a.cost,
+                                 a.neg_pre, a.conditional) if matches(a) else a
+                    for a in task.actions)
+    return Task(task.name, (*task.facts, Atom("xaip-check-used", (action,))), actions,
+                task.init, task.goal | bit, task.goal_neg, task.static_facts, task.has_costs)
 
 
-def _make_op(action: str, args: tuple[str, ...], features: set[Feature],
-             values: Mapping[FunctionTerm | None, object]) -> _Op | None:
-    pre: set[Atom] = set()
-    neg: set[Atom] = set()
-    add: set[Atom] = set()
-    delete: set[Atom] = set()
-    cost: Fraction | None = None
-    for feature in features:
-        if feature.kind is _K.COST:
-            value = feature.value
-            if isinstance(value, FunctionTerm):
-                found = values.get(value)
-                if not isinstance(found, Fraction):
-                    return None
-                value = found
-            cost = value
-        elif feature.atom is not None:
-            {_K.PRECONDITION: pre, _K.NEGATIVE_PRECONDITION: neg, _K.ADD_EFFECT: add,
-             _K.DELETE_EFFECT: delete}[feature.kind].add(feature.atom)
-    if cost is None:
-        return None
-    return _Op(" ".join((action, *args)), frozenset(pre), frozenset(neg), frozenset(add),
-               frozenset(delete - add), int(cost))
+# --------------------------------------------------------------------------- uncertain models
+
+
+def robustness(amrp: AnnotatedMRP, edits: Iterable[LabelledEdit],
+               answers: frozenset[Any] = frozenset(), budget: Budget | None = None
+               ) -> float | None:
+    """Book Def. 29 by enumeration: the likelihood mass of completions the edits explain,
+    each completion rebuilt and checked with :func:`is_complete` (``None``: the checker's
+    budget ran out)."""
+    known, open_ = settle(amrp.possible, edits, answers)
+    total = 0.0
+    for realised, _ in completions(open_):
+        outcome = is_complete(amrp.completion(known, realised), (), budget)
+        if outcome.complete is None:
+            return None
+        if outcome.complete:
+            total += likelihood(open_, realised)
+    return total
+
+
+def _leaf_explains(amrp: AnnotatedMRP, told: frozenset[LabelledEdit], answers: frozenset[Any],
+                   budget: Budget) -> bool | None:
+    known, open_ = settle(amrp.possible, told, answers)
+    for realised, _ in completions(open_):
+        outcome = is_complete(amrp.completion(known, realised), (), budget)
+        if outcome.complete is not True:
+            return outcome.complete
+    return True
+
+
+def policy_explains(amrp: AnnotatedMRP, policy: PolicyNode, budget: Budget | None = None
+                    ) -> bool | None:
+    """Every leaf of ``policy`` explains the plan in every completion consistent with its
+    answers (enumerated and checked with :func:`is_complete`)."""
+    budget = budget or Budget(max_seconds=300)
+
+    def walk(node: PolicyNode, told: frozenset[LabelledEdit], answers: frozenset[Any]
+             ) -> bool | None:
+        if isinstance(node, Tell):
+            return walk(node.then, told | {node.edit}, answers)
+        if isinstance(node, Ask):
+            feature = node.question.feature
+            yes = walk(node.yes, told, answers | {(feature, True)})
+            if yes is not True:
+                return yes
+            return walk(node.no, told, answers | {(feature, False)})
+        assert isinstance(node, Done)
+        return _leaf_explains(amrp, told, answers, budget)
+
+    return walk(policy, frozenset(), frozenset())

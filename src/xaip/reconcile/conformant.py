@@ -7,9 +7,8 @@
   deletes and goals realised). Where Prop. 7 does not apply (negative preconditions,
   conditional effects), the test enumerates the completions instead.
 * :meth:`ConformantExplainer.robustness` — the probability mass of completions in which an
-  edit set explains the plan (Def. 29), computed by checking every completion with the
-  independent :func:`~xaip.reconcile.checks.is_complete`. It is the checker of the other
-  two: a conformant explanation has robustness 1.
+  edit set explains the plan (Def. 29), computed by the checker
+  (:func:`xaip.reconcile.checks.robustness`): a conformant explanation has robustness 1.
 * :meth:`ConformantExplainer.conditional` — a question-asking policy (Def. 31): ask about a
   possible feature, or tell an edit, until the plan is explained in every completion
   consistent with the answers. Found by exact dynamic programming over the acyclic AND-OR
@@ -27,13 +26,14 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
+from xaip.contract import CheckReport, with_check
 from xaip.errors import InputError
 from xaip.planning.features import Edit, Feature, model_diff, model_features
-from xaip.planning.features.sentences import sentence
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.planner import plan_task
@@ -43,146 +43,29 @@ from xaip.reconcile.annotated import (
     AnnotatedMRP,
     Possible,
     completions,
+    read_annotations,
+    settle,
 )
-from xaip.reconcile.checks import is_complete
-from xaip.runtime import Budget
+from xaip.reconcile.checks import check, robustness
+from xaip.reconcile.problem import MRP, vocabulary_error
+from xaip.reconcile.results import (
+    AnytimeExplanation,
+    Ask,
+    ConditionalExplanation,
+    ConformantExplanation,
+    Done,
+    LabelledEdit,
+    PolicyNode,
+    Tell,
+    expected_statements,
+)
+from xaip.runtime import Budget, BudgetClock, Progress, Status, report
 
 Answers = frozenset[tuple[Feature, bool]]
 
 
-@dataclass(frozen=True, order=True)
-class LabelledEdit:
-    """An edit with its book label (``add-known``, ``remove-annot``, ...)."""
-
-    edit: Edit
-    label: str
-
-    @property
-    def text(self) -> str:
-        return sentence(self.edit.feature, negated=self.edit.op == "remove")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.edit.to_dict(), "label": self.label}
-
-
-@dataclass(frozen=True)
-class ConformantExplanation:
-    edits: tuple[LabelledEdit, ...]
-    robustness: float
-    robustness_before: float
-    verified: bool
-    nodes: int
-    goal_tests: int
-    seconds: float
-    completions: int
-
-    @property
-    def size(self) -> int:
-        return len(self.edits)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "conformant", "edits": [e.to_dict() for e in self.edits],
-                "size": self.size, "robustness": self.robustness,
-                "robustness_before": self.robustness_before, "verified": self.verified,
-                "nodes": self.nodes, "goal_tests": self.goal_tests, "seconds": self.seconds,
-                "completions": self.completions}
-
-    def describe(self) -> str:
-        lines = [f"Conformant explanation ({self.size} edit(s); robustness "
-                 f"{self.robustness_before:.3g} -> {self.robustness:.3g}, "
-                 f"{'verified' if self.verified else 'NOT verified'}):"]
-        lines += [f"  [{e.label}] {e.text}" for e in self.edits]
-        return "\n".join(lines)
-
-
-# --------------------------------------------------------------------------- policies
-
-
-@dataclass(frozen=True)
-class Done:
-    """The plan is explained in every completion consistent with the answers so far."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"node": "done"}
-
-
-@dataclass(frozen=True)
-class Tell:
-    edit: LabelledEdit
-    then: PolicyNode
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"node": "tell", "edit": self.edit.to_dict(), "then": self.then.to_dict()}
-
-
-@dataclass(frozen=True)
-class Ask:
-    question: Possible
-    yes: PolicyNode
-    no: PolicyNode
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"node": "ask", "question": self.question.to_dict(),
-                "yes": self.yes.to_dict(), "no": self.no.to_dict()}
-
-
-PolicyNode = Done | Tell | Ask
-
-
-def expected_statements(node: PolicyNode) -> float:
-    """Expected number of ``Tell`` statements, answers drawn from the annotations' p."""
-    if isinstance(node, Done):
-        return 0.0
-    if isinstance(node, Tell):
-        return 1.0 + expected_statements(node.then)
-    p = node.question.probability
-    return p * expected_statements(node.yes) + (1 - p) * expected_statements(node.no)
-
-
-def policy_lines(node: PolicyNode, indent: str = "") -> list[str]:
-    """The policy as an indented dialogue script."""
-    if isinstance(node, Done):
-        return [f"{indent}done"]
-    if isinstance(node, Tell):
-        return [f"{indent}tell: {node.edit.text}", *policy_lines(node.then, indent)]
-    return [f"{indent}ask: do you think that {node.question.text[0].lower()}"
-            f"{node.question.text[1:].rstrip('.')}?",
-            f"{indent}  if yes:", *policy_lines(node.yes, indent + "    "),
-            f"{indent}  if no:", *policy_lines(node.no, indent + "    ")]
-
-
-@dataclass(frozen=True)
-class ConditionalExplanation:
-    policy: PolicyNode
-    cost: float
-    expected_statements: float
-    verified: bool
-    states: int
-    seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "conditional", "policy": self.policy.to_dict(), "cost": self.cost,
-                "expected_statements": self.expected_statements, "verified": self.verified,
-                "states": self.states, "seconds": self.seconds}
-
-    def describe(self) -> str:
-        return "\n".join([f"Conditional explanation (expected statements "
-                          f"{self.expected_statements:.3g}, "
-                          f"{'verified' if self.verified else 'NOT verified'}):",
-                          *policy_lines(self.policy, "  ")])
-
-
-@dataclass(frozen=True)
-class AnytimeExplanation:
-    edits: tuple[LabelledEdit, ...]
-    questions: tuple[tuple[Possible, bool], ...]
-    solutions_tried: int
-    seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": "anytime", "edits": [e.to_dict() for e in self.edits],
-                "questions": [{**p.to_dict(), "answer": a} for p, a in self.questions],
-                "solutions_tried": self.solutions_tried, "seconds": self.seconds}
+class _OutOfBudget(Exception):
+    """Raised inside a search when the budget runs out; turned into an unfinished result."""
 
 
 # --------------------------------------------------------------------------- explainer
@@ -201,11 +84,13 @@ class _State:
 
 @dataclass
 class ConformantExplainer:
-    """Explains ``amrp.mrp.plan`` to a person whose model is only known up to annotations.
+    """Explains ``amrp.mrp.plan`` to a person whose model is only known up to annotations
+    (the engine behind :func:`xaip.reconcile.explain` for the uncertain types).
 
     ``annotation_cost`` is the cost of telling a possible feature (the book suggests more
     than 1 to avoid telling people what they may already believe); ``question_cost`` the
-    cost of asking one question in conditional explanations.
+    cost of asking one question in conditional explanations. ``budget``: ``max_nodes``
+    bounds the dialogue search and each planner call; ``max_seconds`` one whole call.
     """
 
     amrp: AnnotatedMRP
@@ -213,7 +98,9 @@ class ConformantExplainer:
     question_cost: float = 0.1
     budget: Budget = field(default_factory=lambda: Budget(max_seconds=300))
     goal_tests: int = 0
+    check_budget: Budget | None = None
     _cache: dict[Any, bool] = field(default_factory=dict, repr=False)
+    _clock: BudgetClock | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         mrp = self.amrp.mrp
@@ -221,7 +108,8 @@ class ConformantExplainer:
         self._possible = {p.feature: p for p in self.amrp.possible}
         difference = model_diff(mrp.human_domain, mrp.robot_domain, mrp.human_problem,
                                 mrp.robot_problem)
-        difference.raise_for_mismatches()
+        if difference.mismatches:
+            raise vocabulary_error(difference.mismatches)
         self.known_edits = tuple(sorted(
             LabelledEdit(e, f"{e.op}-known") for e in difference.edits()
             if e.feature not in self._possible))
@@ -236,19 +124,8 @@ class ConformantExplainer:
 
     def _ops(self, state: _State) -> tuple[list[Edit], tuple[Possible, ...]]:
         """The edits that turn the known human model into the state's known part, and the
-        possible features still open."""
-        told = {t.edit.feature: t for t in state.told}
-        edits: list[Edit] = []
-        for feature, answer in sorted(state.answers):
-            if answer and feature not in told:
-                edits.append(Edit(feature, "add"))
-        for feature, item in sorted(told.items()):
-            answered = dict(state.answers).get(feature)
-            if item.edit.op == "add" or item.label == "remove-known" and answered is None:
-                edits.append(item.edit)
-        settled = set(told) | {f for f, _ in state.answers}
-        open_ = tuple(p for p in self.amrp.possible if p.feature not in settled)
-        return edits, open_
+        possible features still open (:func:`~xaip.reconcile.annotated.settle`)."""
+        return settle(self.amrp.possible, state.told, state.answers)
 
     def is_explained(self, state: _State) -> bool:
         """Is the plan optimal in every completion of the state's annotated model?"""
@@ -269,80 +146,128 @@ class ConformantExplainer:
         stricter = [p.feature for p in open_ if p.feature.kind not in RELAXING_KINDS]
         mrp = self.amrp.mrp
         low = self.amrp.completion(edits, stricter)
-        check = validate(low.human_domain, low.human_problem, mrp.plan)
-        if not check.valid or check.cost is None:
+        outcome = validate(low.human_domain, low.human_problem, mrp.plan)
+        if not outcome.valid or outcome.cost is None:
             return False
         high = self.amrp.completion(edits, relaxing)
-        return self._none_cheaper(high.human_domain, high.human_problem, int(check.cost))
+        return self._none_cheaper(high.human_domain, high.human_problem, int(outcome.cost))
 
     def _optimal_in(self, edits: list[Edit], realised: frozenset[Feature]) -> bool:
         model = self.amrp.completion(edits, realised)
-        check = validate(model.human_domain, model.human_problem, self.amrp.mrp.plan)
-        if not check.valid or check.cost is None:
+        outcome = validate(model.human_domain, model.human_problem, self.amrp.mrp.plan)
+        if not outcome.valid or outcome.cost is None:
             return False
-        return self._none_cheaper(model.human_domain, model.human_problem, int(check.cost))
+        return self._none_cheaper(model.human_domain, model.human_problem, int(outcome.cost))
+
+    def _call_budget(self) -> Budget:
+        """The node limit afresh, and the seconds the running call has left."""
+        clock = self._clock or self.budget.start()
+        if self.budget.max_seconds is None:
+            return self.budget
+        left = self.budget.max_seconds - clock.elapsed()
+        if left <= 0:
+            raise _OutOfBudget
+        return Budget(self.budget.max_nodes, left)
 
     def _none_cheaper(self, domain: Domain, problem: Problem, cost: int) -> bool:
         result = plan_task(ground(domain, problem), optimal=True, cost_bound=cost,
-                           budget=Budget(max_seconds=self.budget.max_seconds))
+                           budget=self._call_budget())
         if result.status == "budget_exhausted":
-            raise InputError("the optimality test ran out of budget")
+            raise _OutOfBudget
         return result.status == "unsolvable"
 
     def _cost(self, edit: LabelledEdit) -> float:
         return self.annotation_cost if edit.label.endswith("annot") else 1.0
+
+    def _start(self) -> tuple[float, BudgetClock]:
+        self._clock = self.budget.start()
+        return time.perf_counter(), self._clock
+
+    def _checked(self, result: Any) -> Any:
+        """``result`` checked by :func:`xaip.reconcile.checks.check` within what is left."""
+        began = time.perf_counter()
+        budget = self.check_budget
+        if budget is None:
+            clock = self._clock or self.budget.start()
+            left = None if self.budget.max_seconds is None else \
+                self.budget.max_seconds - clock.elapsed()
+            budget = Budget(max_seconds=left)
+        if budget.max_seconds is not None and budget.max_seconds <= 0:
+            outcome = CheckReport(None, "no time left in the budget to check the answer")
+        else:
+            outcome = check(self.amrp, result, budget)
+        checked = with_check(result, outcome)
+        return replace(checked, check=outcome,
+                       seconds=result.seconds + time.perf_counter() - began)
 
     # ------------------------------------------------------------------ robustness (checker)
 
     def robustness(self, edits: Iterable[LabelledEdit], max_completions: int = 4096) -> float:
         """Def. 29 by enumeration: the likelihood mass of completions the edits explain.
 
-        Independent of the search: each completion is rebuilt and checked with
-        :func:`is_complete`.
+        Independent of the search: computed by the checker
+        (:func:`xaip.reconcile.checks.robustness`).
         """
         edits = tuple(edits)
-        state = _State(frozenset(edits), frozenset())
-        known_edits, open_ = self._ops(state)
+        _, open_ = self._ops(_State(frozenset(edits), frozenset()))
         if 2 ** len(open_) > max_completions:
             raise InputError(f"{len(open_)} open possible features: too many completions "
                              "to enumerate")
-        total = 0.0
-        for realised, weight in completions(open_):
-            mrp = self.amrp.completion(known_edits, realised)
-            if is_complete(mrp, ()).complete:
-                total += weight
-        return total
+        value = robustness(self.amrp, edits)
+        if value is None:
+            raise InputError("the robustness check ran out of budget")
+        return value
 
     # ------------------------------------------------------------------ conformant
 
-    def conformant(self) -> ConformantExplanation:
+    def conformant(self, progress: Progress | None = None) -> ConformantExplanation:
         """The cheapest conformant explanation (uniform-cost search over edit sets)."""
-        start, clock = time.perf_counter(), self.budget.start()
+        start, clock = self._start()
         tests_before = self.goal_tests
         candidates = self.candidates
         frontier: list[tuple[float, int, tuple[int, ...]]] = [(0.0, 0, ())]
         nodes = 0
-        while frontier:
-            cost, _, subset = heapq.heappop(frontier)
-            nodes += 1
-            if not clock.charge():
-                raise InputError("no conformant explanation found within the budget")
-            state = _State(frozenset(candidates[i] for i in subset), frozenset())
-            if self.is_explained(state):
-                edits = tuple(candidates[i] for i in subset)
-                robustness = self.robustness(edits)
-                return ConformantExplanation(
-                    edits=edits, robustness=robustness, robustness_before=self.robustness(()),
-                    verified=abs(robustness - 1.0) < 1e-9, nodes=nodes,
-                    goal_tests=self.goal_tests - tests_before,
-                    seconds=time.perf_counter() - start,
-                    completions=2 ** len(self.amrp.possible))
-            last = subset[-1] if subset else -1
-            for index in range(last + 1, len(candidates)):
-                heapq.heappush(frontier, (cost + self._cost(candidates[index]),
-                                          len(subset) + 1, (*subset, index)))
+        total = 2 ** len(self.amrp.possible)
+
+        def unfinished() -> ConformantExplanation:
+            return ConformantExplanation(
+                edits=(), robustness=None, robustness_before=None,
+                status=Status.BUDGET_EXHAUSTED, seconds=time.perf_counter() - start,
+                completions=total,
+                stats={"nodes": nodes, "goal_tests": self.goal_tests - tests_before})
+
+        try:
+            while frontier:
+                cost, _, subset = heapq.heappop(frontier)
+                if not clock.charge() or clock.out_of_time():
+                    return unfinished()
+                nodes += 1
+                report(progress, "conformant search", nodes)
+                state = _State(frozenset(candidates[i] for i in subset), frozenset())
+                if self.is_explained(state):
+                    edits = tuple(candidates[i] for i in subset)
+                    found = ConformantExplanation(
+                        edits=edits, robustness=None, robustness_before=None,
+                        status=Status.FOUND, seconds=time.perf_counter() - start,
+                        completions=total,
+                        stats={"nodes": nodes, "goal_tests": self.goal_tests - tests_before})
+                    return self._with_robustness(self._checked(found))
+                last = subset[-1] if subset else -1
+                for index in range(last + 1, len(candidates)):
+                    heapq.heappush(frontier, (cost + self._cost(candidates[index]),
+                                              len(subset) + 1, (*subset, index)))
+        except _OutOfBudget:
+            return unfinished()
         raise InputError("no conformant explanation exists: the plan is not optimal in every "
                          "completion even after every edit")
+
+    def _with_robustness(self, result: ConformantExplanation) -> ConformantExplanation:
+        """Fill in the robustness values the checker established (before and after)."""
+        value: float | None = 1.0
+        if result.check is None or result.check.ok is not True:
+            value = robustness(self.amrp, result.edits, budget=Budget(max_seconds=60))
+        before = robustness(self.amrp, (), budget=Budget(max_seconds=60))
+        return replace(result, robustness=value, robustness_before=before)
 
     # ------------------------------------------------------------------ conditional
 
@@ -363,21 +288,22 @@ class ConformantExplainer:
                 out.append(LabelledEdit(edit, f"{edit.op}-known"))
         return out
 
-    def conditional(self, alpha: float = 1.0, max_states: int = 20000
-                    ) -> ConditionalExplanation:
+    def conditional(self, alpha: float = 1.0, max_states: int = 20000,
+                    progress: Progress | None = None) -> ConditionalExplanation:
         """The cheapest question-asking policy (Def. 31) under the discounted AND cost."""
         if not 0.0 <= alpha <= 1.0:
             raise InputError("alpha must be in [0, 1]")
-        start, clock = time.perf_counter(), self.budget.start()
+        start, clock = self._start()
+        tests_before = self.goal_tests
         memo: dict[Any, tuple[float, PolicyNode]] = {}
 
         def value(state: _State) -> tuple[float, PolicyNode]:
             key = state.key()
             if key in memo:
                 return memo[key]
-            if len(memo) >= max_states or not clock.charge():
-                raise InputError("the conditional explanation needs more states than the "
-                                 "budget allows")
+            if len(memo) >= max_states or not clock.charge() or clock.out_of_time():
+                raise _OutOfBudget
+            report(progress, "conditional search", len(memo))
             if self.is_explained(state):
                 memo[key] = (0.0, Done())
                 return memo[key]
@@ -403,49 +329,53 @@ class ConformantExplainer:
             memo[key] = best
             return best
 
-        cost, policy = value(_State(frozenset(), frozenset()))
-        return ConditionalExplanation(
+        stats = {"states": 0, "goal_tests": 0}
+        try:
+            cost, policy = value(_State(frozenset(), frozenset()))
+        except _OutOfBudget:
+            stats = {"states": len(memo), "goal_tests": self.goal_tests - tests_before}
+            return ConditionalExplanation(None, None, None, Status.BUDGET_EXHAUSTED,
+                                          time.perf_counter() - start, stats=stats)
+        stats = {"states": len(memo), "goal_tests": self.goal_tests - tests_before}
+        return self._checked(ConditionalExplanation(
             policy=policy, cost=cost, expected_statements=expected_statements(policy),
-            verified=self.verify_policy(policy), states=len(memo),
-            seconds=time.perf_counter() - start)
+            status=Status.FOUND, seconds=time.perf_counter() - start, stats=stats))
 
     def verify_policy(self, policy: PolicyNode) -> bool:
-        """Every leaf explains the plan in every completion consistent with its answers,
-        checked by enumeration with :func:`is_complete` (not by the search's test)."""
+        """Every leaf explains the plan in every completion consistent with its answers
+        (the checker's :func:`~xaip.reconcile.checks.policy_explains`)."""
+        from xaip.reconcile.checks import policy_explains
 
-        def walk(node: PolicyNode, told: frozenset[LabelledEdit], answers: Answers) -> bool:
-            if isinstance(node, Tell):
-                return walk(node.then, told | {node.edit}, answers)
-            if isinstance(node, Ask):
-                feature = node.question.feature
-                return (walk(node.yes, told, answers | {(feature, True)})
-                        and walk(node.no, told, answers | {(feature, False)}))
-            edits, open_ = self._ops(_State(told, answers))
-            return all(is_complete(self.amrp.completion(edits, realised), ()).complete
-                       for realised, _ in completions(open_))
-
-        return walk(policy, frozenset(), frozenset())
+        return policy_explains(self.amrp, policy) is True
 
     # ------------------------------------------------------------------ anytime
 
-    def anytime(self, oracle: Callable[[Feature], bool] | Mapping[Feature, bool]
-                ) -> AnytimeExplanation:
+    def anytime(self, oracle: Callable[[Feature], bool] | Mapping[Feature, bool],
+                progress: Progress | None = None) -> AnytimeExplanation:
         """Depth-first search with assumptions, confirmed by asking ``oracle`` (ch. 6.4).
 
         ``oracle(feature)`` answers whether the person believes a possible feature.
         Each question is asked once, so at most one per possible feature.
         """
         ask = oracle.__getitem__ if isinstance(oracle, Mapping) else oracle
-        start, clock = time.perf_counter(), self.budget.start()
+        start, clock = self._start()
+        tests_before = self.goal_tests
         answers: dict[Feature, bool] = {}
         asked: list[tuple[Possible, bool]] = []
         tried = 0
         while True:
-            found = self._dfs(frozenset(answers.items()), clock)
+            try:
+                found = self._dfs(frozenset(answers.items()), clock)
+            except _OutOfBudget:
+                return AnytimeExplanation(
+                    (), tuple(asked), Status.BUDGET_EXHAUSTED, time.perf_counter() - start,
+                    stats={"solutions_tried": tried,
+                           "goal_tests": self.goal_tests - tests_before})
             if found is None:
                 raise InputError("no explanation exists under the answers given")
             told, assumptions = found
             tried += 1
+            report(progress, "anytime search", tried)
             consistent = True
             for feature, assumed in sorted(assumptions):
                 if feature in answers:
@@ -455,10 +385,13 @@ class ConformantExplainer:
                 asked.append((self._possible[feature], answer))
                 consistent &= answer == assumed
             if consistent:
-                return AnytimeExplanation(tuple(sorted(told)), tuple(asked), tried,
-                                          time.perf_counter() - start)
+                return self._checked(AnytimeExplanation(
+                    tuple(sorted(told)), tuple(asked), Status.FOUND,
+                    time.perf_counter() - start,
+                    stats={"solutions_tried": tried,
+                           "goal_tests": self.goal_tests - tests_before}))
 
-    def _dfs(self, answers: Answers, clock: Any
+    def _dfs(self, answers: Answers, clock: BudgetClock
              ) -> tuple[frozenset[LabelledEdit], Answers] | None:
         """A first (not minimal) explanation: edits plus assumed answers."""
         fixed = {f for f, _ in answers}
@@ -470,8 +403,8 @@ class ConformantExplainer:
             if state.key() in seen:
                 return None
             seen.add(state.key())
-            if not clock.charge():
-                raise InputError("no anytime explanation found within the budget")
+            if not clock.charge() or clock.out_of_time():
+                raise _OutOfBudget
             if self.is_explained(state):
                 return told, assumed
             for item in self._options(state):
@@ -501,3 +434,45 @@ def _has_negative_preconditions(*domains: Domain) -> bool:
 
     return any(f.kind == FeatureKind.NEGATIVE_PRECONDITION
                for d in domains for f in model_features(d))
+
+
+def explain_uncertain(
+    mrp: MRP | AnnotatedMRP,
+    kind: str,
+    *,
+    budget: Budget | None = None,
+    progress: Progress | None = None,
+    annotations: Sequence[Possible] | str | Path | None = None,
+    answers: Callable[[Feature], bool] | Mapping[Feature, bool] | None = None,
+    alpha: float = 1.0,
+    question_cost: float = 0.1,
+    annotation_cost: float = 1.0,
+    check_budget: Budget | None = None,
+) -> ConformantExplanation | ConditionalExplanation | AnytimeExplanation:
+    """:func:`xaip.reconcile.explain` for ``conformant``, ``conditional`` and ``anytime``."""
+    if isinstance(mrp, AnnotatedMRP):
+        if annotations is not None:
+            raise InputError("give the annotations once: in the AnnotatedMRP or as "
+                             "annotations=")
+        amrp = mrp
+    else:
+        if annotations is None:
+            raise InputError(f"{kind} explanations need annotations (possible features of "
+                             "the human model)")
+        possible = read_annotations(annotations, mrp.human_domain) \
+            if isinstance(annotations, (str, Path)) else tuple(annotations)
+        amrp = AnnotatedMRP(mrp, possible)
+    explainer = ConformantExplainer(amrp, annotation_cost=annotation_cost,
+                                    question_cost=question_cost,
+                                    budget=budget or Budget(max_seconds=300),
+                                    check_budget=check_budget)
+    if kind == "conformant":
+        return explainer.conformant(progress)
+    if kind == "conditional":
+        return explainer.conditional(alpha=alpha, progress=progress)
+    if kind == "anytime":
+        if answers is None:
+            raise InputError("anytime explanations ask the person: pass answers= (a callable "
+                             "or a mapping from possible features to yes/no)")
+        return explainer.anytime(answers, progress)
+    raise InputError(f"unknown explanation type '{kind}'")

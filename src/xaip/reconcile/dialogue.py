@@ -4,33 +4,29 @@ The robot explains its plan; the person may answer "that is wrong" about one of 
 edits ("the fire chief need not be alerted before deploying big engines"). Then the
 *robot's* model was wrong: it is updated to agree with the person on that feature, the
 plan is recomputed optimally in the corrected model, and a new explanation follows.
+
+Budgets: ``max_nodes`` bounds every search of every round; ``max_seconds`` the whole
+dialogue. A round that runs out of budget ends the dialogue: vetoes after it are not
+applied, and the result says so (``status`` budget_exhausted, never verified).
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from xaip.contract import with_check
 from xaip.errors import InputError
 from xaip.planning.features import Edit
 from xaip.planning.features.apply import apply_edits
-from xaip.reconcile.explain import Explainer, Explanation, edit_text
-from xaip.reconcile.problem import MRP, make_mrp
-from xaip.runtime import Budget
+from xaip.reconcile.checks import check
+from xaip.reconcile.explain import Explainer, edit_text
+from xaip.reconcile.problem import MRP, BudgetExhausted, make_mrp
+from xaip.reconcile.results import Dialogue, Explanation, Round
+from xaip.runtime import Budget, Status
 
-
-@dataclass(frozen=True)
-class Round:
-    """One exchange: the explanation given, and the edit the person vetoed (if any)."""
-
-    explanation: Explanation
-    vetoed: Edit | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "explanation": self.explanation.to_dict(),
-            "vetoed": None if self.vetoed is None else edit_text(self.vetoed),
-        }
+__all__ = ["DecisionSupport", "Dialogue", "Round", "decision_support"]
 
 
 @dataclass
@@ -40,20 +36,39 @@ class DecisionSupport:
     mrp: MRP
     kind: str = "mce"
     budget: Budget | None = None
+    engine: str = "builtin"
     rounds: list[Round] = field(default_factory=list)
+    stopped: str = ""  # why the dialogue could not go on (a round ran out of budget)
 
     def __post_init__(self) -> None:
+        self._started = time.perf_counter()
         self.rounds.append(Round(self._explain(self.mrp)))
 
     @property
     def current(self) -> Explanation:
         return self.rounds[-1].explanation
 
+    @property
+    def finished(self) -> bool:
+        return not self.stopped and self.current.status.finished
+
+    def _left(self) -> Budget | None:
+        if self.budget is None or self.budget.max_seconds is None:
+            return self.budget
+        used = time.perf_counter() - self._started
+        return Budget(self.budget.max_nodes, max(0.0, self.budget.max_seconds - used))
+
     def _explain(self, mrp: MRP) -> Explanation:
-        return Explainer(mrp, budget=self.budget).explain(self.kind)
+        return Explainer(mrp, budget=self._left(), engine=self.engine).explain(self.kind)
 
     def veto(self, edit: Edit | int) -> Explanation:
-        """Reject one edit of the current explanation (an :class:`Edit` or its 0-based index)."""
+        """Reject one edit of the current explanation (an :class:`Edit` or its 0-based index).
+
+        Does nothing once the dialogue has run out of budget (see :attr:`stopped`).
+        """
+        if not self.finished:
+            self.stopped = self.stopped or "a round ran out of budget before the veto"
+            return self.current
         edits = self.current.edits
         if isinstance(edit, int):
             if not 0 <= edit < len(edits):
@@ -68,20 +83,31 @@ class DecisionSupport:
             self.mrp.robot_domain, self.mrp.robot_problem, [reverse],
             source_domain=self.mrp.human_domain, source_problem=self.mrp.human_problem)
         assert problem is not None
-        self.mrp = make_mrp(domain, problem, self.mrp.human_domain, self.mrp.human_problem,
-                            budget=self.budget)
+        try:
+            mrp = make_mrp(domain, problem, self.mrp.human_domain, self.mrp.human_problem,
+                           budget=self._left(), engine=self.engine)
+        except BudgetExhausted as error:
+            self.stopped = str(error)
+            return self.current
+        self.mrp = mrp
         self.rounds[-1] = Round(self.rounds[-1].explanation, edit)
         self.rounds.append(Round(self._explain(self.mrp)))
         return self.current
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"rounds": [r.to_dict() for r in self.rounds]}
+    def result(self) -> Dialogue:
+        """The dialogue so far as a frozen result (status and verified of the last round)."""
+        status = Status.BUDGET_EXHAUSTED if not self.finished else self.current.status
+        dialogue = Dialogue(rounds=tuple(self.rounds), status=status,
+                            seconds=time.perf_counter() - self._started,
+                            stats={"rounds": len(self.rounds)}, stopped=self.stopped)
+        return with_check(dialogue, check(self.mrp, dialogue))
 
-    def describe(self) -> str:
-        parts = []
-        for number, round_ in enumerate(self.rounds, start=1):
-            parts.append(f"Round {number}:\n{round_.explanation.describe()}")
-            if round_.vetoed is not None:
-                parts.append(f"The person vetoes: {edit_text(round_.vetoed)}. The robot "
-                             "corrects its model and replans.")
-        return "\n\n".join(parts)
+
+def decision_support(mrp: MRP, vetoes: Sequence[int | Edit], kind: str = "mce",
+                     budget: Budget | None = None, engine: str = "builtin") -> Dialogue:
+    """Explain, apply the person's vetoes in turn (0-based edit numbers or edits), and
+    return the whole dialogue."""
+    dialogue = DecisionSupport(mrp, kind, budget, engine)
+    for veto in vetoes:
+        dialogue.veto(veto)
+    return dialogue.result()

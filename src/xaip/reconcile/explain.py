@@ -1,23 +1,31 @@
-"""One entry point for every explanation type, each result checked before it is returned.
+"""The front door of model reconciliation: :func:`explain` answers every explanation type.
 
-Types (book ch. 5): ``mce`` minimally complete, ``mme`` minimally monotonic, ``ppe``
-plan patch, ``mpe`` model patch, ``approx`` approximate MCE, ``contrastive`` against
-foils. Every result records whether an independent check (:mod:`.checks`) confirmed it.
+Types (book ch. 5–6): ``mce`` minimally complete, ``mme`` minimally monotonic, ``ppe`` plan
+patch, ``mpe`` model patch, ``approx`` approximate MCE, ``contrastive`` against foils, and
+for an annotated (uncertain) human model ``conformant``, ``conditional`` and ``anytime``.
+Every result is checked by :func:`xaip.reconcile.checks.check` before it is returned, and
+``verified`` is set through :func:`xaip.contract.with_check`: never for an unfinished answer.
+
+Budgets: ``max_nodes`` bounds *every* search of the call on its own (the robot's optimal
+plan when the MRP is built, each planner call of a goal test, the model-space search);
+``max_seconds`` bounds the whole call, checking included.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from xaip.contract import CheckReport, with_check
 from xaip.errors import InputError
-from xaip.planning.features import Edit, Feature
-from xaip.planning.features.sentences import sentence
+from xaip.planning.engines import Engine
+from xaip.planning.features import Feature
 from xaip.planning.pddl import write_domain
 from xaip.planning.plans import PlanStep, validate
-from xaip.reconcile.checks import brute_force_complete, is_complete
+from xaip.reconcile.checks import check
 from xaip.reconcile.goals import (
     ApproximateTest,
     ContrastiveTest,
@@ -27,108 +35,34 @@ from xaip.reconcile.goals import (
     _Planner,
 )
 from xaip.reconcile.problem import MRP
+from xaip.reconcile.results import Explanation, edit_text
 from xaip.reconcile.search import mce_search, mme_search
 from xaip.reconcile.space import ModelSpace
-from xaip.runtime import Budget
+from xaip.runtime import Budget, BudgetClock, Progress, Status, report
 
+#: Explanation types for a known human model.
 TYPES = ("mce", "mme", "ppe", "mpe", "approx", "contrastive")
+#: Explanation types for an annotated (uncertain) human model.
+UNCERTAIN_TYPES = ("conformant", "conditional", "anytime")
+ALL_TYPES = TYPES + UNCERTAIN_TYPES
+
+#: The budget when none is given: generous, but never a hang.
+DEFAULT_BUDGET = Budget(max_seconds=300)
+
+__all__ = ["ALL_TYPES", "TYPES", "UNCERTAIN_TYPES", "Explainer", "edit_text", "explain",
+           "remaining"]
 
 
-def edit_text(edit: Edit) -> str:
-    """The sentence that tells a person this edit of their model."""
-    return sentence(edit.feature, negated=edit.op == "remove")
-
-
-@dataclass(frozen=True)
-class Explanation:
-    """A set of model edits that explains the robot's plan to the human."""
-
-    type: str
-    edits: tuple[Edit, ...]
-    plan: tuple[str, ...]
-    plan_cost: int
-    human_plan_cost_before: int | None  # the robot plan's cost in the human model (None: invalid)
-    human_optimal_cost_before: int | None
-    complete: bool  # the plan is valid and optimal in the updated human model
-    verified: bool  # an independent check agrees with ``complete``
-    status: str  # "found" | "budget_exhausted" | "no_explanation"
-    seconds: float
-    nodes: int = 0
-    planner_calls: int = 0
-    cache_hits: int = 0
-    difference_size: int = 0
-    grounded: bool = False
-    foils: tuple[str, ...] = ()
-    updated_domain: str | None = field(default=None, repr=False)
-    #: A plan the human model found cheaper than the robot's before the explanation (the
-    #: plan the person expects), and what becomes of it in the updated model.
-    expected_plan: tuple[str, ...] = ()
-    expected_plan_cost: int | None = None
-    expected_plan_after: str = ""
-
-    @property
-    def size(self) -> int:
-        return len(self.edits)
-
-    def sentences(self) -> list[str]:
-        return [edit_text(e) for e in self.edits]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "type": self.type,
-            "edits": [{"op": e.op, "feature": e.feature.to_dict(), "text": edit_text(e)}
-                      for e in self.edits],
-            "size": self.size,
-            "plan": [f"({step})" for step in self.plan],
-            "plan_cost": self.plan_cost,
-            "human_plan_cost_before": self.human_plan_cost_before,
-            "human_optimal_cost_before": self.human_optimal_cost_before,
-            "complete": self.complete,
-            "verified": self.verified,
-            "status": self.status,
-            "seconds": round(self.seconds, 6),
-            "nodes": self.nodes,
-            "planner_calls": self.planner_calls,
-            "cache_hits": self.cache_hits,
-            "difference_size": self.difference_size,
-            "grounded": self.grounded,
-            "foils": list(self.foils),
-            "updated_domain": self.updated_domain,
-            "expected_plan": [f"({step})" for step in self.expected_plan],
-            "expected_plan_cost": self.expected_plan_cost,
-            "expected_plan_after": self.expected_plan_after,
-        }
-
-    def describe(self) -> str:
-        lines = [f"Plan (cost {self.plan_cost}): " + " ".join(f"({s})" for s in self.plan)]
-        if self.human_plan_cost_before is None:
-            lines.append("In the human's model the plan is not even executable.")
-        elif self.human_optimal_cost_before is not None and \
-                self.human_optimal_cost_before < self.human_plan_cost_before:
-            lines.append(f"In the human's model a plan of cost {self.human_optimal_cost_before} "
-                         f"looks better.")
-        if self.expected_plan:
-            lines.append(f"  The plan the human expects (cost {self.expected_plan_cost}): "
-                         + " ".join(f"({s})" for s in self.expected_plan))
-        if self.status != "found":
-            lines.append(f"Search status: {self.status} (the explanation may not be minimal).")
-        if not self.edits:
-            lines.append("Nothing to explain: the plan is already optimal for the human.")
-        else:
-            lines.append(f"{self.type.upper()} explanation ({self.size} of "
-                         f"{self.difference_size} differences):")
-            lines.extend(f"  - {text}" for text in self.sentences())
-            if self.expected_plan_after:
-                lines.append(f"With these, the plan the human expected {self.expected_plan_after}.")
-        check = "verified" if self.verified else "NOT verified"
-        lines.append(f"Complete: {self.complete} ({check} independently); "
-                     f"{self.nodes} model-space nodes, {self.planner_calls} planner calls, "
-                     f"{self.cache_hits} cache hits, {self.seconds:.3f} s.")
-        return "\n".join(lines)
+def remaining(budget: Budget, clock: BudgetClock) -> Budget:
+    """The budget left for one more search: the same node limit, the seconds not yet used."""
+    if budget.max_seconds is None:
+        return budget
+    return Budget(budget.max_nodes, max(0.0, budget.max_seconds - clock.elapsed()))
 
 
 class Explainer:
-    """Explains one MRP; reuse it to ask for several explanation types."""
+    """Explains one MRP; reuse it to ask for several explanation types (the engine behind
+    :func:`explain`)."""
 
     def __init__(
         self,
@@ -136,13 +70,15 @@ class Explainer:
         grounded: bool = False,
         edit_costs: dict[Feature, int] | None = None,
         budget: Budget | None = None,
-        engine: str = "builtin",
+        engine: str | Engine = "builtin",
     ) -> None:
         self.mrp = mrp
-        self.budget = budget or Budget(max_seconds=300)
+        self.budget = budget or DEFAULT_BUDGET
+        self.clock = self.budget.start()
         self.space = ModelSpace(mrp.robot_domain, mrp.robot_problem, mrp.human_domain,
                                 mrp.human_problem, grounded=grounded, edit_costs=edit_costs)
-        self.planner = _Planner(Budget(max_seconds=self.budget.max_seconds), engine)
+        self.planner = _Planner(self.budget, engine, self.clock)
+        self.engine = self.planner.engine.name
         self.plan = mrp.plan_names
         self.optimal = OptimalityTest(self.space, self.plan, self.planner)
         before = self.optimal(())
@@ -152,12 +88,21 @@ class Explainer:
     def _human_optimum(self, verdict: Verdict) -> int | None:
         if verdict.explained:
             return verdict.plan_cost
-        if verdict.alternative is not None:
-            # The cheaper plan found under the bound need not be the cheapest: ask for it.
-            status, _, cost = self.planner.cheaper_plan(self.space.task(()), None)
-            return cost if status == "solved" else None
+        # A cheaper plan found under the bound need not be the cheapest: ask for it.
         status, _, cost = self.planner.cheaper_plan(self.space.task(()), None)
         return cost if status == "solved" else None
+
+    def _check_foils(self, foils: Sequence[Foil]) -> None:
+        actions = sorted({a.name for a in self.mrp.robot_domain.actions}
+                         | {a.name for a in self.mrp.human_domain.actions})
+        for foil in foils:
+            if foil.kind == "plan":
+                continue
+            schema = foil.action.split()[0]
+            if schema not in actions:
+                raise InputError(f"foil '{foil.kind}:{foil.action}': neither the robot's nor "
+                                 f"the human's model has an action '{schema}' (actions: "
+                                 f"{', '.join(actions)})")
 
     # ------------------------------------------------------------------ types
 
@@ -165,14 +110,24 @@ class Explainer:
         self,
         kind: str = "mce",
         foils: Sequence[Foil] = (),
-        progress: Callable[[int, int], None] | None = None,
+        progress: Progress | None = None,
+        check_budget: Budget | None = None,
     ) -> Explanation:
+        """One explanation of ``kind``, checked (see :func:`explain`)."""
         if kind not in TYPES:
             raise InputError(f"unknown explanation type '{kind}' (one of {', '.join(TYPES)})")
+        if foils and kind != "contrastive":
+            raise InputError("foils go with contrastive explanations")
+        self._check_foils(foils)
         start = time.perf_counter()
         calls, hits = self.planner.calls, self.planner.hits
-        nodes, status = 0, "found"
+        nodes, status = 1, Status.FOUND
         everything = tuple(range(len(self.space.candidates)))
+
+        def tick(done: int, size: int) -> None:
+            report(progress, f"{kind} search", done, message=f"edit sets of size {size}")
+
+        budget = remaining(self.budget, self.clock)
         if kind == "mpe":
             subset = everything
         elif kind == "ppe":
@@ -183,8 +138,8 @@ class Explainer:
                                             or self.space.instances[c.instance].name
                                             in set(self.plan)))
         elif kind == "mme":
-            outcome = mme_search(self.space, self.optimal, self.budget, progress)
-            subset, nodes, status = outcome.subset, outcome.nodes, outcome.status
+            outcome = mme_search(self.space, self.optimal, budget, tick)
+            subset, nodes, status = outcome.subset, outcome.nodes, Status(outcome.status)
         else:
             if kind == "contrastive":
                 test: Any = ContrastiveTest(self.space, self.plan, self.planner, foils)
@@ -195,15 +150,15 @@ class Explainer:
                 test = ApproximateTest(self.space, self.plan, expected)
             else:
                 test = self.optimal
-            outcome = mce_search(self.space, test, self.plan, self.budget, progress=progress)
-            subset, nodes, status = outcome.subset, outcome.nodes, outcome.status
-            if status == "no_explanation":
-                raise InputError(self._no_explanation_message(kind))
-        if status == "no_explanation":
+            outcome = mce_search(self.space, test, self.plan, budget, progress=tick)
+            subset, nodes, status = outcome.subset, outcome.nodes, Status(outcome.status)
+        if status == Status.NO_EXPLANATION:
             raise InputError(self._no_explanation_message(kind))
         edits = self.space.edits(subset)
-        complete = self.optimal(tuple(sorted(subset))).explained
-        verified = self._verify(edits, complete)
+        verdict = self.optimal(tuple(sorted(subset)))
+        complete = None if verdict.undecided else verdict.explained
+        if complete is None and kind in ("mce", "mme", "ppe", "mpe"):
+            status = Status.BUDGET_EXHAUSTED  # what the explanation claims was not established
         updated = None
         cheaper = self.before.alternative if not self.before.explained else None
         expected_plan = tuple(a.name for a in cheaper) if cheaper else ()
@@ -213,34 +168,49 @@ class Explainer:
             updated = write_domain(domain)
             if expected_plan:
                 after = self._expected_after(domain, expected_plan)
-        return Explanation(
+        result = Explanation(
             type=kind, edits=edits, plan=self.plan, plan_cost=self.mrp.plan_cost,
             human_plan_cost_before=self.before.plan_cost,
             human_optimal_cost_before=self.human_optimal_before,
-            complete=complete, verified=verified, status=status,
-            seconds=time.perf_counter() - start, nodes=nodes,
-            planner_calls=self.planner.calls - calls, cache_hits=self.planner.hits - hits,
+            complete=complete, status=status,
+            seconds=time.perf_counter() - start,
+            stats={"nodes": nodes, "planner_calls": self.planner.calls - calls,
+                   "cache_hits": self.planner.hits - hits},
             difference_size=len(self.space.candidates), grounded=self.space.grounded,
-            foils=tuple(f.describe() for f in foils), updated_domain=updated,
+            foils=tuple(foils), engine=self.engine, updated_domain=updated,
             expected_plan=expected_plan,
             expected_plan_cost=self.before.alternative_cost if expected_plan else None,
             expected_plan_after=after)
+        return self._checked(result, check_budget)
+
+    def _checked(self, result: Explanation, check_budget: Budget | None) -> Explanation:
+        began = time.perf_counter()
+        left = remaining(self.budget, self.clock)
+        if check_budget is None:
+            check_budget = Budget(max_seconds=left.max_seconds)
+        if check_budget.max_seconds is not None and check_budget.max_seconds <= 0:
+            outcome = CheckReport(None, "no time left in the budget to check the answer")
+        else:
+            outcome = check(self.mrp, result, check_budget)
+        checked = with_check(result, outcome)
+        return dataclasses.replace(checked, check=outcome,
+                                   seconds=result.seconds + time.perf_counter() - began)
 
     def _expected_after(self, domain: Any, plan: tuple[str, ...]) -> str:
         """What the updated human model says about the plan the human expected: where it
         breaks, or what it costs now (checked by plan validation, not by the search)."""
         steps = [PlanStep(name.split(" ")[0], tuple(name.split(" ")[1:])) for name in plan]
         try:
-            check = validate(domain, self.mrp.human_problem, steps)
+            outcome = validate(domain, self.mrp.human_problem, steps)
         except InputError:
             return ""
-        if check.valid:
-            return f"costs {check.cost}, no less than the robot's plan ({self.mrp.plan_cost})"
-        if check.failed_step is not None and check.failed_step < len(steps):
-            unmet = ", ".join(check.unmet)
-            return (f"fails at step {check.failed_step + 1}, ({plan[check.failed_step]}): "
-                    f"{unmet or check.reason} does not hold there")
-        return f"no longer reaches the goal ({', '.join(check.unmet) or check.reason})"
+        if outcome.valid:
+            return f"costs {outcome.cost}, no less than the robot's plan ({self.mrp.plan_cost})"
+        if outcome.failed_step is not None and outcome.failed_step < len(steps):
+            unmet = ", ".join(outcome.unmet)
+            return (f"fails at step {outcome.failed_step + 1}, ({plan[outcome.failed_step]}): "
+                    f"{unmet or outcome.reason} does not hold there")
+        return f"no longer reaches the goal ({', '.join(outcome.unmet) or outcome.reason})"
 
     def _no_explanation_message(self, kind: str) -> str:
         if not self.optimal(tuple(range(len(self.space.candidates)))).explained:
@@ -248,22 +218,47 @@ class Explainer:
                     "every difference is explained (do the problems differ?)")
         return f"no {kind} explanation exists for these inputs"
 
-    def _verify(self, edits: tuple[Edit, ...], complete: bool) -> bool:
-        """Does an independent check agree that the edits (do not) complete the model?"""
-        if self.space.grounded:
-            result = brute_force_complete(self.mrp, edits)
-        else:
-            result = is_complete(self.mrp, edits, engine=self.planner.engine)
-        return result.complete is complete
-
 
 def explain(
-    mrp: MRP,
+    mrp: Any,
     kind: str = "mce",
-    grounded: bool = False,
-    foils: Sequence[Foil] = (),
-    edit_costs: dict[Feature, int] | None = None,
+    *,
     budget: Budget | None = None,
-) -> Explanation:
-    """Explain ``mrp.plan`` to the human: see :class:`Explainer`."""
-    return Explainer(mrp, grounded, edit_costs, budget).explain(kind, foils)
+    progress: Progress | None = None,
+    engine: str | Engine = "builtin",
+    foils: Sequence[Foil] = (),
+    annotations: Sequence[Any] | str | Path | None = None,
+    answers: Callable[[Feature], bool] | Mapping[Feature, bool] | None = None,
+    grounded: bool = False,
+    edit_costs: dict[Feature, int] | None = None,
+    alpha: float = 1.0,
+    question_cost: float = 0.1,
+    annotation_cost: float = 1.0,
+    check_budget: Budget | None = None,
+) -> Any:
+    """Explain ``mrp.plan`` to the human; every type, one call.
+
+    ``mrp`` is an :class:`~xaip.reconcile.problem.MRP` (or an
+    :class:`~xaip.reconcile.annotated.AnnotatedMRP` for the uncertain types, which may
+    instead take ``annotations``: possible features or an annotation file). ``foils`` go
+    with ``contrastive``; ``answers`` (a callable or a mapping from possible features to
+    the person's yes/no) with ``anytime``; ``alpha`` and ``question_cost`` with
+    ``conditional``; ``annotation_cost`` with the uncertain types. ``check_budget`` bounds
+    the independent check (default: what is left of ``budget``).
+
+    Returns a frozen result (:mod:`xaip.reconcile.results`) with ``status``, ``verified``,
+    ``seconds``, ``stats`` and ``to_dict()``; render it with :func:`xaip.render.render`.
+    """
+    if kind in UNCERTAIN_TYPES:
+        from xaip.reconcile.conformant import explain_uncertain
+
+        return explain_uncertain(mrp, kind, budget=budget, progress=progress,
+                                 annotations=annotations, answers=answers, alpha=alpha,
+                                 question_cost=question_cost, annotation_cost=annotation_cost,
+                                 check_budget=check_budget)
+    if kind not in TYPES:
+        raise InputError(f"unknown explanation type '{kind}' (one of {', '.join(ALL_TYPES)})")
+    if annotations is not None:
+        raise InputError(f"annotations go with {', '.join(UNCERTAIN_TYPES)} explanations")
+    return Explainer(mrp, grounded, edit_costs, budget, engine).explain(
+        kind, foils, progress, check_budget)

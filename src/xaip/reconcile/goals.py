@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from xaip.errors import InputError
+from xaip.planning.engines import Engine, get_engine
 from xaip.planning.pddl.model import Atom
 from xaip.planning.plans import causal_links
 from xaip.planning.task import GroundAction, Task
 from xaip.reconcile.space import ModelSpace
-from xaip.runtime import Budget
+from xaip.runtime import Budget, BudgetClock
 
 
 @dataclass(frozen=True)
@@ -39,22 +40,20 @@ class GoalTest(Protocol):
     def __call__(self, subset: tuple[int, ...]) -> Verdict: ...
 
 
-#: Optimal planners for goal tests: our A* + LM-cut, or Fast Downward in a subprocess.
-ENGINES = ("builtin", "fd")
-
-
 class _Planner:
     """Cost-bounded optimal planning with a cache keyed by the grounded task.
 
     Different edit sets often give the same grounded task (an edit on an action no plan
-    can use), so the cache is keyed by the task's content, not by the edits.
+    can use), so the cache is keyed by the task's content, not by the edits. The engine
+    (:func:`xaip.planning.engines.get_engine`) is the built-in A* + LM-cut by default, or
+    any registered engine (``"fd"``: Fast Downward in a subprocess).
     """
 
-    def __init__(self, budget: Budget, engine: str = "builtin") -> None:
-        if engine not in ENGINES:
-            raise InputError(f"unknown engine '{engine}' (one of {', '.join(ENGINES)})")
+    def __init__(self, budget: Budget, engine: str | Engine = "builtin",
+                 clock: BudgetClock | None = None) -> None:
         self.budget = budget
-        self.engine = engine
+        self.clock = clock or budget.start()
+        self.engine = get_engine(engine) if isinstance(engine, str) else engine
         self.calls = 0
         self.hits = 0
         self._cache: dict[tuple[object, ...], tuple[str, tuple[GroundAction, ...], int | None]]
@@ -67,18 +66,18 @@ class _Planner:
         if found is not None:
             self.hits += 1
             return found
-        from xaip.planning.search import solve
-
+        # Each call gets the node limit afresh and whatever time the whole run has left.
+        budget = self.budget
+        if budget.max_seconds is not None:
+            left = budget.max_seconds - self.clock.elapsed()
+            if left <= 0:
+                return "budget_exhausted", (), None
+            budget = Budget(budget.max_nodes, left)
         self.calls += 1
-        if self.engine == "fd":
-            from xaip.planning.engines.grounded import fd_cheaper_plan
-
-            answer = fd_cheaper_plan(task, bound, self.budget)
-        else:
-            result = solve(task, algorithm="astar", heuristic="lmcut", budget=self.budget,
-                           cost_bound=bound)
-            answer = (result.status, tuple(result.plan), result.cost)
-        self._cache[key] = answer
+        result = self.engine.solve(task, optimal=True, cost_bound=bound, budget=budget)
+        answer = (str(result.status), tuple(result.plan), result.cost)
+        if answer[0] != "budget_exhausted":  # an unfinished answer is not worth keeping
+            self._cache[key] = answer
         return answer
 
 

@@ -13,14 +13,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from xaip.errors import InputError
+from xaip.errors import InputError, XaipError
+from xaip.planning.engines import Engine, get_engine
 from xaip.planning.grounding import ground
 from xaip.planning.pddl import check_problem, read_domain, read_problem
 from xaip.planning.pddl.model import NO_EFFECT, TRUE, Domain, Problem
-from xaip.planning.planner import plan_task
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, read_plan, validate
 from xaip.planning.task import Task
 from xaip.runtime import Budget
+
+
+class BudgetExhausted(XaipError):
+    """The budget ran out before the inputs of an explanation were ready (e.g. while the
+    robot's own optimal plan was being found). Not bad input: the CLI exits 1."""
+
+    def __init__(self, phase: str) -> None:
+        super().__init__(f"budget exhausted while {phase}; raise --max-nodes/--max-seconds")
+        self.phase = phase
 
 
 @dataclass(frozen=True)
@@ -50,29 +59,23 @@ def make_mrp(
     human_problem: Problem | None = None,
     plan: Sequence[PlanStep] | str | None = None,
     budget: Budget | None = None,
-    engine: str = "builtin",
+    engine: str | Engine = "builtin",
 ) -> MRP:
     """Check the inputs and build the MRP; without ``plan``, plan optimally for the robot.
 
     Raises :class:`~xaip.errors.InputError` when the plan is invalid in the robot's model
-    (naming the failing step and precondition) or not optimal there.
+    (naming the failing step and precondition) or not optimal there, and
+    :class:`BudgetExhausted` when ``budget`` (nodes of this one search, seconds) runs out
+    before the robot's optimal plan is found.
     """
     human_problem = human_problem or robot_problem
     check_problem(robot_domain, robot_problem)
     check_problem(human_domain, human_problem)
     robot_task = ground(robot_domain, robot_problem)
-    if engine == "fd":
-        from xaip.planning.engines.grounded import fd_cheaper_plan
-        from xaip.planning.planner import PlanResult
-
-        status, steps_found, found_cost = fd_cheaper_plan(robot_task, None, budget)
-        optimum = PlanResult(status=status, plan=steps_found, cost=found_cost, optimal=True,
-                             expanded=0, seconds=0.0, engine="fd", search="astar",
-                             heuristic="lmcut")
-    else:
-        optimum = plan_task(robot_task, optimal=True, budget=budget)
+    solver = get_engine(engine) if isinstance(engine, str) else engine
+    optimum = solver.solve(robot_task, optimal=True, budget=budget)
     if optimum.status == "budget_exhausted":
-        raise InputError("could not find an optimal robot plan within the budget")
+        raise BudgetExhausted("finding the robot's optimal plan")
     if optimum.status != "solved":
         raise InputError("the problem has no solution in the robot's model")
     assert optimum.cost is not None
@@ -125,7 +128,7 @@ def load_mrp(
     plan: str | Path | None = None,
     human_problem: str | Path | None = None,
     budget: Budget | None = None,
-    engine: str = "builtin",
+    engine: str | Engine = "builtin",
 ) -> MRP:
     """Read the files of an MRP (the CLI's entry point).
 
@@ -142,3 +145,20 @@ def load_mrp(
         robot, task, read_domain(human_domain),
         read_problem(human_problem) if human_problem else None,
         read_plan(plan) if plan else None, budget, engine)
+
+
+def vocabulary_error(mismatches: Sequence[Any]) -> InputError:
+    """The vocabulary mismatches of ``model_diff(human, robot)`` as one message that names
+    the models "robot" and "human" (the generic diff calls them A and B)."""
+    parts = []
+    for m in mismatches:
+        if m.in_a is None:
+            detail = f"declared only in the robot's model as {m.in_b}"
+        elif m.in_b is None:
+            detail = f"declared only in the human's model as {m.in_a}"
+        else:
+            detail = (f"declared as {m.in_b} in the robot's model but as {m.in_a} in the "
+                      "human's")
+        parts.append(f"{m.category} '{m.name}' {detail}")
+    return InputError("the human and robot models use different vocabularies: "
+                      + "; ".join(parts))

@@ -103,8 +103,9 @@ class ModelSpace:
     ) -> None:
         difference = model_diff(human_domain, robot_domain, human_problem, robot_problem)
         if difference.mismatches:
-            listed = "; ".join(str(m) for m in difference.mismatches)
-            raise InputError(f"the human and robot models use different vocabularies: {listed}")
+            from xaip.reconcile.problem import vocabulary_error
+
+            raise vocabulary_error(difference.mismatches)
         if difference.structural:
             listed = "; ".join(str(s) for s in difference.structural)
             raise UnsupportedFeature(

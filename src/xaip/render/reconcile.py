@@ -1,0 +1,160 @@
+"""English and PDDL for the results of model reconciliation (:mod:`xaip.reconcile`).
+
+Why here: results are plain data; how a person reads them (and what an unfinished or
+unverified answer may claim) is decided once, in these renderers. A budgeted answer never
+reads as more than it established: "budget exhausted" is always said, and "verified"
+appears only when the independent checker confirmed a finished answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from xaip.contract import CheckReport
+from xaip.errors import InputError
+from xaip.reconcile.results import (
+    AnytimeExplanation,
+    ConditionalExplanation,
+    ConformantExplanation,
+    Dialogue,
+    Done,
+    Explanation,
+    PolicyNode,
+    Tell,
+    edit_text,
+)
+from xaip.render import renderer
+from xaip.runtime import Status
+
+
+def _check_line(verified: bool, report: CheckReport | None, status: Status) -> str:
+    if not status.finished:
+        return "Not verified: the budget ran out before the answer was finished."
+    if verified:
+        return "Verified independently" + (f" ({report.details})." if report else ".")
+    if report is None:
+        return "NOT verified (no check ran)."
+    if report.ok is None:
+        return f"NOT verified: the check could not decide ({report.details})."
+    return f"NOT verified: the independent check disagrees ({report.details})."
+
+
+def _steps(plan: tuple[str, ...]) -> str:
+    return " ".join(f"({s})" for s in plan)
+
+
+def _effort(stats: Mapping[str, int | float], seconds: float) -> str:
+    parts = [f"{value} {name.replace('_', ' ')}" for name, value in stats.items()]
+    return ", ".join([*parts, f"{seconds:.3f} s"])
+
+
+@renderer(Explanation, "text")
+def explanation_text(result: Explanation) -> str:
+    lines = [f"Plan (cost {result.plan_cost}): {_steps(result.plan)}"]
+    if result.human_plan_cost_before is None:
+        lines.append("In the human's model the plan is not even executable.")
+    elif result.human_optimal_cost_before is not None and \
+            result.human_optimal_cost_before < result.human_plan_cost_before:
+        lines.append(f"In the human's model a plan of cost {result.human_optimal_cost_before} "
+                     "looks better.")
+    if result.expected_plan:
+        lines.append(f"  The plan the human expects (cost {result.expected_plan_cost}): "
+                     f"{_steps(result.expected_plan)}")
+    if result.status == Status.BUDGET_EXHAUSTED:
+        lines.append("Budget exhausted: the search stopped early. The edits below are the "
+                     "best found so far, not a proven (minimal) explanation; raise "
+                     "--max-nodes/--max-seconds.")
+    if not result.edits:
+        if result.status.finished:
+            lines.append("Nothing to explain: the plan is already optimal for the human.")
+    else:
+        lines.append(f"{result.type.upper()} explanation ({result.size} of "
+                     f"{result.difference_size} differences):")
+        lines.extend(f"  - {text}" for text in result.sentences())
+        if result.expected_plan_after and result.status.finished:
+            lines.append(f"With these, the plan the human expected "
+                         f"{result.expected_plan_after}.")
+    if result.complete is None:
+        complete = "Complete: unknown (the budget ran out before it was established)"
+    else:
+        complete = f"Complete: {result.complete}"
+    lines.append(f"{complete}; {_effort(result.stats, result.seconds)}.")
+    lines.append(_check_line(result.verified, result.check, result.status))
+    return "\n".join(lines)
+
+
+@renderer(Explanation, "pddl")
+def explanation_pddl(result: Explanation) -> str:
+    if result.updated_domain is None:
+        raise InputError("grounded explanations have no lifted PDDL domain")
+    return result.updated_domain
+
+
+@renderer(ConformantExplanation, "text")
+def conformant_text(result: ConformantExplanation) -> str:
+    if not result.status.finished:
+        return ("Conformant explanation: budget exhausted before one was found "
+                f"({_effort(result.stats, result.seconds)}); raise --max-nodes/--max-seconds.")
+
+    def value(x: float | None) -> str:
+        return "?" if x is None else f"{x:.3g}"
+
+    lines = [f"Conformant explanation ({result.size} edit(s); robustness "
+             f"{value(result.robustness_before)} -> {value(result.robustness)}, "
+             f"{'verified' if result.verified else 'NOT verified'}):"]
+    lines += [f"  [{e.label}] {e.text}" for e in result.edits]
+    lines.append(_check_line(result.verified, result.check, result.status))
+    return "\n".join(lines)
+
+
+def policy_lines(node: PolicyNode, indent: str = "") -> list[str]:
+    """A conditional explanation's policy as an indented dialogue script."""
+    if isinstance(node, Done):
+        return [f"{indent}done"]
+    if isinstance(node, Tell):
+        return [f"{indent}tell: {node.edit.text}", *policy_lines(node.then, indent)]
+    return [f"{indent}ask: do you think that {node.question.text[0].lower()}"
+            f"{node.question.text[1:].rstrip('.')}?",
+            f"{indent}  if yes:", *policy_lines(node.yes, indent + "    "),
+            f"{indent}  if no:", *policy_lines(node.no, indent + "    ")]
+
+
+@renderer(ConditionalExplanation, "text")
+def conditional_text(result: ConditionalExplanation) -> str:
+    if result.policy is None or result.expected_statements is None:
+        return ("Conditional explanation: budget exhausted before a policy was found "
+                f"({_effort(result.stats, result.seconds)}); raise --max-nodes/--max-seconds.")
+    return "\n".join([f"Conditional explanation (expected statements "
+                      f"{result.expected_statements:.3g}, "
+                      f"{'verified' if result.verified else 'NOT verified'}):",
+                      *policy_lines(result.policy, "  "),
+                      _check_line(result.verified, result.check, result.status)])
+
+
+@renderer(AnytimeExplanation, "text")
+def anytime_text(result: AnytimeExplanation) -> str:
+    if not result.status.finished:
+        return ("Anytime explanation: budget exhausted before one was found "
+                f"({len(result.questions)} question(s) asked); raise "
+                "--max-nodes/--max-seconds.")
+    return "\n".join(["Anytime explanation:",
+                      *(f"  [{e.label}] {e.text}" for e in result.edits),
+                      _check_line(result.verified, result.check, result.status)])
+
+
+@renderer(Dialogue, "text")
+def dialogue_text(result: Dialogue) -> str:
+    parts = []
+    for number, round_ in enumerate(result.rounds, start=1):
+        parts.append(f"Round {number}:\n{explanation_text(round_.explanation)}")
+        if round_.vetoed is not None:
+            parts.append(f"The person vetoes: {edit_text(round_.vetoed)}. The robot "
+                         "corrects its model and replans.")
+    if result.stopped:
+        parts.append(f"The dialogue stopped: {result.stopped}.")
+    return "\n\n".join(parts)
+
+
+@renderer(Dialogue, "pddl")
+def dialogue_pddl(result: Dialogue) -> str:
+    return explanation_pddl(result.current)
