@@ -108,48 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(diff)
     diff.set_defaults(handler=_cmd_diff)
 
-    explain = sub.add_parser(
-        "explain", help="explain a plan by model reconciliation (MCE, MME, ...)",
-        description="Find the model updates that make the robot's plan optimal in the "
-                    "human's model (book ch. 5).")
-    explain.add_argument("robot_domain")
-    explain.add_argument("human_domain",
-                         help="the human's domain, or 'empty' for a person who knows nothing")
-    explain.add_argument("problem")
-    explain.add_argument("--plan", default=None, metavar="FILE",
-                         help="the robot's plan (default: an optimal plan in the robot model)")
-    explain.add_argument("--type", default="mce", dest="kind",
-                         choices=["mce", "mme", "ppe", "mpe", "approx", "contrastive",
-                                  "conformant", "conditional", "anytime"],
-                         help="explanation type (default: mce); conformant, conditional and "
-                              "anytime need --annotations")
-    explain.add_argument("--engine", default="builtin", choices=["builtin", "fd"],
-                         help="optimal planner for the goal tests: built-in A* + LM-cut, or "
-                              "Fast Downward in a subprocess (for large models)")
-    explain.add_argument("--annotations", default=None, metavar="FILE",
-                         help="possible features of the human model, one per line: "
-                              "'PROBABILITY KIND [ACTION] (ATOM)' (book ch. 6)")
-    explain.add_argument("--alpha", type=float, default=1.0,
-                         help="conditional: weight of the costlier answer branch (default 1)")
-    explain.add_argument("--question-cost", type=float, default=0.1,
-                         help="conditional: cost of asking one question (default 0.1)")
-    explain.add_argument("--annotation-cost", type=float, default=1.0,
-                         help="cost of telling a possible feature (default 1)")
-    explain.add_argument("--foil", action="append", default=[], metavar="FILE_OR_CONSTRAINT",
-                         help="for --type contrastive: a plan file the person expected, or "
-                              "'avoid:ACTION' / 'use:ACTION' (repeatable)")
-    explain.add_argument("--human-problem", default=None, metavar="FILE",
-                         help="the problem as the human sees it (default: PROBLEM)")
-    explain.add_argument("--grounded", action="store_true",
-                         help="edits on ground actions ('move loc1 loc2 requires ...')")
-    explain.add_argument("--veto", action="append", type=int, default=[], metavar="N",
-                         help="reject edit N (1-based) of the current explanation: the robot "
-                              "corrects its model, replans and explains again (repeatable)")
-    explain.add_argument("--write-domain", default=None, metavar="FILE",
-                         help="write the updated human domain as PDDL")
-    _budget_args(explain)
-    _json_arg(explain)
-    explain.set_defaults(handler=_cmd_explain)
+    from xaip.reconcile.command import add_parser as add_explain
+
+    add_explain(sub)
 
     from xaip.summaries.command import add_parser as add_summarize
 
@@ -264,88 +225,6 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     difference = model_diff(domain_a, domain_b, problem_a, problem_b)
     payload = difference.to_dict()
     _emit(args, payload, difference.describe(Path(args.domain_a).name, Path(args.domain_b).name))
-    return EXIT_OK
-
-
-def _read_foil(text: str) -> Any:
-    from xaip.reconcile import parse_foil
-
-    if text.startswith(("avoid:", "use:")):
-        return parse_foil(text)
-    try:
-        return parse_foil(Path(text).read_text())
-    except OSError as error:
-        raise InputError(f"cannot read foil plan {text}: {error.strerror}") from None
-
-
-def _cmd_explain(args: argparse.Namespace) -> int:
-    from xaip.reconcile import Explainer, load_mrp
-    from xaip.runtime import Budget
-
-    if args.foil and args.kind != "contrastive":
-        raise InputError("--foil needs --type contrastive")
-    uncertain = args.kind in ("conformant", "conditional", "anytime")
-    if uncertain != (args.annotations is not None):
-        raise InputError("--annotations goes with --type conformant, conditional or anytime"
-                         if args.annotations else f"--type {args.kind} needs --annotations")
-    budget = Budget(args.max_nodes, args.max_seconds)
-    mrp = load_mrp(args.robot_domain, args.human_domain, args.problem, args.plan,
-                   args.human_problem, budget=Budget(max_seconds=args.max_seconds),
-                   engine=args.engine)
-    if uncertain:
-        return _explain_uncertain(args, mrp, budget)
-    foils = [_read_foil(f) for f in args.foil]
-    if args.veto:
-        from xaip.reconcile import DecisionSupport
-
-        if args.grounded or foils:
-            raise InputError("--veto works with lifted, non-contrastive explanations")
-        dialogue = DecisionSupport(mrp, args.kind, budget)
-        for number in args.veto:
-            dialogue.veto(number - 1)
-        _emit(args, dialogue.to_dict(), dialogue.describe())
-        return EXIT_OK
-    explanation = Explainer(mrp, grounded=args.grounded, budget=budget,
-                            engine=args.engine).explain(
-        args.kind, foils)
-    if args.write_domain and explanation.updated_domain is not None:
-        Path(args.write_domain).write_text(explanation.updated_domain)
-    payload = explanation.to_dict()
-    _emit(args, payload, explanation.describe())
-    return EXIT_OK if explanation.status == "found" else EXIT_NEGATIVE
-
-
-def _explain_uncertain(args: argparse.Namespace, mrp: Any, budget: Any) -> int:
-    from xaip.reconcile.annotated import AnnotatedMRP, read_annotations
-    from xaip.reconcile.conformant import ConformantExplainer
-
-    amrp = AnnotatedMRP(mrp, read_annotations(args.annotations, mrp.human_domain))
-    explainer = ConformantExplainer(amrp, annotation_cost=args.annotation_cost,
-                                    question_cost=args.question_cost, budget=budget)
-    if args.kind == "conformant":
-        result: Any = explainer.conformant()
-        _emit(args, result.to_dict(), result.describe())
-        return EXIT_OK if result.verified else EXIT_NEGATIVE
-    if args.kind == "conditional":
-        result = explainer.conditional(alpha=args.alpha)
-        _emit(args, result.to_dict(), result.describe())
-        return EXIT_OK if result.verified else EXIT_NEGATIVE
-
-    def ask(feature: Any) -> bool:
-        from xaip.planning.features.sentences import sentence
-
-        print(f"Do you think that: {sentence(feature)} [y/n]? ", end="", file=sys.stderr,
-              flush=True)
-        line = sys.stdin.readline()
-        if not line:
-            raise InputError("anytime explanations ask questions: no answer on standard input")
-        if not sys.stdin.isatty():
-            print(line.strip(), file=sys.stderr)  # a piped answer is not echoed: show it
-        return line.strip().lower() in ("y", "yes", "true", "1")
-
-    anytime = explainer.anytime(ask)
-    lines = ["Anytime explanation:", *(f"  [{e.label}] {e.text}" for e in anytime.edits)]
-    _emit(args, anytime.to_dict(), "\n".join(lines))
     return EXIT_OK
 
 
