@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -34,6 +35,7 @@ from xaip.errors import (
     XaipError,
 )
 from xaip.planning.engines import engine_names
+from xaip.render import render
 from xaip.runtime import Status
 
 Handler = Callable[[argparse.Namespace], int]
@@ -140,8 +142,6 @@ def _load(domain_path: str, problem_path: str) -> tuple[Any, Any]:
 
 def _cmd_plan(args: argparse.Namespace) -> int:
     from xaip.planning.planner import plan_files
-    from xaip.planning.plans import format_plan
-    from xaip.planning.search.result import COSTS_IGNORED_NOTE
 
     if args.output:
         check_output(args.output, (args.domain, args.problem))
@@ -155,28 +155,12 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         cost_bound=args.cost_bound,
         budget=budget_from(args),
     )
-    payload = result.to_dict()
     if result.solved and args.output:
-        write_output(args.output,
-                     format_plan(result.plan, result.cost, unit_cost=not result.has_costs),
-                     (args.domain, args.problem))
-    if result.solved:
-        kind = "optimal" if result.optimal else "not proven optimal"
-        text = format_plan(result.plan, result.cost, not result.has_costs).rstrip()
-        text += f"\n; {len(result.plan)} steps, {kind}, {result.expanded} expanded, "
-        text += f"{result.seconds:.3f} s"
-    elif result.status == Status.UNSOLVABLE:
-        text = "no plan exists" + (
-            f" cheaper than {args.cost_bound}" if args.cost_bound is not None else ""
-        ) + f" (proved after {result.expanded} expansions, {result.seconds:.3f} s)"
-    else:
-        text = (
-            f"budget exhausted after {result.expanded} expansions and {result.seconds:.3f} s "
-            "without an answer; raise --max-nodes/--max-seconds"
-        )
-    if result.costs_ignored:
-        text += f"\n; note: {COSTS_IGNORED_NOTE}"
-    emit(args, payload, text)
+        write_output(args.output, render(result, "pddl"), (args.domain, args.problem))
+    text = render(result)
+    if result.status == Status.UNSOLVABLE and args.cost_bound is not None:
+        text = text.replace("no plan exists", f"no plan exists cheaper than {args.cost_bound}")
+    emit(args, result.to_dict(), text)
     return EXIT_OK if result.solved else EXIT_NEGATIVE
 
 
@@ -186,11 +170,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     domain, problem = _load(args.domain, args.problem)
     steps = read_plan(args.plan)
     result = validate(domain, problem, steps)
-    if result.valid:
-        text = f"valid plan: {result.steps} steps, cost {result.cost}"
-    else:
-        text = f"invalid plan: {result.reason}"
-    emit(args, result.to_dict(), text)
+    emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.valid else EXIT_NEGATIVE
 
 
@@ -202,15 +182,8 @@ def _cmd_landmarks(args: argparse.Namespace) -> int:
     task = ground(domain, problem)
     graph = find_landmarks(task, method=args.method)
     if args.dot:
-        Path(args.dot).write_text(graph.to_dot(task))
-    payload = graph.to_dict(task)
-    lines = [f"{len(payload['landmarks'])} landmarks, {len(payload['orderings'])} orderings"]
-    for i, landmark in enumerate(payload["landmarks"]):
-        joiner = " or " if landmark.get("disjunctive") else " and "
-        lines.append(f"  L{i}: {joiner.join(landmark['facts'])}")
-    for ordering in payload["orderings"]:
-        lines.append(f"  L{ordering['before']} -> L{ordering['after']} ({ordering['kind']})")
-    _emit(args, payload, "\n".join(lines))
+        write_output(args.dot, render(graph, "dot"), (args.domain, args.problem))
+    emit(args, graph.to_dict(), render(graph))
     return EXIT_OK
 
 
@@ -223,8 +196,9 @@ def _cmd_diff(args: argparse.Namespace) -> int:
     problem_a = read_problem(args.problem_a) if args.problem_a else None
     problem_b = read_problem(args.problem_b) if args.problem_b else problem_a
     difference = model_diff(domain_a, domain_b, problem_a, problem_b)
-    payload = difference.to_dict()
-    _emit(args, payload, difference.describe(Path(args.domain_a).name, Path(args.domain_b).name))
+    difference = dataclasses.replace(
+        difference, names=(Path(args.domain_a).name, Path(args.domain_b).name))
+    emit(args, difference.to_dict(), render(difference))
     return EXIT_OK
 
 

@@ -36,6 +36,7 @@ from xaip.planning.landmarks import (
 from xaip.planning.landmarks.orderings import h2_pairs
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import ConditionalEffect, GroundAction, Task, bits, mask_of
+from xaip.render import render
 from xaip.runtime import Budget
 
 # --------------------------------------------------------------------------- building tasks
@@ -702,10 +703,11 @@ def test_to_dict_and_dot() -> None:
         assert set(o) == {"before", "after", "kind"}
         assert 0 <= o["before"] < len(graph.landmarks) and 0 <= o["after"] < len(graph.landmarks)
 
-    dot = graph.to_dot(task)
+    dot = render(graph, "dot")
     assert dot.startswith("digraph ") and dot.rstrip().endswith("}")
     assert dot.count(" -> ") == len(graph.orderings)
-    assert sum(1 for line in dot.splitlines() if line.strip().startswith("L") and "label=" in line
+    assert sum(1 for line in dot.splitlines()
+               if line.strip().lstrip('"').startswith("L") and "label=" in line
                and "->" not in line) == len(graph.landmarks)
-    assert '"(on a b)"' in dot and "peripheries=2" in dot
-    assert "style=dashed" in dot and "style=dotted" in dot and "style=solid" in dot
+    assert '"(on a b)"' in dot and 'peripheries="2"' in dot
+    assert 'style="dashed"' in dot and 'style="dotted"' in dot and 'style="solid"' in dot

@@ -2,7 +2,8 @@
 
 Why a registry: results are plain frozen data and never print or format themselves; the CLI,
 the Python API and the workbench all ask :func:`render` for a format, and each result type
-registers its renderers once (in ``xaip.render.<family>`` modules). JSON needs no renderer:
+registers its renderers once, in ``xaip.render.<family>`` for types defined in
+``xaip.<family>`` (found by that name, imported on first use). JSON needs no renderer:
 it is ``to_dict()`` for every result. SVG falls back to the DOT renderer plus Graphviz (or
 our own layout when Graphviz is missing, see :mod:`xaip.render.dot`).
 
@@ -29,14 +30,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _RENDERERS: dict[tuple[type, str], Renderer] = {}
 
-#: Modules that register renderers when imported; a new family adds one line here.
-RENDER_MODULES = (
-    "xaip.render.planning",
-    "xaip.render.reconcile",
-    "xaip.render.summaries",
-    "xaip.render.capabilities",
-)
-_loaded = False
+_loaded: set[str] = set()
 
 
 def renderer(result_type: type, fmt: str) -> Callable[[F], F]:
@@ -51,12 +45,18 @@ def renderer(result_type: type, fmt: str) -> Callable[[F], F]:
     return register
 
 
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in RENDER_MODULES:
+def _load(result: Any) -> None:
+    """Import the renderers of ``result``'s family: a type from ``xaip.<family>...`` is
+    rendered by ``xaip.render.<family>`` (so rendering a plan never imports the explainers,
+    and a new family's renderers are found by name)."""
+    for cls in type(result).__mro__:
+        parts = cls.__module__.split(".")
+        if len(parts) < 2 or parts[0] != "xaip":
+            continue
+        module = f"xaip.render.{parts[1]}"
+        if module in _loaded:
+            continue
+        _loaded.add(module)
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -74,7 +74,7 @@ def _find(result: Any, fmt: str) -> Renderer | None:
 
 def formats(result: Any) -> list[str]:
     """The formats :func:`render` can produce for ``result``."""
-    _load()
+    _load(result)
     out = [fmt for fmt in FORMATS if _find(result, fmt) is not None]
     if "json" not in out and hasattr(result, "to_dict"):
         out.insert(1 if "text" in out else 0, "json")
@@ -85,7 +85,7 @@ def formats(result: Any) -> list[str]:
 
 def render(result: Any, fmt: str = "text") -> Any:
     """``result`` in format ``fmt`` (``str``; ``bytes`` for PNG)."""
-    _load()
+    _load(result)
     found = _find(result, fmt)
     if found is not None:
         return found(result)

@@ -14,7 +14,7 @@ features keep that side's parameter names.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.planning.features.extract import model_features, split_action, split_goal
@@ -101,6 +101,8 @@ class ModelDiff:
     value_changes: tuple[ValueChange, ...] = ()
     mismatches: tuple[Mismatch, ...] = ()
     structural: tuple[StructuralDifference, ...] = ()
+    #: How people should read "A" and "B" (file names, "robot"/"human"); rendering only.
+    names: tuple[str, str] = field(default=("A", "B"), compare=False)
 
     @property
     def cost_changes(self) -> tuple[ValueChange, ...]:
@@ -145,31 +147,10 @@ class ModelDiff:
         """Raise :class:`~xaip.errors.SemanticError` if the vocabularies differ."""
         raise_for_mismatches(self.mismatches)
 
-    def describe(self, name_a: str = "A", name_b: str = "B") -> str:
-        """The difference in English, one line per feature, for a terminal."""
-        from xaip.planning.features.sentences import sentence
-
-        if self.is_empty:
-            return f"{name_a} and {name_b} have the same features."
-        lines = [f"{self.size} feature difference(s) between {name_a} and {name_b}."]
-        for title, features in ((f"Only in {name_a}:", self.only_in_a),
-                                (f"Only in {name_b}:", self.only_in_b)):
-            if features:
-                lines.append(title)
-                lines.extend(f"  {sentence(feature)}" for feature in features)
-        if self.value_changes:
-            lines.append("Different values:")
-            lines.extend(f"  {change}" for change in self.value_changes)
-        if self.mismatches:
-            lines.append("Vocabulary mismatches:")
-            lines.extend(f"  {mismatch}" for mismatch in self.mismatches)
-        if self.structural:
-            lines.append("Other differences (not features):")
-            lines.extend(f"  {difference}" for difference in self.structural)
-        return "\n".join(lines)
-
     def to_dict(self) -> dict[str, Any]:
         return {
+            "status": "complete",
+            "names": list(self.names),
             "only_in_a": [f.to_dict() for f in self.only_in_a],
             "only_in_b": [f.to_dict() for f in self.only_in_b],
             "value_changes": [c.to_dict() for c in self.value_changes],

@@ -81,7 +81,7 @@ def find_landmarks(
     meter = Meter(budget)
     reached = relax.explore(task.init)
     if not relax.goal_reachable(reached):
-        return LandmarkGraph((), (), method=method, solvable=False)
+        return LandmarkGraph((), (), method=method, solvable=False, task=task)
 
     complete = True
     masks: list[int]
@@ -156,4 +156,5 @@ def find_landmarks(
         method=method,
         solvable=True,
         complete=complete,
+        task=task,
     )

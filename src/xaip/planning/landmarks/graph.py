@@ -1,26 +1,19 @@
 """Result types: landmarks, orderings between them, and the graph that holds both.
 
 Landmarks and orderings refer to facts and actions by index into the :class:`Task` they
-were computed for, so the graph is small and hashable; ``to_dict``/``to_dot`` take the task
-to render names for people.
+were computed for, so the graph is small and hashable; the graph keeps its task (not compared)
+to render names for people. Drawings come from :mod:`xaip.render.planning`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from xaip.planning.task import Task
 
 OrderingKind = Literal["greedy-necessary", "natural", "reasonable"]
 ORDERING_KINDS: tuple[OrderingKind, ...] = ("greedy-necessary", "natural", "reasonable")
-
-_EDGE_STYLE: dict[str, str] = {
-    "greedy-necessary": 'style=solid, penwidth=2, label="gn"',
-    "natural": 'style=dashed, label="nat"',
-    "reasonable": 'style=dotted, label="r"',
-}
-
 
 @dataclass(frozen=True)
 class Landmark:
@@ -96,6 +89,7 @@ class LandmarkGraph:
     method: str = "rhw"
     solvable: bool = True
     complete: bool = True
+    task: Task | None = field(default=None, compare=False, repr=False)
 
     def find(self, fact: int) -> int | None:
         """Index of the (non-disjunctive) landmark of fact ``fact``, if it is one."""
@@ -110,44 +104,15 @@ class LandmarkGraph:
     def successors(self, index: int, kinds: tuple[str, ...] = ORDERING_KINDS) -> list[int]:
         return [o.after for o in self.orderings if o.before == index and o.kind in kinds]
 
-    def to_dict(self, task: Task) -> dict[str, Any]:
+    def to_dict(self, task: Task | None = None) -> dict[str, Any]:
+        task = task or self.task
+        if task is None:
+            raise ValueError("this landmark graph was built without its task")
         return {
+            "status": "complete" if self.complete else "budget_exhausted",
             "method": self.method,
             "solvable": self.solvable,
             "complete": self.complete,
             "landmarks": [landmark.to_dict(task) for landmark in self.landmarks],
             "orderings": [ordering.to_dict() for ordering in self.orderings],
         }
-
-    def to_dot(self, task: Task) -> str:
-        """Graphviz DOT: goals double-bordered, initial facts grey, disjunctions with "or",
-        side-effect (non-causal) landmarks dashed; gn edges bold, natural dashed,
-        reasonable dotted."""
-        lines = [
-            f"digraph {_quote('landmarks ' + task.name)} {{",
-            "  rankdir=LR;",
-            '  node [shape=box, style="rounded"];',
-        ]
-        for i, landmark in enumerate(self.landmarks):
-            joiner = " or " if landmark.disjunctive else " and "
-            attributes = [f"label={_quote(joiner.join(landmark.names(task)))}"]
-            styles = ["rounded"]
-            if landmark.is_initial:
-                styles.append("filled")
-                attributes.append('fillcolor="lightgrey"')
-            if not landmark.causal:
-                styles.append("dashed")
-            if landmark.is_goal:
-                attributes.append("peripheries=2")
-            attributes.append(f'style="{",".join(styles)}"')
-            lines.append(f"  L{i} [{', '.join(attributes)}];")
-        for ordering in self.orderings:
-            lines.append(
-                f"  L{ordering.before} -> L{ordering.after} [{_EDGE_STYLE[ordering.kind]}];"
-            )
-        lines.append("}")
-        return "\n".join(lines) + "\n"
-
-
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

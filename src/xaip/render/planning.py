@@ -1,0 +1,119 @@
+"""Renderers for the planning core's results: plans, validations, landmark graphs, diffs."""
+
+from __future__ import annotations
+
+from xaip.planning.features.diff import ModelDiff
+from xaip.planning.landmarks.graph import LandmarkGraph
+from xaip.planning.plans import ValidationResult, format_plan
+from xaip.planning.search.result import COSTS_IGNORED_NOTE, PlanResult
+from xaip.render import renderer
+from xaip.render.dot import Graph
+from xaip.runtime import Status
+
+
+@renderer(PlanResult, "pddl")
+def plan_file(result: PlanResult) -> str:
+    """The plan in plan-file format (what ``xaip validate`` and VAL read)."""
+    return format_plan(result.plan, result.cost, unit_cost=not result.has_costs)
+
+
+@renderer(PlanResult, "text")
+def plan_text(result: PlanResult) -> str:
+    if result.solved:
+        kind = "optimal" if result.optimal else "not proven optimal"
+        text = plan_file(result).rstrip()
+        text += (f"\n; {len(result.plan)} steps, {kind}, {result.expanded} expanded, "
+                 f"{result.seconds:.3f} s ({result.engine})")
+    elif result.status == Status.UNSOLVABLE:
+        text = (f"no plan exists (proved after {result.expanded} expansions, "
+                f"{result.seconds:.3f} s)")
+    else:
+        text = (f"budget exhausted after {result.expanded} expansions and "
+                f"{result.seconds:.3f} s without an answer")
+    if result.costs_ignored:
+        text += f"\n; note: {COSTS_IGNORED_NOTE}"
+    return text
+
+
+@renderer(ValidationResult, "text")
+def validation_text(result: ValidationResult) -> str:
+    if result.valid:
+        return f"valid plan: {result.steps} steps, cost {result.cost}"
+    return f"invalid plan: {result.reason}"
+
+
+@renderer(LandmarkGraph, "text")
+def landmarks_text(graph: LandmarkGraph) -> str:
+    payload = graph.to_dict()
+    lines = [f"{len(payload['landmarks'])} landmarks, {len(payload['orderings'])} orderings"]
+    if not graph.solvable:
+        lines.append("the goal is unreachable even ignoring deletes: the task has no plan")
+    if not graph.complete:
+        lines.append("budget exhausted: the landmarks shown are sound, others may be missing")
+    for i, landmark in enumerate(payload["landmarks"]):
+        joiner = " or " if landmark.get("disjunctive") else " and "
+        lines.append(f"  L{i}: {joiner.join(landmark['facts'])}")
+    for ordering in payload["orderings"]:
+        lines.append(f"  L{ordering['before']} -> L{ordering['after']} ({ordering['kind']})")
+    return "\n".join(lines)
+
+
+_EDGE_STYLE: dict[str, dict[str, str]] = {
+    "greedy-necessary": {"style": "solid", "penwidth": "2", "label": "gn"},
+    "natural": {"style": "dashed", "label": "nat"},
+    "reasonable": {"style": "dotted", "label": "r"},
+}
+
+
+@renderer(LandmarkGraph, "dot")
+def landmarks_dot(graph: LandmarkGraph) -> str:
+    """Goals double-bordered, initial facts grey, disjunctions with "or", side-effect
+    (non-causal) landmarks dashed; gn edges bold, natural dashed, reasonable dotted."""
+    task = graph.task
+    if task is None:
+        raise ValueError("this landmark graph was built without its task")
+    drawing = Graph(title=f"landmarks {task.name}", rankdir="LR",
+                    node_defaults={"shape": "box", "style": "rounded"})
+    for i, landmark in enumerate(graph.landmarks):
+        joiner = " or " if landmark.disjunctive else " and "
+        styles = ["rounded"]
+        attributes: dict[str, str] = {}
+        if landmark.is_initial:
+            styles.append("filled")
+            attributes["fillcolor"] = "lightgrey"
+        if not landmark.causal:
+            styles.append("dashed")
+        if landmark.is_goal:
+            attributes["peripheries"] = "2"
+        attributes["style"] = ",".join(styles)
+        drawing.node(f"L{i}", joiner.join(landmark.names(task)), **attributes)
+    for ordering in graph.orderings:
+        drawing.edge(f"L{ordering.before}", f"L{ordering.after}",
+                     **_EDGE_STYLE[ordering.kind])
+    return drawing.to_dot()
+
+
+@renderer(ModelDiff, "text")
+def diff_text(diff: ModelDiff) -> str:
+    """The difference in English, one line per feature."""
+    from xaip.planning.features.sentences import sentence
+
+    name_a, name_b = diff.names
+    if diff.is_empty:
+        return f"{name_a} and {name_b} have the same features."
+    lines = [f"{diff.size} feature difference(s) between {name_a} and {name_b}."]
+    for title, features in ((f"Only in {name_a}:", diff.only_in_a),
+                            (f"Only in {name_b}:", diff.only_in_b)):
+        if features:
+            lines.append(title)
+            lines.extend(f"  {sentence(feature)}" for feature in features)
+    if diff.value_changes:
+        lines.append("Different values:")
+        lines.extend(f"  {change}" for change in diff.value_changes)
+    if diff.mismatches:
+        lines.append("Vocabulary mismatches:")
+        lines.extend(f"  {mismatch}" for mismatch in diff.mismatches)
+    if diff.structural:
+        lines.append("Other differences (not features):")
+        lines.extend(f"  {difference}" for difference in diff.structural)
+    return "\n".join(lines)
