@@ -239,7 +239,8 @@ def test_a_query_budget_stops_the_run_and_says_so(capsys: pytest.CaptureFixture[
     code, out, _ = _run(["discover", "zelda", "--grid", "4x5", "--max-queries", "3",
                          "--json", "--quiet"], capsys)
     payload = json.loads(out)
-    assert code == 0 and payload["stats"]["exhausted"]
+    assert code == 1 and payload["stats"]["exhausted"]
+    assert payload["status"] == "budget_exhausted" and payload["verified"] is False
     assert payload["queries"] <= 3 + 4  # the query in progress may ask a few more
     assert payload["capabilities"]
 

@@ -19,6 +19,7 @@ from xaip.capabilities.checks import (
 )
 from xaip.capabilities.discovery import DiscoveryConfig, discover, discover_game
 from xaip.capabilities.model import CapabilityModel
+from xaip.runtime.progress import ProgressEvent
 from xaip.vocab import concretize, game_vocabulary
 
 from .conftest import (
@@ -107,11 +108,13 @@ def test_zelda_user_study_capabilities_are_realisable(zelda: tuple[Any, Any]) ->
 
 
 def test_progress_reports_queries() -> None:
-    events: list[str] = []
-    discover_game("zelda", 3, 4, seed=1,
-                  progress=lambda event, info: events.append(event))
-    assert events[0] == "traces" and events[-1] == "done"
-    assert "query" in events
+    events: list[ProgressEvent] = []
+    discover_game("zelda", 3, 4, seed=1, progress=events.append)
+    phases = [e.phase for e in events]
+    assert phases[0] == "traces" and phases[-1] == "done"
+    queries = [e.done for e in events if e.phase == "queries"]
+    assert queries == list(range(1, len(queries) + 1))
+    assert events[-1].done == len(queries)
 
 
 # --------------------------------------------------------------------------- brute force

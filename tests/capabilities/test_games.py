@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from xaip.capabilities.checks import check_consistency, check_realisability, fresh_states
-from xaip.capabilities.command import run_checks
-from xaip.capabilities.discovery import DiscoveryConfig, discover_game
+from xaip.capabilities.checks import DiscoveryInputs, check, run_checks
+from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
 from xaip.vocab import game_vocabulary
 
 
@@ -32,9 +32,11 @@ def test_game_mechanics_are_discovered_and_consistent(game: str, rows: int, cols
     vocab = game_vocabulary(game)
     report = check_consistency(result.model, vocab, [t.states for t in result.traces])
     assert report.consistent, report.unexplained
-    checks = run_checks(result, simulator, game)
-    assert checks["consistency"]["consistent"]
-    assert checks["realisability"]["tested"] > 0
+    inputs = DiscoveryInputs(simulator, vocab, game_refine(game))
+    checks = run_checks(inputs, result)
+    assert checks.consistency.consistent
+    assert checks.realisability.tested > 0
+    assert check(inputs, result).ok is checks.ok
     assert result.stats.queries <= {"escape": 114, "cookmepasta": 1180, "snowman": 3953}[game]
 
 

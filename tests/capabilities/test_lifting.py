@@ -23,7 +23,7 @@ from xaip.capabilities.lifting import (
     merge,
     unify,
 )
-from xaip.capabilities.queries import CapState, observe, propagate, refute
+from xaip.capabilities.pal import CapState, observe, propagate, refute
 from xaip.capabilities.traces import AbstractTrace
 from xaip.planning.pddl.model import Atom
 

@@ -14,9 +14,13 @@ States are deliberately opaque to the agents: only the simulator and the user's 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
+
+from xaip.runtime.budget import BudgetClock
 
 StateT = TypeVar("StateT", bound=Hashable)
 StateT_contra = TypeVar("StateT_contra", bound=Hashable, contravariant=True)
@@ -150,3 +154,37 @@ def random_walk(
         state = options[rand.randrange(len(options))][1]
         states.append(state)
     return states
+
+
+# --------------------------------------------------------------------------- run deadlines
+
+
+class OutOfTime(Exception):  # noqa: N818 - a signal, not an error
+    """Raised inside long set-up work (level generation, distance tables) when the deadline
+    installed by :func:`deadline` has passed; the caller that installed it catches it and
+    reports "budget exhausted"."""
+
+
+_DEADLINE: ContextVar[BudgetClock | None] = ContextVar("xaip_deadline", default=None)
+
+
+@contextmanager
+def deadline(clock: BudgetClock | None) -> Iterator[None]:
+    """Make ``clock``'s deadline hold inside the block, also in set-up code that takes no
+    budget argument (level generation, board tables): it calls :func:`check_deadline`.
+
+    Why a context variable: the deadline of a discovery run must reach code several layers
+    down (a game's constructor, its board's distance table) without every signature on the
+    way growing a budget parameter."""
+    token = _DEADLINE.set(clock)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+def check_deadline() -> None:
+    """Raise :class:`OutOfTime` when the deadline installed by :func:`deadline` passed."""
+    clock = _DEADLINE.get()
+    if clock is not None and clock.out_of_time():
+        raise OutOfTime("budget exhausted")

@@ -5,11 +5,15 @@ query-based action-model learning (the AIA setting, AAAI 2021).
   :func:`discover_game` for the four bundled games. Returns a :class:`DiscoveryResult`
   holding a :class:`CapabilityModel` and the run's statistics.
 - :mod:`~xaip.capabilities.traces` (line 1), :mod:`~xaip.capabilities.candidates`
-  (line 2), :mod:`~xaip.capabilities.lifting` (lines 3-4), :mod:`~xaip.capabilities.queries`
-  (lines 5-15) — the steps of Algorithm 1.
+  (line 2), :mod:`~xaip.capabilities.lifting` (lines 3-4), and for lines 5-15
+  :mod:`~xaip.capabilities.pal` (the PAL table and how evidence prunes it),
+  :mod:`~xaip.capabilities.pool` (known states), :mod:`~xaip.capabilities.matching`
+  (bindings in states), :mod:`~xaip.capabilities.means_ends` (query planning),
+  :mod:`~xaip.capabilities.answers` (asking the agent, answer records) and
+  :mod:`~xaip.capabilities.queries` (the query engine) — the steps of Algorithm 1.
 - :mod:`~xaip.capabilities.checks` — independent checks: consistency with every trace
-  (Def. 5) and realisability by simulator search (Def. 7).
-- :mod:`~xaip.capabilities.cards` — English capability cards, PDDL, pictures.
+  (Def. 5) and realisability by simulator search (Def. 7), combined in :func:`check`.
+- :mod:`xaip.render.capabilities` — English capability cards, PDDL, pictures.
 - :mod:`~xaip.capabilities.store` — the SQLite store that makes runs resumable.
 - :mod:`~xaip.capabilities.symbolic` — :class:`SymbolicAgent` hiding a PDDL model and
   :func:`learn_model`, which learns it from plan-outcome queries.
@@ -17,13 +21,14 @@ query-based action-model learning (the AIA setting, AAAI 2021).
 Example::
 
     from xaip.capabilities import discover_game
-    from xaip.capabilities.cards import model_text
+    from xaip.render import render
 
     result, game = discover_game("zelda", 4, 5, seed=0)
-    print(model_text(result.model))
-    print(result.stats.queries, result.stats.seconds_per_query)
+    print(render(result))
+    print(result.status, result.stats.queries, result.stats.seconds_per_query)
 """
 
+from xaip.capabilities.answers import Answer, AnswerStore, MemoryStore, StoredTrace
 from xaip.capabilities.checks import (
     ConsistencyReport,
     RealisabilityReport,
@@ -38,6 +43,7 @@ from xaip.capabilities.discovery import (
     discover_game,
     game_refine,
     make_agent,
+    query_log,
 )
 from xaip.capabilities.model import (
     Capability,
@@ -47,7 +53,7 @@ from xaip.capabilities.model import (
     OpenTuple,
     QueryRecord,
 )
-from xaip.capabilities.queries import EngineConfig
+from xaip.capabilities.queries import EngineConfig, QueryEngine
 from xaip.capabilities.store import SQLiteStore
 from xaip.capabilities.symbolic import (
     LearnedModel,
@@ -57,6 +63,8 @@ from xaip.capabilities.symbolic import (
 )
 
 __all__ = [
+    "Answer",
+    "AnswerStore",
     "Capability",
     "CapabilityModel",
     "ConsistencyReport",
@@ -66,10 +74,13 @@ __all__ = [
     "EngineConfig",
     "LearnedModel",
     "Literal",
+    "MemoryStore",
     "OpenTuple",
+    "QueryEngine",
     "QueryRecord",
     "RealisabilityReport",
     "SQLiteStore",
+    "StoredTrace",
     "SymbolicAgent",
     "check_consistency",
     "check_realisability",
@@ -80,4 +91,5 @@ __all__ = [
     "game_refine",
     "learn_model",
     "make_agent",
+    "query_log",
 ]

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.capabilities.model import Capability, CapabilityModel
+from xaip.contract import CheckReport
 from xaip.planning.pddl.model import Atom
 from xaip.runtime.budget import Budget
 from xaip.vocab.core import Vocabulary
@@ -275,3 +276,104 @@ def check_realisability(
                 tested += 1
                 break
     return RealisabilityReport(tuple(cases), invalid)
+
+
+# --------------------------------------------------------------------------- the one checker
+
+
+@dataclass(frozen=True)
+class DiscoveryInputs:
+    """What a discovery run was given, for :func:`check`: the simulator, the vocabulary
+    and, when there is one, the refinement (``refine(full_abstract_state, like)``), used
+    only to tell whether a predicted abstract state describes any state of the game."""
+
+    simulator: Any
+    vocabulary: Vocabulary
+    refine: Callable[[frozenset[Any], Any], Any] | None = None
+
+
+@dataclass(frozen=True)
+class DiscoveryChecks:
+    """Both independent checks of one discovery result."""
+
+    consistency: ConsistencyReport
+    realisability: RealisabilityReport
+
+    @property
+    def ok(self) -> bool:
+        return self.consistency.consistent and not self.realisability.failures()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"consistency": self.consistency.to_dict(),
+                "realisability": self.realisability.to_dict(), "ok": self.ok}
+
+
+def run_checks(inputs: DiscoveryInputs, result: Any, *, samples: int = 8,
+               per_capability: int = 4) -> DiscoveryChecks:
+    """Def. 5 on the run's own traces, and Def. 7 from fresh states: seeded random walks
+    from ``samples`` states along the simulator's own solution of the start (when it has a
+    ``solve``), none of them states that discovery used by construction."""
+    from xaip.agents.simulator import execute
+
+    vocab = inputs.vocabulary
+    types = {t.name for t in vocab.types}
+    refine = inputs.refine
+
+    def is_state(target: frozenset[Any], like: Any) -> bool:
+        if refine is None:
+            return True
+        full = target | {a for a in vocab.abstract(like) if a.predicate in types}
+        return refine(full, like) is not None
+
+    consistency = check_consistency(result.model, vocab, [t.states for t in result.traces])
+    simulator = inputs.simulator
+    start = result.start if result.start is not None else simulator.get_state()
+    plan = simulator.solve(start) if hasattr(simulator, "solve") else None
+    roots = execute(simulator, start, list(plan or ()))
+    states: list[Any] = []
+    for i, root in enumerate(roots[:: max(1, len(roots) // samples)]):
+        states += fresh_states(simulator, root, 6, seed=1000 + i)
+    live = [s for s in dict.fromkeys(states) if not simulator.is_goal(s) and
+            simulator.actions(s)]
+    realisability = check_realisability(result.model, simulator, vocab, live,
+                                        is_state=is_state, per_capability=per_capability)
+    return DiscoveryChecks(consistency, realisability)
+
+
+@dataclass(frozen=True)
+class LearningInputs:
+    """What model learning was given, for :func:`check`: the hidden domain and problem."""
+
+    domain: Any
+    problem: Any
+
+
+def _check_learned(inputs: LearningInputs, result: Any) -> CheckReport:
+    from xaip.capabilities.symbolic import compare_models
+
+    comparison = compare_models(inputs.domain, result.domain)
+    if comparison.equal:
+        return CheckReport(True, "the learned model equals the hidden one (up to what no "
+                                 "query can observe)")
+    return CheckReport(False, f"differs from the hidden model in "
+                              f"{len(comparison.differences)} places")
+
+
+def check(inputs: DiscoveryInputs | LearningInputs, result: Any) -> CheckReport:
+    """The capabilities' one checker. For discovery: the model explains every transition
+    of the run's traces (Def. 5) and every sampled prediction is realised by breadth-first
+    search in the simulator (Def. 7). For model learning (:class:`LearningInputs`): the
+    learned domain has the hidden domain's precondition and effect modes, compared action
+    by action on the PDDL (it shares nothing with the learner but the domain reader).
+
+    What it shares with discovery: the vocabulary's abstraction of states, the traces the
+    run collected (Def. 5 is about them), and the game's refinement, used only to skip
+    predictions that describe no state at all. It shares no matcher, no PAL table, no
+    agent and no search code with discovery."""
+    if isinstance(inputs, LearningInputs):
+        return _check_learned(inputs, result)
+    checks = run_checks(inputs, result)
+    c, r = checks.consistency, checks.realisability
+    details = (f"consistent with {c.explained}/{c.transitions} trace transitions; "
+               f"realised {r.realised}/{r.tested} sampled predictions")
+    return CheckReport(checks.ok, details)

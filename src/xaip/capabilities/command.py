@@ -1,23 +1,18 @@
 """The ``xaip discover`` and ``xaip learn-model`` sub-commands.
 
 ``add_parser`` adds both; ``run`` dispatches on ``args.command``. Progress goes to stderr
-(one updating line on a terminal, a line every 100 queries otherwise) so that ``--json``
-output on stdout stays clean.
+(:class:`xaip.runtime.StderrProgress`) so that ``--json`` output on stdout stays clean.
+Exit 0 for a finished run, 1 when the budget ran out, 2 for bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
-import time
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
-from xaip.errors import InputError
-
-EXIT_OK, EXIT_NEGATIVE, EXIT_BAD_INPUT = 0, 1, 2
+from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -56,6 +51,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     discover.add_argument("--recheck", type=int, default=0, metavar="N",
                           help="ask N earlier queries again at the end; a different answer "
                                "marks the capability unreliable (non-determinism)")
+    discover.add_argument("--executor", choices=("serial", "processes", "ray"),
+                          default="serial",
+                          help="where the agent answers queries (default serial; the result "
+                               "is the same with every executor)")
+    discover.add_argument("--workers", type=int, default=None, metavar="N",
+                          help="worker processes for --executor processes|ray (giving N "
+                               "alone means processes)")
     discover.add_argument("--quiet", action="store_true", help="no progress on stderr")
     discover.add_argument("--json", action="store_true", help="print machine-readable JSON")
     discover.set_defaults(handler=run)
@@ -68,6 +70,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     learn.add_argument("problem")
     learn.add_argument("--output", "-o", default=None, metavar="FILE",
                        help="also write the learned domain to FILE")
+    learn.add_argument("--max-seconds", type=float, default=None, metavar="S",
+                       help="stop learning after S seconds")
+    learn.add_argument("--max-queries", type=int, default=None, metavar="N",
+                       help="stop learning after N queries")
     learn.add_argument("--json", action="store_true", help="print machine-readable JSON")
     learn.set_defaults(handler=run)
 
@@ -80,155 +86,130 @@ def run(args: argparse.Namespace) -> int:
 
 
 def parse_grid(text: str) -> tuple[int, int]:
-    """``"4x5"`` -> ``(4, 5)``."""
+    """``"4x5"`` -> ``(4, 5)`` (within the bounds of :func:`xaip.vocab.registry.check_grid`)."""
+    from xaip.vocab.registry import check_grid
+
     parts = text.lower().replace("*", "x").split("x")
-    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
-        raise InputError(f"--grid must look like 4x5 (rows x columns), got '{text}'")
+    if len(parts) != 2 or not all(p.strip().isdigit() and len(p.strip()) <= 9 for p in parts):
+        raise InputError(f"--grid must look like 4x5 (rows x columns), got '{text[:40]}'")
     rows, cols = int(parts[0]), int(parts[1])
-    if rows < 2 or cols < 2:
-        raise InputError(f"the grid must be at least 2x2, got {rows}x{cols}")
+    check_grid(rows, cols)
     return rows, cols
 
 
-class Progress:
-    """Queries asked, capabilities settled and time per query, on stderr."""
+def _budget(args: argparse.Namespace) -> Any:
+    from xaip.runtime import Budget
 
-    def __init__(self, stream: TextIO | None = None) -> None:
-        self.stream = stream or sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.began = time.perf_counter()
-        self.last = 0
-
-    def __call__(self, event: str, info: Mapping[str, Any]) -> None:
-        out = self.stream
-        if event == "traces":
-            out.write(f"traces: {info['traces']}, {info['transitions']} abstract transitions\n")
-        elif event == "candidates":
-            out.write(f"candidates: {info['ground']} grounded -> {info['capabilities']} "
-                      f"capabilities, {info['pal_tuples']} PAL tuples\n")
-        elif event == "query":
-            n = int(info["queries"])
-            line = (f"queries {n} | settled {info['settled']}/{info['capabilities']} "
-                    f"capabilities | {1000 * float(info['seconds_per_query']):.1f} ms/query")
-            if self.tty:
-                out.write("\r" + line)
-            elif n - self.last >= 100:
-                out.write(line + "\n")
-                self.last = n
-        elif event == "done":
-            if self.tty:
-                out.write("\n")
-            out.write(f"done: {info['queries']} queries ({info['asked']} asked, "
-                      f"{info['cached']} from the store) in {info['seconds']:.2f} s\n")
-        out.flush()
+    for flag, value in (("--max-seconds", args.max_seconds), ("--max-queries", args.max_queries)):
+        if value is not None and not value >= 0:
+            raise InputError(f"{flag} must be a number at least 0, got {value}")
+    if args.max_seconds is None and args.max_queries is None:
+        return None
+    return Budget(args.max_queries, args.max_seconds)
 
 
 def _discover(args: argparse.Namespace) -> int:
-    from xaip.capabilities.cards import model_text, to_pddl, write_pictures
-    from xaip.capabilities.discovery import DiscoveryConfig, discover_game
+    from xaip.capabilities.checks import DiscoveryInputs, check, run_checks
+    from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
     from xaip.capabilities.store import SQLiteStore
-    from xaip.runtime import Budget
+    from xaip.contract import with_check
+    from xaip.render import render
+    from xaip.render.capabilities import write_pictures
+    from xaip.runtime import StderrProgress
+    from xaip.vocab.registry import get_game
 
     rows, cols = parse_grid(args.grid)
+    spec = get_game(args.game)
     if args.tasks < 1:
         raise InputError(f"--tasks must be at least 1, got {args.tasks}")
-    game = args.game.lower().replace("-", "").replace("_", "")
+    executor = args.executor
+    if args.workers is not None:
+        if args.workers < 1:
+            raise InputError(f"--workers must be at least 1, got {args.workers}")
+        if executor == "serial":
+            executor = "processes"
+    if args.pictures and Path(args.pictures).exists() and not Path(args.pictures).is_dir():
+        raise InputError(f"--pictures {args.pictures}: exists and is not a directory "
+                         "(pictures go into a directory)")
+    game = spec.name
     lifted: tuple[str, ...] = () if args.grounded else ("cell",)
-    budget = None
-    if args.max_seconds is not None or args.max_queries is not None:
-        budget = Budget(args.max_queries, args.max_seconds)
     config = DiscoveryConfig(seed=args.seed, tasks=args.tasks, lifted_types=lifted,
-                             recheck=args.recheck, budget=budget)
+                             recheck=args.recheck, budget=_budget(args))
     store = None
     if args.store:
         store = SQLiteStore(args.store, {
             "game": game, "grid": f"{rows}x{cols}", "agent": args.agent, "seed": args.seed,
             "tasks": args.tasks, "grounded": bool(args.grounded)})
-    progress = None if args.quiet else Progress()
+    progress = None if args.quiet else StderrProgress()
     try:
         result, simulator = discover_game(game, rows, cols, agent=args.agent, seed=args.seed,
-                                          store=store, config=config, progress=progress)
+                                          store=store, config=config, progress=progress,
+                                          executor=executor, workers=args.workers)
     finally:
         if store is not None:
             store.close()
+    checks = None
+    if args.check and simulator is not None and result.status.finished:
+        inputs = DiscoveryInputs(simulator, spec.vocabulary(), game_refine(game))
+        checks = run_checks(inputs, result)
+        result = with_check(result, check(inputs, result))
     payload = result.to_dict()
     payload["game"] = game
     payload["grid"] = f"{rows}x{cols}"
     payload["agent"] = args.agent
-    payload["pddl"] = to_pddl(result.model)
-    text = model_text(result.model)
-    if args.check:
-        checks = run_checks(result, simulator, game)
-        payload["checks"] = checks
-        text += ("\n\nchecks: consistent with every trace: "
-                 f"{'yes' if checks['consistency']['consistent'] else 'NO'}; realisable in "
-                 f"{checks['realisability']['realised']}/{checks['realisability']['tested']} "
+    payload["pddl"] = render(result, "pddl")
+    text = render(result)
+    if checks is not None:
+        payload["checks"] = checks.to_dict()
+        text += ("\nchecks: consistent with every trace: "
+                 f"{'yes' if checks.consistency.consistent else 'NO'}; realisable in "
+                 f"{checks.realisability.realised}/{checks.realisability.tested} "
                  "sampled cases")
     if args.pddl:
-        Path(args.pddl).write_text(payload["pddl"])
-    if args.pictures:
+        _write(args.pddl, payload["pddl"], "--pddl")
+    if args.pictures and simulator is not None:
         write_pictures(simulator, result.model, args.pictures)
-    st = result.stats
-    if st.exhausted:
-        text += "\n\nthe query budget ran out: some tuples were not tried"
-    text += (f"\n\n{st.capabilities} capabilities, {st.queries} queries "
-             f"({st.asked} asked, {st.cached} from the store), {st.seconds:.2f} s, "
-             f"{1000 * st.seconds_per_query:.2f} ms/query")
     if args.json:
         print(json.dumps(payload, indent=2))
     else:
         print(text)
-    return EXIT_OK
+    return EXIT_OK if result.status.finished else EXIT_NEGATIVE
 
 
-def run_checks(result: Any, simulator: Any, game: str) -> dict[str, Any]:
-    """The independent checks of a bundled-game result (consistency, realisability)."""
-    from xaip.agents.simulator import execute
-    from xaip.capabilities.checks import check_consistency, check_realisability, fresh_states
-    from xaip.vocab.games import concretize, game_vocabulary
-
-    vocab = game_vocabulary(game)
-    types = {t.name for t in vocab.types}
-
-    def is_state(target: frozenset[Any], like: Any) -> bool:
-        full = target | {a for a in vocab.abstract(like) if a.predicate in types}
-        return bool(concretize(game, full, like))
-
-    consistency = check_consistency(result.model, vocab, [t.states for t in result.traces])
-    start = result.start
-    plan = simulator.solve(start) if hasattr(simulator, "solve") else None
-    roots = execute(simulator, start, list(plan or ()))
-    states: list[Any] = []
-    for i, root in enumerate(roots[:: max(1, len(roots) // 8)]):
-        states += fresh_states(simulator, root, 6, seed=1000 + i)
-    live = [s for s in dict.fromkeys(states) if not simulator.is_goal(s) and
-            simulator.actions(s)]
-    realisability = check_realisability(result.model, simulator, vocab, live,
-                                        is_state=is_state, per_capability=4)
-    return {"consistency": consistency.to_dict(), "realisability": realisability.to_dict()}
+def _write(path: str, text: str, flag: str) -> None:
+    try:
+        Path(path).write_text(text)
+    except OSError as exc:
+        raise InputError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def _learn_model(args: argparse.Namespace) -> int:
+    from xaip.capabilities.checks import LearningInputs, check
     from xaip.capabilities.symbolic import SymbolicAgent, compare_models, learn_model
+    from xaip.contract import with_check
     from xaip.planning.pddl import check_problem, read_domain, read_problem
+    from xaip.render import render
 
     domain = read_domain(args.domain)
     problem = read_problem(args.problem)
     check_problem(domain, problem)
+    for given in (args.domain, args.problem):
+        if args.output and Path(args.output).resolve() == Path(given).resolve():
+            raise InputError(f"--output {args.output} is an input file; choose another")
     agent = SymbolicAgent(domain, problem)
-    learned = learn_model(agent)
+    learned = learn_model(agent, budget=_budget(args))
+    learned = with_check(learned, check(LearningInputs(domain, problem), learned))
     comparison = compare_models(domain, learned.domain)
     payload = learned.to_dict()
     payload["equal_to_hidden"] = comparison.equal
     payload["differences"] = comparison.differences
     if args.output:
-        Path(args.output).write_text(learned.pddl)
+        _write(args.output, learned.pddl, "--output")
     if args.json:
         print(json.dumps(payload, indent=2))
     else:
-        print(learned.pddl.rstrip())
+        print(render(learned))
         verdict = "equals the hidden model" if comparison.equal else \
             f"differs from the hidden model in {len(comparison.differences)} places"
-        print(f"; {learned.queries} queries, {learned.seconds:.3f} s; the learned model "
-              f"{verdict} (up to what no query can observe)")
-    return EXIT_OK
+        print(f"; the learned model {verdict} (up to what no query can observe)")
+    return EXIT_OK if learned.status.finished else EXIT_NEGATIVE

@@ -13,8 +13,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.agents.agents import Agent, AnyOf, PolicyAgent, SearchAgent, greedy_policy
+from xaip.agents.simulator import OutOfTime, check_deadline, deadline
+from xaip.capabilities.answers import (
+    AnswerStore,
+    Asker,
+    MemoryStore,
+    StoredTrace,
+    answer_trace,
+    install_agent,
+    query_key,
+)
 from xaip.capabilities.candidates import ABSENT, POS, ground_candidates
-from xaip.capabilities.cards import card_text
 from xaip.capabilities.lifting import default_lifted_types, merge
 from xaip.capabilities.model import (
     Capability,
@@ -24,22 +33,15 @@ from xaip.capabilities.model import (
     OpenTuple,
     QueryRecord,
 )
-from xaip.capabilities.queries import (
-    AnswerStore,
+from xaip.capabilities.pal import (
     CapState,
-    EngineConfig,
-    MemoryStore,
-    ProgressFn,
-    QueryEngine,
-    Refine,
-    StatePool,
-    StoredTrace,
     build_capability,
     default_eff,
     default_pre,
     ground_pattern,
-    query_key,
 )
+from xaip.capabilities.pool import StatePool
+from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
 from xaip.capabilities.traces import (
     Abstractor,
     AbstractTrace,
@@ -48,10 +50,12 @@ from xaip.capabilities.traces import (
     random_states,
     random_tasks,
     replay,
-    run_task,
 )
 from xaip.errors import InputError
-from xaip.runtime.budget import Budget
+from xaip.runtime.budget import Budget, BudgetClock
+from xaip.runtime.executors import Executor, get_executor
+from xaip.runtime.progress import Progress, report
+from xaip.runtime.status import Status
 from xaip.vocab.core import Vocabulary
 
 
@@ -65,10 +69,10 @@ class DiscoveryConfig:
     scan of the pool took longer).
     ``lifted_types`` are the types whose objects become parameters (default: types with
     more than four objects). ``recheck`` earlier queries are asked again at the end to
-    detect non-determinism. ``budget``
-    bounds the query phase (``max_seconds``, and ``max_nodes`` as a number of queries);
-    when it runs out the model is built from what was learned, and ``stats.exhausted``
-    says so.
+    detect non-determinism. ``budget`` bounds the whole run: ``max_seconds`` every phase
+    (traces, the state pool, queries), ``max_nodes`` the number of reachability queries;
+    when it runs out the model is built from what was learned, the status is
+    ``budget_exhausted`` and ``stats.exhausted`` says so.
     """
 
     tasks: int = 12
@@ -86,49 +90,88 @@ class DiscoveryConfig:
 
 @dataclass(frozen=True)
 class DiscoveryResult:
-    """A capability model with the evidence and costs behind it."""
+    """A capability model with the evidence and costs behind it (an explainer result:
+    see :mod:`xaip.contract`). ``verified`` is set only by
+    :func:`xaip.capabilities.checks.check` through :func:`xaip.contract.with_check`."""
 
     model: CapabilityModel
+    status: Status
     stats: DiscoveryStats
+    seconds: float
     traces: tuple[Trace, ...] = field(compare=False, repr=False)
     abstract_traces: tuple[AbstractTrace, ...] = field(compare=False, repr=False)
     queries: tuple[QueryRecord, ...] = field(compare=False, repr=False)
     start: Any = field(default=None, compare=False, repr=False)
+    verified: bool = False
 
-    def to_dict(self, *, with_queries: bool = False) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> dict[str, Any]:
+        model = self.model.to_dict()
+        return {
+            "status": str(self.status),
+            "verified": self.verified,
             "name": self.model.name,
             "capabilities": [c.to_dict() for c in self.model.capabilities],
             "queries": self.stats.queries,
-            "seconds": self.stats.seconds,
+            "seconds": self.seconds,
             "seconds_per_query": self.stats.seconds_per_query,
             "stats": self.stats.to_dict(),
             "model": {
-                "predicates": self.model.to_dict()["predicates"],
+                "predicates": model["predicates"],
                 "types": list(self.model.types),
-                "constants": self.model.to_dict()["constants"],
+                "constants": model["constants"],
             },
         }
-        if with_queries:
-            out["query_log"] = [q.to_dict() for q in self.queries]
-        return out
+
+
+def query_log(result: DiscoveryResult) -> list[dict[str, Any]]:
+    """Every query of the run, as JSON-safe records (for ``--json`` consumers that want
+    the evidence, not only the model)."""
+    return [q.to_dict() for q in result.queries]
 
 
 def _collect_traces(simulator: Any, agent: Agent[Any], start: Any, config: DiscoveryConfig,
-                    store: AnswerStore) -> list[Trace]:
+                    store: AnswerStore, clock: BudgetClock | None,
+                    executor: Executor | None) -> list[Trace]:
+    """The agent's traces on the random tasks. The tasks are independent, so the new ones
+    go to the executor as one batch; the run's deadline is checked before it starts and
+    bounds each task's own budget."""
     tasks = random_tasks(simulator, start, config.tasks, config.seed,
                          walk_length=config.walk_length)
+    check_deadline()
+    budget = config.trace_budget
+    if clock is not None and clock.budget.max_seconds is not None:
+        left = max(0.0, clock.budget.max_seconds - clock.elapsed())
+        budget = Budget(budget.max_nodes, left if budget.max_seconds is None
+                        else min(left, budget.max_seconds))
+    keys = ["task:" + query_key(task.start, task.goal) for task in tasks]
+    stored = [store.get_trace(key) for key in keys]
+    first_of = {key: i for i, key in reversed(list(enumerate(keys)))}
+    missing = [i for i, s in enumerate(stored) if s is None and first_of[keys[i]] == i]
+    fresh = dict(zip(missing, answer_trace_batch(agent, [tasks[i] for i in missing], budget,
+                                                 executor), strict=True))
+    for i, trace in fresh.items():
+        store.put_trace(keys[i], StoredTrace(trace.actions, trace.status, trace.reason))
     traces = []
-    for task in tasks:
-        key = "task:" + query_key(task.start, task.goal)
-        stored = store.get_trace(key)
-        if stored is not None:
-            traces.append(replay(simulator, task, stored.actions, stored.status, stored.reason))
-            continue
-        trace = run_task(agent, task, config.trace_budget)
-        store.put_trace(key, StoredTrace(trace.actions, trace.status, trace.reason))
-        traces.append(trace)
+    for i, (task, found) in enumerate(zip(tasks, stored, strict=True)):
+        if i in fresh:
+            traces.append(fresh[i])
+        elif found is None:  # a repeated task: the same trace, replayed
+            again = fresh[first_of[keys[i]]]
+            traces.append(replay(simulator, task, again.actions, again.status, again.reason))
+        else:
+            traces.append(replay(simulator, task, found.actions, found.status, found.reason))
+    check_deadline()
     return traces
+
+
+def answer_trace_batch(agent: Agent[Any], tasks: list[Any], budget: Budget,
+                       executor: Executor | None) -> list[Trace]:
+    """Run the agent on ``tasks`` (here, or on the executor's workers)."""
+    from xaip.capabilities.traces import run_task
+
+    if executor is None:
+        return [run_task(agent, task, budget) for task in tasks]
+    return executor.map(answer_trace, [(task, budget) for task in tasks])
 
 
 def discover(
@@ -140,8 +183,10 @@ def discover(
     start: Any = None,
     config: DiscoveryConfig | None = None,
     store: AnswerStore | None = None,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     name: str = "capabilities",
+    budget: Budget | None = None,
+    executor: Executor | None = None,
 ) -> DiscoveryResult:
     """Discover the capabilities of ``agent`` acting in ``simulator``, described in
     ``vocabulary`` (Algorithm 1).
@@ -150,66 +195,95 @@ def discover(
     (or ``None``); without it, query goals are abstract states tested by abstraction,
     which only search agents can pursue. ``start`` defaults to the simulator's current
     state. Answers go to ``store`` (see :class:`xaip.capabilities.store.SQLiteStore`), so a
-    run with the same store resumes without asking again.
+    run with the same store resumes without asking again. ``budget`` (default
+    ``config.budget``) bounds the whole run. ``executor`` (from
+    :func:`xaip.runtime.get_executor` with :func:`~xaip.capabilities.answers.install_agent`
+    as initializer) answers the agent's queries on its workers; the result is the same as
+    without it.
     """
     cfg = config or DiscoveryConfig()
+    limit = budget if budget is not None else cfg.budget
+    clock = limit.start() if limit is not None else None
+    with deadline(clock):
+        return _discover(simulator, agent, vocabulary, refine, start, cfg, store, progress,
+                         name, clock, executor)
+
+
+def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine: Refine | None,
+              start: Any, cfg: DiscoveryConfig, store: AnswerStore | None,
+              progress: Progress | None, name: str, clock: BudgetClock | None,
+              executor: Executor | None) -> DiscoveryResult:
     answers: AnswerStore = store if store is not None else MemoryStore()
     began = time.perf_counter()
     first = simulator.get_state() if start is None else start
     abstractor = Abstractor(vocabulary)
-    abstractor.full(first)
+    caps: list[CapState] = []
+    traces: list[Trace] = []
+    abstract_traces: list[AbstractTrace] = []
+    lifted_candidates: list[Any] = []
+    objects: dict[str, str] = {}
+    lifted: frozenset[str] = frozenset()
+    candidates: list[Any] = []
+    asker = Asker(agent, answers, cfg.engine.query_budget, executor)
+    engine: QueryEngine | None = None
+    finished = True
+    mismatches = 0
+    trace_seconds = 0.0
+    transitions = pal = settled_traces = 0
+    try:
+        abstractor.full(first)
+        check_deadline()
+        traces = _collect_traces(simulator, agent, first, cfg, answers, clock, executor)
+        trace_seconds = time.perf_counter() - began
+        abstract_traces = [abstract_trace(t, abstractor) for t in traces]
+        transitions = sum(len(t.states) - 1 for t in abstract_traces)
+        report(progress, "traces", len(traces), None,
+               f"{transitions} abstract transitions")
 
-    def report(event: str, info: Mapping[str, Any]) -> None:
-        if progress is not None:
-            progress(event, info)
-
-    traces = _collect_traces(simulator, agent, first, cfg, answers)
-    trace_seconds = time.perf_counter() - began
-    abstract_traces = [abstract_trace(t, abstractor) for t in traces]
-    transitions = sum(len(t.states) - 1 for t in abstract_traces)
-    report("traces", {"traces": len(traces), "transitions": transitions})
-
-    pool = StatePool(abstractor)
-    for trace in traces:
-        for state in trace.states:
+        pool = StatePool(abstractor)
+        for trace in traces:
+            for state in trace.states:
+                pool.add(state)
+        roots = [first, *(t.states[-1] for t in traces)]
+        count = cfg.random_states if cfg.random_states is not None else \
+            min(150, cfg.states_per_object * len(abstractor.objects))
+        for state in random_states(simulator, roots, count, cfg.seed, cfg.state_walk):
+            check_deadline()
             pool.add(state)
-    roots = [first, *(t.states[-1] for t in traces)]
-    count = cfg.random_states if cfg.random_states is not None else \
-        min(150, cfg.states_per_object * len(abstractor.objects))
-    for state in random_states(simulator, roots, count, cfg.seed, cfg.state_walk):
-        pool.add(state)
 
-    objects = dict(abstractor.objects)
-    lifted = frozenset(cfg.lifted_types) if cfg.lifted_types is not None \
-        else default_lifted_types(objects)
-    unknown = lifted - set(objects.values())
-    if unknown and cfg.lifted_types is not None and not set(cfg.lifted_types) & set(
-            objects.values()):
-        raise InputError(f"lifted types {', '.join(sorted(unknown))} are not types of the "
-                         "vocabulary's objects")
+        objects = dict(abstractor.objects)
+        lifted = frozenset(cfg.lifted_types) if cfg.lifted_types is not None \
+            else default_lifted_types(objects)
+        unknown = lifted - set(objects.values())
+        if unknown and cfg.lifted_types is not None and not set(cfg.lifted_types) & set(
+                objects.values()):
+            raise InputError(f"lifted types {', '.join(sorted(unknown))} are not types of "
+                             "the vocabulary's objects")
+        constants = {o: t for o, t in objects.items() if t not in lifted}
+        candidates = ground_candidates(abstract_traces)
+        lifted_candidates = merge(candidates, objects, lifted)
+        predicates = [(p.name, p.parameters) for p in vocabulary.predicates]
+        possible: set[tuple[Any, ...]] = set()
+        for ps in pool.states:
+            for atom in ps.fluent:
+                possible.add(ground_pattern(atom, objects, lifted))
+        for i, lc in enumerate(lifted_candidates):
+            check_deadline()
+            caps.append(build_capability(f"c{i + 1}", lc, predicates, constants, possible))
+        pal = sum(2 * len(c.atoms) for c in caps)
+        settled_traces = sum(_settled(c) for c in caps)
+        report(progress, "candidates", len(caps), None,
+               f"{len(candidates)} grounded candidates, {pal} PAL tuples")
+
+        engine = QueryEngine(asker, abstractor, refine, caps, pool, cfg.engine, progress)
+        finished = engine.complete(clock)
+        if finished and not (clock is not None and spent(clock)):
+            mismatches = engine.recheck(cfg.recheck)
+    except OutOfTime:
+        finished = False
     constants = {o: t for o, t in objects.items() if t not in lifted}
-    candidates = ground_candidates(abstract_traces)
-    lifted_candidates = merge(candidates, objects, lifted)
-    predicates = [(p.name, p.parameters) for p in vocabulary.predicates]
-    possible: set[tuple[Any, ...]] = set()
-    for ps in pool.states:
-        for atom in ps.fluent:
-            possible.add(ground_pattern(atom, objects, lifted))
-    caps = [build_capability(f"c{i + 1}", lc, predicates, constants, possible)
-            for i, lc in enumerate(lifted_candidates)]
-    pal = sum(2 * len(c.atoms) for c in caps)
-    settled_traces = sum(_settled(c) for c in caps)
-    report("candidates", {"ground": len(candidates), "capabilities": len(caps),
-                          "pal_tuples": pal})
-
-    engine = QueryEngine(agent, abstractor, refine, caps, pool, answers, cfg.engine, progress)
-    finished = engine.complete(cfg.budget)
-    mismatches = engine.recheck(cfg.recheck)
-
     model = build_model(name, vocabulary, caps, constants, lifted, lifted_candidates)
-    records = tuple(engine.records)
-    failed = sum(1 for r in records if r.reached is False)
-    errors = sum(1 for r in records if r.reached is None)
+    records = tuple(asker.records)
     seconds = time.perf_counter() - began
     stats = DiscoveryStats(
         traces=len(traces),
@@ -223,17 +297,20 @@ def discover(
         queries=len(records),
         asked=sum(1 for r in records if not r.cached),
         cached=sum(1 for r in records if r.cached),
-        failed=failed,
-        errors=errors,
-        plans=engine.plans,
+        failed=sum(1 for r in records if r.reached is False),
+        errors=sum(1 for r in records if r.reached is None),
+        plans=engine.plans if engine is not None else 0,
         seconds=seconds,
-        query_seconds=engine.query_seconds,
+        query_seconds=asker.seconds,
         trace_seconds=trace_seconds,
         nondeterministic=mismatches,
         exhausted=not finished,
     )
-    report("done", stats.to_dict())
-    return DiscoveryResult(model, stats, tuple(traces), tuple(abstract_traces), records, first)
+    report(progress, "done", len(records), None,
+           f"{stats.asked} asked, {stats.cached} from the store, {seconds:.2f} s")
+    status = Status.COMPLETE if finished else Status.BUDGET_EXHAUSTED
+    return DiscoveryResult(model, status, stats, seconds, tuple(traces),
+                           tuple(abstract_traces), records, first)
 
 
 def _settled(cap: CapState) -> int:
@@ -244,7 +321,9 @@ def build_model(name: str, vocabulary: Vocabulary, caps: list[CapState],
                 constants: Mapping[str, str], lifted: frozenset[str],
                 lifted_candidates: Any = None) -> CapabilityModel:
     """Freeze the learner's tables into a :class:`CapabilityModel` (the chosen mode of an
-    open tuple: see :func:`xaip.capabilities.queries.default_pre`)."""
+    open tuple: see :func:`xaip.capabilities.pal.default_pre`)."""
+    from xaip.render.capabilities import card_text  # the card is part of the model's data
+
     capabilities = []
     for index, cap in enumerate(caps):
         pre: list[Literal] = []
@@ -292,15 +371,16 @@ POLICY_ESCAPE = 6
 
 
 def game_refine(game: str) -> Refine:
-    """The bundled game's refinement: the first concrete state from
-    :func:`xaip.vocab.concretize` (hidden parts such as facing copied from ``like``)."""
-    from xaip.vocab.games import concretize, hidden_facing
+    """The bundled game's refinement: the first concrete state from its
+    :class:`~xaip.vocab.registry.GameSpec` concretisation (hidden parts such as facing
+    copied from ``like``)."""
+    from xaip.vocab.registry import get_game
 
-    # Where the vocabulary cannot see the player's facing (every bundled game but Escape and
-    # Cook-Me-Pasta, which have none), a waypoint is the place with *any* facing: asking
-    # for ``like``'s facing would turn a turn the agent cannot make in place into a false
-    # "cannot". ``like``'s facing comes first, as the representative.
-    any_facing = hidden_facing(game)
+    spec = get_game(game)
+    # Where the vocabulary cannot see the player's facing, a waypoint is the place with
+    # *any* facing: asking for ``like``'s facing would turn a turn the agent cannot make in
+    # place into a false "cannot". ``like``'s facing comes first, as the representative.
+    any_facing = spec.hidden_facing
     # The only part of ``like`` a bundled game copies is the facing, so results are shared
     # between templates with the same facing (discovery refines the same waypoints from
     # many start states).
@@ -310,7 +390,7 @@ def game_refine(game: str) -> Refine:
         key = (atoms, getattr(like, "facing", None))
         if key in cache:
             return cache[key]
-        states = concretize(game, atoms, like, limit=None if any_facing else 1)
+        states = spec.concretize(atoms, like, None if any_facing else 1)
         if len(cache) > 100_000:
             cache.clear()
         if not states:
@@ -338,6 +418,14 @@ def make_agent(simulator: Any, kind: str, budget: Budget | None = None) -> Agent
     raise InputError(f"unknown agent '{kind}'; use search or policy")
 
 
+def game_agent(game: str, rows: int, cols: int, seed: int, kind: str) -> Agent[Any]:
+    """The agent of a bundled game's level, built from plain data (so that executor
+    workers can build their own copy: see :func:`~xaip.capabilities.answers.install_agent`)."""
+    from xaip.vocab.registry import get_game
+
+    return make_agent(get_game(game).make(rows, cols, seed), kind)
+
+
 def discover_game(
     game: str,
     rows: int,
@@ -347,27 +435,63 @@ def discover_game(
     seed: int = 0,
     store: AnswerStore | None = None,
     config: DiscoveryConfig | None = None,
-    progress: ProgressFn | None = None,
+    progress: Progress | None = None,
     agent_factory: Callable[[Any], Agent[Any]] | None = None,
+    budget: Budget | None = None,
+    executor: str = "serial",
+    workers: int | None = None,
 ) -> tuple[DiscoveryResult, Any]:
     """Discover the capabilities of an agent in a bundled game's random level.
 
-    Returns the result and the simulator (for pictures and checks)."""
-    from xaip.agents.envs import make_game
-    from xaip.vocab.games import game_vocabulary
+    ``budget`` (default ``config.budget``) bounds the whole run, level generation
+    included. ``executor`` (``serial``, ``processes`` or ``ray``, with ``workers``) is where
+    the agent answers queries; every worker builds its own copy of the level and agent,
+    and the result is the same as the serial one. Returns the result and the simulator
+    (for pictures and checks; ``None`` when the budget ran out while generating the
+    level)."""
+    from xaip.vocab.registry import check_grid, get_game
 
-    simulator = make_game(game, rows, cols, seed=seed)
-    vocabulary = game_vocabulary(game)
-    the_agent = agent_factory(simulator) if agent_factory is not None \
-        else make_agent(simulator, agent)
+    spec = get_game(game)
+    check_grid(rows, cols)
     cfg = config or DiscoveryConfig(seed=seed, lifted_types=("cell",))
     if cfg.lifted_types is None:
         cfg = DiscoveryConfig(**{**cfg.__dict__, "lifted_types": ("cell",)})
-    key = simulator.name
-    result = discover(simulator, the_agent, vocabulary, refine=game_refine(key),
-                      start=simulator.reset(), config=cfg, store=store, progress=progress,
-                      name=f"{key}-{rows}x{cols}-{agent}")
+    limit = budget if budget is not None else cfg.budget
+    clock = limit.start() if limit is not None else None
+    name = f"{spec.name}-{rows}x{cols}-{agent}"
+    began = time.perf_counter()
+    try:
+        with deadline(clock):
+            simulator = spec.make(rows, cols, seed)
+            first = simulator.reset()
+    except OutOfTime:
+        return _unfinished(name, spec.vocabulary(), time.perf_counter() - began), None
+    if agent_factory is not None:
+        the_agent = agent_factory(simulator)
+    else:
+        the_agent = make_agent(simulator, agent)
+    pool: Executor | None = None
+    if executor != "serial":
+        if agent_factory is not None:
+            raise InputError("an agent factory runs only with the serial executor")
+        pool = get_executor(executor, workers, install_agent,
+                            (game_agent, spec.name, rows, cols, seed, agent))
+    try:
+        with deadline(clock):
+            result = _discover(simulator, the_agent, spec.vocabulary(), game_refine(spec.name),
+                               first, cfg, store, progress, name, clock, pool)
+    finally:
+        if pool is not None:
+            pool.close()
     return result, simulator
+
+
+def _unfinished(name: str, vocabulary: Vocabulary, seconds: float) -> DiscoveryResult:
+    """The result of a run whose budget ran out before any agent was asked anything."""
+    model = build_model(name, vocabulary, [], {}, frozenset())
+    stats = DiscoveryStats(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, seconds, 0.0, 0.0,
+                           exhausted=True)
+    return DiscoveryResult(model, Status.BUDGET_EXHAUSTED, stats, seconds, (), (), ())
 
 
 __all__ = [
@@ -377,6 +501,8 @@ __all__ = [
     "build_model",
     "discover",
     "discover_game",
+    "game_agent",
     "game_refine",
     "make_agent",
+    "query_log",
 ]

@@ -6,6 +6,7 @@ Frozen dataclasses with ``to_dict()``; rendering (English cards, PDDL) lives in
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,8 +147,11 @@ class QueryRecord:
 
 
 @dataclass(frozen=True)
-class DiscoveryStats:
-    """Counts and times of one discovery run."""
+class DiscoveryStats(Mapping[str, Any]):
+    """Counts and times of one discovery run.
+
+    Also a read-only mapping of the same counters (``stats["queries"]``), the ``stats``
+    shape every explainer result has (:mod:`xaip.contract`)."""
 
     traces: int
     transitions: int
@@ -196,3 +200,12 @@ class DiscoveryStats:
             "nondeterministic": self.nondeterministic,
             "exhausted": self.exhausted,
         }
+
+    def __getitem__(self, key: str) -> Any:
+        return self.to_dict()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.to_dict())
+
+    def __len__(self) -> int:
+        return len(self.to_dict())

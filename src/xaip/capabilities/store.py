@@ -1,127 +1,113 @@
-"""A SQLite store of queries and answers, so that discovery runs resume.
+"""The capabilities' answer store: queries, answers and traces kept in xaip's one run store
+(:class:`xaip.runtime.RunStore`), so that discovery runs resume.
 
-Why SQLite (standard library, one file, atomic commits): every answer is committed as soon
-as the agent gives it, so killing the process loses at most the query in flight, and a
-re-run with the same store asks the agent nothing it has already answered. Runs are
-deterministic, so a resumed run poses the same queries in the same order and finds their
-answers here.
-
-A store remembers what run it belongs to (game, grid, seed, agent...); opening it for a
-different run is refused, because the answers would be about another world.
+Why a thin layer: the run store already commits every record at once (killing the process
+loses at most the query in flight), refuses a store of another run, probes that it can
+write before any work starts, and turns a damaged file into a clear
+:class:`~xaip.errors.InputError`. This module only says how answers and traces become JSON
+records (namespaces ``answers`` and ``traces``) and checks that what it reads back has the
+right shape. Runs are deterministic, so a resumed run poses the same queries in the same
+order and finds their answers here.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
-import time
 from pathlib import Path
 from typing import Any
 
-from xaip.capabilities.queries import Answer, StoredTrace
+from xaip.capabilities.answers import Answer, StoredTrace
 from xaip.errors import InputError
+from xaip.runtime.store import RunStore
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS answers (
-    key TEXT PRIMARY KEY,
-    capability TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reached INTEGER,
-    seconds REAL NOT NULL,
-    reason TEXT NOT NULL,
-    created REAL NOT NULL,
-    member INTEGER
-);
-CREATE TABLE IF NOT EXISTS traces (
-    key TEXT PRIMARY KEY,
-    actions TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL
-);
-"""
-
-FORMAT = "xaip-capabilities-store-2"
+#: The format of capability stores; stores of earlier formats are refused (see
+#: :func:`_refuse_old_format`).
+FORMAT = "xaip-capabilities-3"
 
 
 class SQLiteStore:
-    """Answers and traces in a SQLite file (see the module docstring).
+    """Answers and traces of one discovery run in a SQLite file (see the module docstring).
 
     ``run`` describes the run (any JSON-serialisable dict); a store created for another
-    run raises :class:`~xaip.errors.InputError`.
+    run, a store of an older format, a damaged file or one that cannot be written raises
+    :class:`~xaip.errors.InputError` here, before any work.
     """
 
     def __init__(self, path: str | Path, run: dict[str, Any] | None = None) -> None:
         self.path = Path(path)
-        if self.path.exists() and self.path.is_dir():
-            raise InputError(f"store {self.path} is a directory, not a file")
-        try:
-            self._db = sqlite3.connect(str(self.path), isolation_level=None)
-            self._db.executescript(SCHEMA)
-            found = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.DatabaseError as error:
-            raise InputError(f"{self.path} is not a query store: {error}") from None
-        if found and found.get("format") != FORMAT:
-            raise InputError(f"{self.path} was written by another version of xaip "
-                             f"({found.get('format')}, this one reads {FORMAT}); "
-                             "use a new store file")
-        if run is not None:
-            wanted = json.dumps(run, sort_keys=True)
-            if "run" in found and found["run"] != wanted:
-                raise InputError(
-                    f"store {self.path} holds answers of another run ({found['run']}); "
-                    "use a new file for this one")
-            if "run" not in found:
-                self._db.execute("INSERT OR REPLACE INTO meta VALUES ('run', ?)", (wanted,))
-        if "format" not in found:
-            self._db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
+        _refuse_old_format(self.path)
+        self._store = RunStore(self.path, FORMAT, run)
 
     # ----------------------------------------------------------------- AnswerStore
 
     def get_answer(self, key: str) -> Answer | None:
-        row = self._db.execute(
-            "SELECT status, reached, seconds, reason, member FROM answers WHERE key = ?", (key,)
-        ).fetchone()
-        if row is None:
+        value = self._store.get("answers", key)
+        if value is None:
             return None
-        status, reached, seconds, reason, member = row
-        return Answer(status, None if reached is None else bool(reached), seconds, reason,
-                      member)
+        try:
+            reached = value["reached"]
+            member = value["member"]
+            answer = Answer(str(value["status"]), None if reached is None else bool(reached),
+                            float(value["seconds"]), str(value["reason"]),
+                            None if member is None else int(member))
+        except (TypeError, KeyError, ValueError) as exc:
+            raise InputError(f"store {self.path}: damaged answer {key} ({exc!r})") from None
+        return answer
 
     def put_answer(self, key: str, capability: str, answer: Answer) -> None:
-        reached = None if answer.reached is None else int(answer.reached)
-        self._db.execute(
-            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, capability, answer.status, reached, answer.seconds, answer.reason,
-             time.time(), answer.member),
-        )
+        self._store.put("answers", key, {
+            "capability": capability, "status": answer.status, "reached": answer.reached,
+            "seconds": answer.seconds, "reason": answer.reason, "member": answer.member})
 
     def get_trace(self, key: str) -> StoredTrace | None:
-        row = self._db.execute(
-            "SELECT actions, status, reason FROM traces WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        value = self._store.get("traces", key)
+        if value is None:
             return None
-        return StoredTrace(tuple(json.loads(row[0])), row[1], row[2])
+        try:
+            actions = value["actions"]
+            if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+                raise TypeError("actions are not a list of names")
+            return StoredTrace(tuple(actions), str(value["status"]), str(value["reason"]))
+        except (TypeError, KeyError) as exc:
+            raise InputError(f"store {self.path}: damaged trace {key} ({exc})") from None
 
     def put_trace(self, key: str, trace: StoredTrace) -> None:
-        self._db.execute("INSERT OR REPLACE INTO traces VALUES (?, ?, ?, ?)",
-                         (key, json.dumps(list(trace.actions)), trace.status, trace.reason))
+        self._store.put("traces", key, {"actions": list(trace.actions),
+                                        "status": trace.status, "reason": trace.reason})
 
     # ----------------------------------------------------------------- inspection
 
     def count(self) -> int:
         """How many answers the store holds."""
-        return int(self._db.execute("SELECT COUNT(*) FROM answers").fetchone()[0])
+        return self._store.count("answers")
 
-    def run(self) -> dict[str, Any] | None:
-        row = self._db.execute("SELECT value FROM meta WHERE key = 'run'").fetchone()
-        return None if row is None else dict(json.loads(row[0]))
+    def run(self) -> dict[str, Any]:
+        """The description of the run the store belongs to."""
+        return dict(self._store.run)
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
     def __enter__(self) -> SQLiteStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _refuse_old_format(path: Path) -> None:
+    """Refuse a store written by an earlier xaip (its own ``format`` row, no ``kind``),
+    reading it without changing it."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        finally:
+            db.close()
+    except sqlite3.DatabaseError:
+        return  # not ours or damaged: the run store says which
+    if row is not None:
+        raise InputError(f"{path} was written by another version of xaip ({row[0]}, this "
+                         f"one reads {FORMAT}); use a new store file")

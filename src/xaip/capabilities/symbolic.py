@@ -53,6 +53,8 @@ from xaip.planning.pddl.model import (
     TypedName,
 )
 from xaip.planning.pddl.writer import write_domain
+from xaip.runtime.budget import Budget, BudgetClock
+from xaip.runtime.status import Status
 
 State = frozenset[Atom]
 Step = tuple[str, tuple[str, ...]]
@@ -157,6 +159,8 @@ class SymbolicAgent:
         self.objects = objects
         self.init: State = frozenset(Atom(a.predicate, a.args) for a in problem.init)
         self.queries = 0
+        #: The learner's budget: every query charges one node (see :func:`learn_model`).
+        self.clock: BudgetClock | None = None
 
     def is_a(self, obj: str, typ: str) -> bool:
         """Whether object ``obj`` has type ``typ`` (or a subtype of it)."""
@@ -165,6 +169,8 @@ class SymbolicAgent:
 
     def execute(self, state: Iterable[Atom], plan: Sequence[Step]) -> PlanOutcome:
         """Answer a plan-outcome query (one query, however long the plan)."""
+        if self.clock is not None and (not self.clock.charge() or self.clock.out_of_time()):
+            raise _OutOfQueries
         self.queries += 1
         current = frozenset(state)
         states = [current]
@@ -220,13 +226,22 @@ class LearnedAction:
 
 @dataclass(frozen=True)
 class LearnedModel:
-    """The learned domain and the cost of learning it."""
+    """The learned domain and the cost of learning it (an explainer result: see
+    :mod:`xaip.contract`; ``verified`` is set by :func:`xaip.capabilities.checks.check`).
+    When the budget ran out, ``domain`` holds only the actions learned by then."""
 
     domain: Domain
     actions: tuple[LearnedAction, ...]
     queries: int
     seconds: float
     pddl: str = field(repr=False)
+    status: Status = Status.COMPLETE
+    verified: bool = False
+
+    @property
+    def stats(self) -> dict[str, int | float]:
+        return {"queries": self.queries, "actions": len(self.actions),
+                "seconds_per_query": self.seconds_per_query}
 
     @property
     def seconds_per_query(self) -> float:
@@ -234,6 +249,9 @@ class LearnedModel:
 
     def to_dict(self) -> dict[str, Any]:
         return {
+            "status": str(self.status),
+            "verified": self.verified,
+            "stats": self.stats,
             "domain": self.domain.name,
             "queries": self.queries,
             "seconds": self.seconds,
@@ -429,13 +447,35 @@ class _ActionLearner:
                              tuple(unobservable), executed)
 
 
-def learn_model(agent: SymbolicAgent, *, seed: int = 0, max_probes: int = 64) -> LearnedModel:
-    """Learn the hidden action model of ``agent`` (see the module docstring)."""
+class _OutOfQueries(Exception):  # noqa: N818 - a signal, not an error
+    """The learner's budget ran out inside a query."""
+
+
+def learn_model(agent: SymbolicAgent, *, seed: int = 0, max_probes: int = 64,
+                budget: Budget | None = None) -> LearnedModel:
+    """Learn the hidden action model of ``agent`` (see the module docstring).
+
+    ``budget`` bounds the learning: ``max_nodes`` counts queries, ``max_seconds`` the time;
+    when it runs out the result (status ``budget_exhausted``) holds the actions learned so
+    far."""
     began = time.perf_counter()
+    agent.clock = budget.start() if budget is not None else None
+    done: dict[str, LearnedAction] = {}
+    try:
+        _learn(agent, seed, max_probes, done)
+        status = Status.COMPLETE
+    except _OutOfQueries:
+        status = Status.BUDGET_EXHAUSTED
+    finally:
+        agent.clock = None
+    return _assemble(agent, done, status, time.perf_counter() - began)
+
+
+def _learn(agent: SymbolicAgent, seed: int, max_probes: int,
+           done: dict[str, LearnedAction]) -> None:
     rng = random.Random(f"learn:{seed}")
     learners = [_ActionLearner(agent, name, params, rng, max_probes)
                 for name, params in agent.actions]
-    done: dict[str, LearnedAction] = {}
     pending = []
     for learner in learners:
         found = learner.quick_success()
@@ -457,7 +497,11 @@ def learn_model(agent: SymbolicAgent, *, seed: int = 0, max_probes: int = 64) ->
             for learner in progress:
                 done[learner.name] = learner.learn(learner.found)
                 pending.remove(learner)
-    learned = [done[name] for name, _ in agent.actions]
+
+
+def _assemble(agent: SymbolicAgent, done: dict[str, LearnedAction], status: Status,
+              seconds: float) -> LearnedModel:
+    learned = [done[name] for name, _ in agent.actions if name in done]
     actions = []
     negative = False
     for act in learned:
@@ -470,9 +514,10 @@ def learn_model(agent: SymbolicAgent, *, seed: int = 0, max_probes: int = 64) ->
         requirements.append(":negative-preconditions")
     domain = Domain(agent.domain_name, tuple(requirements), agent.types, agent.constants,
                     agent.predicates, (), tuple(actions))
-    queries = sum(a.queries for a in learned)
-    return LearnedModel(domain, tuple(learned), queries, time.perf_counter() - began,
-                        write_domain(domain))
+    # (an unfinished run also spent the queries of the actions it did not finish)
+    queries = sum(a.queries for a in learned) if status.finished else agent.queries
+    return LearnedModel(domain, tuple(learned), queries, seconds, write_domain(domain),
+                        status)
 
 
 def _reachable(agent: SymbolicAgent, learned: Sequence[LearnedAction], limit: int) \

@@ -13,6 +13,7 @@ import random
 from collections import deque
 from collections.abc import Iterable, Sequence
 
+from xaip.agents.simulator import check_deadline
 from xaip.errors import InputError
 
 DIRECTIONS: tuple[str, ...] = ("up", "down", "left", "right")
@@ -45,6 +46,8 @@ class Board:
                 raise InputError(f"wall cell {w} is outside the {rows}x{cols} grid")
         table: list[int] = []
         for cell in range(rows * cols):
+            if cell % 65536 == 0:
+                check_deadline()
             r, c = divmod(cell, cols)
             for dr, dc in DELTAS:
                 nr, nc = r + dr, c + dc
@@ -105,6 +108,8 @@ class Board:
         step_to = self.step_to
         table: list[list[int]] = []
         for start in range(size):
+            if start % 64 == 0:
+                check_deadline()
             if start in self.walls:
                 table.append([])
                 continue
@@ -288,6 +293,8 @@ def connected(board: Board, cells: Iterable[int]) -> bool:
     step_to = board.step_to
     while queue:
         cell = queue.popleft()
+        if len(seen) % 65536 == 0:
+            check_deadline()
         for d in range(4):
             nxt = step_to[4 * cell + d]
             if nxt >= 0 and nxt in todo and nxt not in seen:
@@ -364,6 +371,7 @@ def random_layout(
             f"{n_objects + 1} cells ({n_objects} objects and one free cell)"
         )
     for _ in range(200):
+        check_deadline()
         walls = rng.sample(range(size), n_walls)
         board = Board(rows, cols, walls)
         free = board.free_cells()

@@ -1,4 +1,6 @@
-"""Readable results: English capability cards, a PDDL domain, JSON, example pictures.
+"""Capability results for people: English capability cards, a PDDL domain, example
+pictures — registered with :func:`xaip.render.renderer` for :class:`DiscoveryResult`,
+:class:`CapabilityModel` and :class:`LearnedModel` (JSON is their ``to_dict()``).
 
 Why templates per predicate: a card is only useful if a person can read it at a glance
 ("If ganon is at cell1 and alive, the agent can act so that cell1 is empty and ganon is not
@@ -10,11 +12,12 @@ or from its name.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from xaip.capabilities.discovery import DiscoveryResult
 from xaip.capabilities.model import Capability, CapabilityModel, Literal
+from xaip.capabilities.symbolic import LearnedModel
 from xaip.planning.pddl.model import (
     OBJECT,
     Action,
@@ -27,6 +30,7 @@ from xaip.planning.pddl.model import (
 from xaip.planning.pddl.model import Atom as PddlAtom
 from xaip.planning.pddl.model import Predicate as PddlPredicate
 from xaip.planning.pddl.writer import write_domain
+from xaip.render import renderer
 from xaip.vocab.core import ANY, Vocabulary
 
 #: predicate -> (positive phrase, negative phrase); ``{0}``, ``{1}`` are the arguments.
@@ -109,8 +113,44 @@ def card(capability: Capability) -> str:
     return "\n".join(lines)
 
 
+@renderer(CapabilityModel, "text")
 def model_text(model: CapabilityModel) -> str:
+    """Every capability's card."""
     return "\n\n".join(card(c) for c in model.capabilities)
+
+
+@renderer(DiscoveryResult, "text")
+def discovery_text(result: DiscoveryResult) -> str:
+    """The cards, then what the run cost and whether it finished and was checked."""
+    text = model_text(result.model)
+    st = result.stats
+    if not result.status.finished:
+        text += "\n\nbudget exhausted: some tuples were not tried"
+    text += (f"\n\n{st.capabilities} capabilities, {st.queries} queries "
+             f"({st.asked} asked, {st.cached} from the store), {result.seconds:.2f} s, "
+             f"{1000 * st.seconds_per_query:.2f} ms/query")
+    if result.verified:
+        text += "; verified independently (trace consistency, realisability)"
+    return text
+
+
+@renderer(DiscoveryResult, "pddl")
+def discovery_pddl(result: DiscoveryResult) -> str:
+    return to_pddl(result.model)
+
+
+@renderer(LearnedModel, "text")
+def learned_text(result: LearnedModel) -> str:
+    """The learned domain, then what learning cost."""
+    head = "" if result.status.finished else "; budget exhausted: not every action learned\n"
+    return (f"{head}{result.pddl.rstrip()}\n; {result.queries} queries, "
+            f"{result.seconds:.3f} s" + ("; verified against the hidden model"
+                                          if result.verified else ""))
+
+
+@renderer(LearnedModel, "pddl")
+def learned_pddl(result: LearnedModel) -> str:
+    return result.pddl
 
 
 def _pddl_name(name: str) -> str:
@@ -147,6 +187,7 @@ def to_domain(model: CapabilityModel) -> Domain:
     )
 
 
+@renderer(CapabilityModel, "pddl")
 def to_pddl(model: CapabilityModel) -> str:
     """The capability model as PDDL text."""
     return write_domain(to_domain(model))
@@ -154,25 +195,29 @@ def to_pddl(model: CapabilityModel) -> str:
 
 def write_pictures(simulator: Any, model: CapabilityModel, directory: str | Path) \
         -> list[Path]:
-    """One PNG per capability example: ``NAME-before.png`` and ``NAME-after.png``."""
+    """One PNG per capability example: ``NAME-before.png`` and ``NAME-after.png`` in the
+    directory ``directory`` (created if missing). A path that exists and is not a
+    directory, or a directory that cannot be written, is bad input (never overwritten)."""
+    from xaip.errors import InputError
+
     out: list[Path] = []
     folder = Path(directory)
-    folder.mkdir(parents=True, exist_ok=True)
-    for cap in model.capabilities:
-        if cap.example is None:
-            continue
-        for label, state in zip(("before", "after"), cap.example, strict=True):
-            if state is None:
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--pictures {folder}: exists and is not a directory (pictures go "
+                         "into a directory; give a new or existing directory)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for cap in model.capabilities:
+            if cap.example is None:
                 continue
-            path = folder / f"{_pddl_name(cap.name)}-{label}.png"
-            simulator.render_png(state, path)
-            out.append(path)
+            for label, state in zip(("before", "after"), cap.example, strict=True):
+                if state is None:
+                    continue
+                path = folder / f"{_pddl_name(cap.name)}-{label}.png"
+                simulator.render_png(state, path)
+                out.append(path)
+    except OSError as exc:
+        raise InputError(f"--pictures {folder}: cannot write ({exc.strerror or exc})") \
+            from None
     return out
 
-
-def effects_summary(effects: Iterable[Literal]) -> str:
-    return ", ".join(str(lit) for lit in effects)
-
-
-def constants_of(objects: Mapping[str, str], lifted: frozenset[str]) -> dict[str, str]:
-    return {o: t for o, t in objects.items() if t not in lifted}

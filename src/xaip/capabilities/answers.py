@@ -1,0 +1,237 @@
+"""Answers to state-reachability queries: the record kept per query, where records live
+between runs, and their stable keys.
+
+Why a module of its own: the store (:mod:`xaip.capabilities.store`), trace collection and
+the query engine all read and write answers; none of them should import the others for it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from xaip.agents.agents import Agent, AnyOf
+from xaip.capabilities.model import QueryRecord
+from xaip.runtime.budget import Budget
+from xaip.runtime.executors import Executor
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A stored answer to one state-reachability query."""
+
+    status: str
+    reached: bool | None
+    seconds: float = 0.0
+    reason: str = ""
+    #: For a goal that is any of several states: which one the agent reached.
+    member: int | None = None
+
+
+class AnswerStore(Protocol):
+    """Where answers live between runs (see :mod:`xaip.capabilities.store`)."""
+
+    def get_answer(self, key: str) -> Answer | None: ...
+
+    def put_answer(self, key: str, capability: str, answer: Answer) -> None: ...
+
+    def get_trace(self, key: str) -> StoredTrace | None: ...
+
+    def put_trace(self, key: str, trace: StoredTrace) -> None: ...
+
+
+@dataclass(frozen=True)
+class StoredTrace:
+    """The agent's plan for one task (its states are rebuilt by replaying the plan)."""
+
+    actions: tuple[str, ...]
+    status: str
+    reason: str = ""
+
+
+class MemoryStore:
+    """An answer store that forgets everything when the process ends."""
+
+    def __init__(self) -> None:
+        self._answers: dict[str, Answer] = {}
+        self._traces: dict[str, StoredTrace] = {}
+
+    def get_answer(self, key: str) -> Answer | None:
+        return self._answers.get(key)
+
+    def put_answer(self, key: str, capability: str, answer: Answer) -> None:
+        self._answers[key] = answer
+
+    def get_trace(self, key: str) -> StoredTrace | None:
+        return self._traces.get(key)
+
+    def put_trace(self, key: str, trace: StoredTrace) -> None:
+        self._traces[key] = trace
+
+
+def canonical(value: Any) -> str:
+    """A text for ``value`` that does not depend on set iteration order (so that equal
+    states built in different ways, in different processes, get the same key)."""
+    if isinstance(value, AnyOf):
+        return "AnyOf(" + ",".join(canonical(v) for v in value.states) + ")"
+    if isinstance(value, (frozenset, set)):
+        return "{" + ",".join(sorted(canonical(v) for v in value)) + "}"
+    if isinstance(value, tuple):
+        inner = ",".join(canonical(v) for v in value)
+        return f"{type(value).__name__}({inner})"
+    if isinstance(value, list):
+        return "[" + ",".join(canonical(v) for v in value) + "]"
+    return repr(value)
+
+
+def query_key(start: Any, goal: Any) -> str:
+    """A stable key of the query "from ``start``, reach ``goal``"."""
+    text = f"{canonical(start)}\x00{canonical(goal)}"
+    return hashlib.sha1(text.encode()).hexdigest()
+
+
+
+def short(state: Any) -> str:
+    """``repr(state)`` cut to 120 characters (for query records)."""
+    text = repr(state)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+# --------------------------------------------------------------------------- asking the agent
+
+#: The agent that answers queries inside executor workers (see :func:`install_agent`).
+_WORKER_AGENT: Agent[Any] | None = None
+
+
+def install_agent(factory: Any, *args: Any) -> None:
+    """Executor initializer: build this worker's agent as ``factory(*args)`` (the agent
+    itself need not be picklable, only the factory and its arguments)."""
+    global _WORKER_AGENT
+    _WORKER_AGENT = factory(*args)
+
+
+def answer_query(item: tuple[Any, Any, Budget]) -> Answer:
+    """Answer one query with the worker's agent (module-level, so executors can send it)."""
+    if _WORKER_AGENT is None:  # pragma: no cover - a mis-configured executor
+        raise RuntimeError("no agent installed in this worker")
+    start, goal, budget = item
+    return attempt_answer(_WORKER_AGENT, start, goal, budget)
+
+
+def answer_trace(item: tuple[Any, Budget]) -> Any:
+    """Run one random task with the worker's agent (see :func:`answer_query`)."""
+    from xaip.capabilities.traces import run_task
+
+    if _WORKER_AGENT is None:  # pragma: no cover - a mis-configured executor
+        raise RuntimeError("no agent installed in this worker")
+    task, budget = item
+    return run_task(_WORKER_AGENT, task, budget)
+
+
+def attempt_answer(agent: Agent[Any], start: Any, goal: Any, budget: Budget) -> Answer:
+    """Put one query to ``agent``. An agent that raises, or runs out of budget, gives an
+    answer with its reason that prunes nothing (``reached is None``)."""
+    began = time.perf_counter()
+    member = None
+    try:
+        attempt = agent.query(start, goal, budget)
+        status: str = attempt.status
+        reason = attempt.reason
+        if attempt.reached:
+            reached: bool | None = True
+            if isinstance(goal, AnyOf):
+                final = attempt.states[-1] if attempt.states else None
+                member = goal.states.index(final) if final in goal else 0
+        elif status == "budget":
+            reached = None
+        else:
+            reached = False
+    except Exception as exc:  # noqa: BLE001 - the agent is a black box
+        status, reason, reached = "error", f"{type(exc).__name__}: {exc}", None
+    return Answer(status, reached, time.perf_counter() - began, reason, member)
+
+
+class Asker:
+    """Puts state-reachability queries to the agent (or finds them in the store) and keeps
+    the record of every query of the run.
+
+    With an ``executor`` whose workers run :func:`install_agent`, the agent's work happens
+    in the workers (:meth:`ask_many` sends a whole batch at once); otherwise ``agent``
+    answers in this process. Answers do not depend on where they were computed, so the
+    run is the same either way.
+    """
+
+    def __init__(self, agent: Agent[Any], store: AnswerStore, budget: Budget,
+                 executor: Executor | None = None) -> None:
+        self.agent = agent
+        self.store = store
+        self.budget = budget
+        self.executor = executor
+        self.records: list[QueryRecord] = []
+        self.asked: list[tuple[str, Any, Any, bool | None]] = []
+        self.seconds = 0.0
+        self._answers: dict[str, tuple[bool | None, Any]] = {}
+
+    def _compute(self, pairs: Sequence[tuple[Any, Any]]) -> list[Answer]:
+        if self.executor is None:
+            return [attempt_answer(self.agent, s, g, self.budget) for s, g in pairs]
+        return self.executor.map(answer_query, [(s, g, self.budget) for s, g in pairs])
+
+    def ask(self, capability: str, start: Any, goal: Any) -> tuple[bool | None, Any]:
+        """One query: whether the agent got from ``start`` to ``goal``, and the state it got
+        to (for an :class:`AnyOf` goal, the member it reached). A query asked earlier in
+        this run is not a new query; one answered by the store is recorded as cached."""
+        return self.ask_many([(capability, start, goal)])[0]
+
+    def ask_many(self, queries: Sequence[tuple[str, Any, Any]]) \
+            -> list[tuple[bool | None, Any]]:
+        """:meth:`ask` for independent queries, the new ones computed as one batch."""
+        keys = [query_key(start, goal) for _, start, goal in queries]
+        stored: dict[str, Answer | None] = {}
+        missing: list[int] = []
+        for i, key in enumerate(keys):
+            if key in self._answers or key in stored:
+                continue
+            stored[key] = self.store.get_answer(key)
+            if stored[key] is None:
+                missing.append(i)
+        computed = self._compute([(queries[i][1], queries[i][2]) for i in missing])
+        fresh: set[str] = set()
+        for i, answer in zip(missing, computed, strict=True):
+            name, start, goal = queries[i]
+            stored[keys[i]] = answer
+            fresh.add(keys[i])
+            self.store.put_answer(keys[i], name, answer)
+            self.asked.append((name, start, goal, answer.reached))
+        out = []
+        for (name, start, goal), key in zip(queries, keys, strict=True):
+            repeat = self._answers.get(key)
+            if repeat is not None:
+                out.append(repeat)
+                continue
+            answer = stored[key]
+            assert answer is not None
+            if key in fresh:
+                self.seconds += answer.seconds
+            arrived = goal.states[answer.member or 0] if isinstance(goal, AnyOf) else goal
+            self._answers[key] = (answer.reached, arrived)
+            self.records.append(QueryRecord(name, short(start), short(goal), answer.status,
+                                            answer.reached, answer.seconds, key not in fresh,
+                                            answer.reason))
+            out.append((answer.reached, arrived))
+        return out
+
+    def recheck(self, count: int) -> list[str]:
+        """Ask up to ``count`` earlier queries again (one batch, bypassing the store); the
+        names of capabilities whose query got a different answer (non-determinism)."""
+        if count <= 0 or not self.asked:
+            return []
+        step = max(1, len(self.asked) // count)
+        chosen = self.asked[::step][:count]
+        again = self._compute([(start, goal) for _, start, goal, _ in chosen])
+        return [name for (name, _, _, reached), answer in zip(chosen, again, strict=True)
+                if reached is not None and answer.reached is not None
+                and answer.reached != reached]
