@@ -122,10 +122,10 @@ def model_text(model: CapabilityModel) -> str:
 @renderer(DiscoveryResult, "text")
 def discovery_text(result: DiscoveryResult) -> str:
     """The cards, then what the run cost and whether it finished and was checked."""
-    text = model_text(result.model)
+    text = model_text(result.model) or "no capabilities found"
     st = result.stats
     if not result.status.finished:
-        text += "\n\nbudget exhausted: some tuples were not tried"
+        text += "\n\nbudget exhausted: the model holds what was learned by then"
     text += (f"\n\n{st.capabilities} capabilities, {st.queries} queries "
              f"({st.asked} asked, {st.cached} from the store), {result.seconds:.2f} s, "
              f"{1000 * st.seconds_per_query:.2f} ms/query")
