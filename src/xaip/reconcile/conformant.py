@@ -198,7 +198,8 @@ class ConformantExplainer:
             outcome = check(self.amrp, result, budget)
         checked = with_check(result, outcome)
         return replace(checked, check=outcome,
-                       seconds=result.seconds + time.perf_counter() - began)
+                       seconds=result.seconds + time.perf_counter() - began,
+                       stats={**result.stats, "check_seconds": time.perf_counter() - began})
 
     # ------------------------------------------------------------------ robustness (checker)
 

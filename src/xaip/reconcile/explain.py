@@ -128,6 +128,8 @@ class Explainer:
             report(progress, f"{kind} search", done, message=f"edit sets of size {size}")
 
         budget = remaining(self.budget, self.clock)
+        if kind in ("ppe", "mpe") and not budget.start().charge(1):
+            status = Status.BUDGET_EXHAUSTED  # not even the one model-space node fits
         if kind == "mpe":
             subset = everything
         elif kind == "ppe":
@@ -155,8 +157,8 @@ class Explainer:
         if status == Status.NO_EXPLANATION:
             raise InputError(self._no_explanation_message(kind))
         edits = self.space.edits(subset)
-        verdict = self.optimal(tuple(sorted(subset)))
-        complete = None if verdict.undecided else verdict.explained
+        verdict = self.optimal(tuple(sorted(subset))) if status.finished else None
+        complete = None if verdict is None or verdict.undecided else verdict.explained
         if complete is None and kind in ("mce", "mme", "ppe", "mpe"):
             status = Status.BUDGET_EXHAUSTED  # what the explanation claims was not established
         updated = None
@@ -194,7 +196,9 @@ class Explainer:
             outcome = check(self.mrp, result, check_budget)
         checked = with_check(result, outcome)
         return dataclasses.replace(checked, check=outcome,
-                                   seconds=result.seconds + time.perf_counter() - began)
+                                   seconds=result.seconds + time.perf_counter() - began,
+                                   stats={**result.stats,
+                                          "check_seconds": time.perf_counter() - began})
 
     def _expected_after(self, domain: Any, plan: tuple[str, ...]) -> str:
         """What the updated human model says about the plan the human expected: where it

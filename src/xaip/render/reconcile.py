@@ -61,8 +61,9 @@ def explanation_text(result: Explanation) -> str:
         lines.append(f"  The plan the human expects (cost {result.expected_plan_cost}): "
                      f"{_steps(result.expected_plan)}")
     if result.status == Status.BUDGET_EXHAUSTED:
-        lines.append("Budget exhausted: the search stopped early. The edits below are the "
-                     "best found so far, not a proven (minimal) explanation; raise "
+        found = ("The edits below are the best found so far, not a proven (minimal) "
+                 "explanation" if result.edits else "No explanation was found")
+        lines.append(f"Budget exhausted: the search stopped early. {found}; raise "
                      "--max-nodes/--max-seconds.")
     if not result.edits:
         if result.status.finished:
