@@ -5,24 +5,30 @@ A policy for a probabilistic task can have thousands of reachable states; a pers
 *policy landmarks*: facts true on every execution of the policy that reaches the goal,
 with orderings between them. Typical use::
 
-    from xaip.planning.mdp import ground_probabilistic, solve_ssp
-    from xaip.summaries import summarise_policy
+    from xaip.planning.mdp import ground_probabilistic
+    from xaip.render import render
+    from xaip.runtime import Budget
+    from xaip.summaries import summarize
     ptask = ground_probabilistic(domain, problem)
-    summary = summarise_policy(ptask, solve_ssp(ptask).policy)
-    print(summary.text)
+    summary = summarize(ptask, budget=Budget(max_seconds=60))  # solve, summarise, check
+    print(render(summary))               # English; render(summary, "dot") / "svg" draw it
+    summary.status, summary.verified     # found True (budget_exhausted False if cut short)
 
-* :func:`summarise_policy` — the pipeline: landmarks from the concise compilation D(M),
-  the complete compilation D(M)^c and the all-outcomes determinisation (model
-  landmarks); the section-6 hierarchy and Proposition 3; an English summary; independent
-  checks on the policy graph.
+* :func:`summarize` — the front door: solve (ILAO* or value iteration) unless a policy is
+  given, then landmarks from the concise compilation D(M), the complete compilation
+  D(M)^c and the all-outcomes determinisation (model landmarks); the section-6 hierarchy
+  and Proposition 3; the independent check. One budget covers every phase.
+  :func:`summarise_policy` is the same for a given policy.
+* :class:`PolicySummary`, :class:`DrillDown` — frozen results (``status``, ``verified``,
+  ``seconds``, ``stats``, ``to_dict()``); text and drawings in :mod:`xaip.render.summaries`.
+* :func:`check` — the one checker, on the policy graph (sets ``verified``).
 * :func:`concise_compilation`, :func:`complete_compilation` — the compiled tasks.
 * :func:`concise_landmarks`, :func:`complete_landmarks`, :func:`model_landmarks` — the
   three landmark sets (:class:`LandmarkSet`).
 * :func:`exact_policy_landmarks`, :func:`exact_orderings`, :func:`completions`,
-  :func:`check_landmarks` — the checker, computed directly on the policy graph.
+  :func:`check_landmarks` — exact answers computed directly on the policy graph.
 * :func:`build_hierarchy`, :func:`hierarchical_value`, :func:`check_hierarchy`.
 * :func:`drill_down` — landmarks between two chosen subgoals.
-* :func:`landmark_dot`, :func:`render_svg` — drawings.
 """
 
 from xaip.summaries.check import check
