@@ -209,8 +209,9 @@ class Action:
 class Domain:
     """A PDDL domain.
 
-    ``types`` maps each declared type to its parent (``object`` for roots); a type with
-    several parents (``either``) is not supported.
+    ``types`` maps each declared type to its parent (``object`` for roots). Parameters and
+    quantified variables may have ``(either a b)`` types (see :func:`either_members`);
+    declared types, constants and objects have one type each.
     """
 
     name: str

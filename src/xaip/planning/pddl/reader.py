@@ -1,12 +1,13 @@
 """Read PDDL and PPDDL domains and problems into the lifted model.
 
-Supported: STRIPS, ``:typing`` with hierarchies, constants, negative and disjunctive
-preconditions, ``=``, ``imply``/``exists``/``forall`` conditions, conditional and
-universal effects, ``:action-costs`` (``increase`` of ``total-cost`` by a constant or a
-static function), PPDDL ``probabilistic`` effects, rewards (``increase``/``decrease`` of
-``reward``) and ``:goal-reward``. Anything else is refused with
-:class:`~xaip.errors.UnsupportedFeature` naming the construct and where it is, so a user
-never gets a silently wrong model.
+Supported: STRIPS, ``:typing`` with hierarchies and ``either`` parameter types, constants,
+negative and disjunctive preconditions, ``=``, ``imply``/``exists``/``forall`` conditions,
+conditional and universal effects, ``:action-costs`` (``increase`` of ``total-cost`` by a
+constant or a static function), PPDDL ``probabilistic`` effects, rewards
+(``increase``/``decrease`` of ``reward``) and ``:goal-reward``. Anything else (derived
+predicates, durative actions, ...) is refused with :class:`~xaip.errors.UnsupportedFeature`
+naming the construct and where it is, so a user never gets a silently wrong model. Input
+limits (size, nesting, numbers) are in :mod:`xaip.planning.pddl.limits`.
 """
 
 from __future__ import annotations

@@ -1,0 +1,5 @@
+(define (problem s1) (:domain store)
+ (:objects h0 - hoist c0 - crate d0 - depot s0 s1 - storearea t0 - transitarea)
+ (:init (in s0 d0) (in s1 d0) (on c0 s0) (in c0 d0) (clear s1) (available h0) (at h0 t0)
+        (connected s0 t0) (connected t0 s0) (connected s1 t0) (connected t0 s1))
+ (:goal (on c0 s1)))
