@@ -206,18 +206,19 @@ def _check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRe
         return _check_contrastive(mrp, result, budget)
     if result.grounded:
         outcome = brute_force_complete(mrp, result.edits)
-        method = "brute force"
+        method = "brute force over sets of atoms"
     else:
         outcome = is_complete(mrp, result.edits, budget, result.engine)
-        method = "uniform-cost search" if result.engine == "builtin" else result.engine
+        method = ("uniform-cost search on a fresh grounding" if result.engine == "builtin"
+                  else f"{result.engine} on the lifted PDDL")
     if outcome.complete is None:
-        return CheckReport(None, f"{outcome.reason} ({method})")
+        return CheckReport(None, f"{outcome.reason}; {method}")
     if result.type == "approx":
         # An approximate MCE does not claim optimality; the check reports what holds.
         return CheckReport(outcome.valid, f"approximate: the plan is "
                            f"{'valid' if outcome.valid else 'invalid'} in the updated model; "
                            f"optimality ({method}): {outcome.reason}")
-    return CheckReport(outcome.complete, f"{outcome.reason} ({method}, fresh grounding)")
+    return CheckReport(outcome.complete, f"{outcome.reason}; {method}")
 
 
 def _check_contrastive(mrp: MRP, result: Explanation, budget: Budget) -> CheckReport:

@@ -31,7 +31,7 @@ def _check_line(verified: bool, report: CheckReport | None, status: Status) -> s
     if not status.finished:
         return "Not verified: the budget ran out before the answer was finished."
     if verified:
-        return "Verified independently" + (f" ({report.details})." if report else ".")
+        return "Verified independently" + (f": {report.details}." if report else ".")
     if report is None:
         return "NOT verified (no check ran)."
     if report.ok is None:
@@ -44,8 +44,11 @@ def _steps(plan: tuple[str, ...]) -> str:
 
 
 def _effort(stats: Mapping[str, int | float], seconds: float) -> str:
-    parts = [f"{value} {name.replace('_', ' ')}" for name, value in stats.items()]
-    return ", ".join([*parts, f"{seconds:.3f} s"])
+    parts = [f"{value} {name.replace('_', ' ')}" for name, value in stats.items()
+             if not name.endswith("seconds")]
+    check = stats.get("check_seconds")
+    timing = f"{seconds:.3f} s" + (f" (check {check:.3f} s)" if check is not None else "")
+    return ", ".join([*parts, timing])
 
 
 @renderer(Explanation, "text")
