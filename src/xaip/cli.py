@@ -189,12 +189,16 @@ def _cmd_landmarks(args: argparse.Namespace) -> int:
 
 def _cmd_diff(args: argparse.Namespace) -> int:
     from xaip.planning.features import model_diff
-    from xaip.planning.pddl import read_domain, read_problem
+    from xaip.planning.pddl import check_problem, read_domain, read_problem
 
     domain_a = read_domain(args.domain_a)
     domain_b = read_domain(args.domain_b)
     problem_a = read_problem(args.problem_a) if args.problem_a else None
     problem_b = read_problem(args.problem_b) if args.problem_b else problem_a
+    if problem_a is not None:
+        check_problem(domain_a, problem_a)  # a problem for another domain is bad input
+    if problem_b is not None:
+        check_problem(domain_b, problem_b)
     difference = model_diff(domain_a, domain_b, problem_a, problem_b)
     difference = dataclasses.replace(
         difference, names=(Path(args.domain_a).name, Path(args.domain_b).name))

@@ -64,3 +64,19 @@ def test_cli_reports_ignored_costs(tmp_path: Path, capsys: pytest.CaptureFixture
     assert payload["cost"] == cost and payload["costs_ignored"] is ignored
     main(["plan", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl"), "--optimal"])
     assert ("every action costs 1" in capsys.readouterr().out) is ignored
+
+
+def test_diff_refuses_a_problem_for_another_domain(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    fetch = Path(__file__).resolve().parents[2] / "src" / "xaip" / "domains" / "fetch"
+    (tmp_path / "d.pddl").write_text(DOMAIN)
+    code = main(["diff", str(fetch / "robot.pddl"), str(fetch / "human.pddl"),
+                 "--problem-a", str(tmp_path / "d.pddl")])
+    assert code == 2
+    code = main(["diff", str(fetch / "robot.pddl"), str(fetch / "human.pddl"),
+                 "--problem-a", str(fetch / "problem.pddl")])
+    assert code == 0
+    (tmp_path / "p.pddl").write_text(PROBLEM.format(metric=""))
+    code = main(["diff", str(fetch / "robot.pddl"), str(fetch / "human.pddl"),
+                 "--problem-a", str(tmp_path / "p.pddl")])
+    assert code == 2 and "domain" in capsys.readouterr().err
