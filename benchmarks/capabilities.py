@@ -34,6 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from xaip.capabilities.discovery import DiscoveryConfig, discover_game  # noqa: E402
+from xaip.vocab.registry import game_names, get_game  # noqa: E402
 
 #: (game, rows, cols) -> (queries, seconds, PAL tuples, capabilities) of the reference.
 REFERENCE: dict[tuple[str, int, int], tuple[int, float, int, int]] = {
@@ -142,13 +143,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--agents", default="search,policy",
                         help="comma-separated agents (default search,policy)")
-    parser.add_argument("--games", default="zelda,escape,cookmepasta,snowman")
+    parser.add_argument("--games", default=",".join(game_names()),
+                        help="comma-separated registered games (default: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeat", type=int, default=5,
                         help="runs per row; the best time counts, the median is shown "
                              "(default 5)")
     args = parser.parse_args(argv)
-    games = args.games.split(",")
+    games = [get_game(g).name for g in args.games.split(",")]
     keys = [k for k in REFERENCE if k[0] in games]
     if args.quick:
         smallest: dict[str, tuple[str, int, int]] = {}

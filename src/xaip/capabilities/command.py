@@ -17,12 +17,14 @@ from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Add ``discover`` and ``learn-model`` to the ``xaip`` command."""
+    from xaip.vocab.registry import game_names
+
     discover = sub.add_parser(
         "discover", help="discover what a black-box agent can do in a game (KR 2022)",
         description="Run an agent in one of the bundled games, collect its traces, and "
                     "complete a capability model in the game's vocabulary by asking the "
                     "agent state-reachability queries.")
-    discover.add_argument("game", help="zelda, cookmepasta, escape or snowman")
+    discover.add_argument("game", help="a registered game: " + ", ".join(game_names()))
     discover.add_argument("--grid", default="4x5", metavar="RxC",
                           help="grid size, rows x columns (default 4x5)")
     discover.add_argument("--agent", choices=("search", "policy"), default="search",
