@@ -144,8 +144,8 @@ def run(args: argparse.Namespace) -> int:
     """Handle ``xaip summarize`` (see the module docstring for exit codes)."""
     _check_numbers(args)
     _check_outputs(args)
+    clock = Budget(args.max_nodes, args.max_seconds).start()  # reading counts too
     ptask, phrases, label = _load(args)
-    clock = Budget(args.max_nodes, args.max_seconds).start()
     dead_end_cost = None if args.strict else args.dead_end_cost
     ends: tuple[int | None, int | None] | None = None
     if args.drill:
@@ -188,12 +188,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _write_dot(path: str, dot_text: str) -> str:
     """Write the DOT file and its SVG; say what was written."""
-    Path(path).write_text(dot_text, encoding="utf-8")
     svg_path = Path(path).with_suffix(".svg")
     try:
+        Path(path).write_text(dot_text, encoding="utf-8")
         write_svg(dot_text, svg_path)
     except EngineUnavailable as error:
         return f"wrote {path}; no SVG: {error}"
+    except OSError as error:
+        raise InputError(f"cannot write {error.filename or path}: "
+                         f"{error.strerror or error}") from None
     how = "" if dot_available() else " (xaip's own layout: Graphviz is not installed)"
     return f"wrote {path} and {svg_path}{how}"
 

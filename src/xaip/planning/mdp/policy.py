@@ -100,7 +100,11 @@ class Policy:
 
     def save(self, path: str | Path) -> None:
         """Write the policy as JSON: ``{"policy": {"(fact) (fact) ...": "action args"}}``."""
-        Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        try:
+            Path(path).write_text(json.dumps(self.to_dict(), indent=1) + "\n", encoding="utf-8")
+        except OSError as error:
+            raise InputError(
+                f"cannot write policy file {path}: {error.strerror or error}") from None
 
     @classmethod
     def from_dict(cls, data: object, ptask: ProbabilisticTask, source: str = "<policy>") -> Policy:

@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from xaip.planning.mdp.budgets import as_clock, spend
 from xaip.planning.mdp.task import ProbabilisticTask
 from xaip.planning.task import State
-from xaip.runtime.budget import Budget
+from xaip.runtime.budget import Budget, BudgetClock
 
 
 @dataclass(frozen=True)
@@ -37,16 +38,17 @@ class ReachableStates:
 def reachable_states(
     ptask: ProbabilisticTask,
     start: State | None = None,
-    budget: Budget | None = None,
+    budget: Budget | BudgetClock | None = None,
     expand: Callable[[State], bool] | None = None,
 ) -> ReachableStates:
     """Enumerate the states reachable from ``start`` (default: the initial state).
 
     Goal states are not expanded; neither is any state for which ``expand`` returns
-    ``False`` (e.g. recognised dead ends). Each expanded state charges one node.
+    ``False`` (e.g. recognised dead ends). Each expanded state charges one node of
+    ``budget`` (or of a clock shared with other phases).
     """
     first = ptask.init if start is None else start
-    clock = (budget or Budget()).start()
+    clock = as_clock(budget)
     seen: dict[State, None] = {first: None}
     queue = [first]
     head = 0
@@ -56,7 +58,7 @@ def reachable_states(
         head += 1
         if ptask.is_goal(state) or (expand is not None and not expand(state)):
             continue
-        if not clock.charge():
+        if not spend(clock):
             complete = False
             break
         for i in ptask.applicable_ids(state):
