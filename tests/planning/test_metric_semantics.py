@@ -80,3 +80,15 @@ def test_diff_refuses_a_problem_for_another_domain(tmp_path: Path,
     code = main(["diff", str(fetch / "robot.pddl"), str(fetch / "human.pddl"),
                  "--problem-a", str(tmp_path / "p.pddl")])
     assert code == 2 and "domain" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("metric", ["", "(:metric minimize (total-cost))"])
+def test_costs_equal_fast_downwards(metric: str) -> None:
+    from xaip.planning.engines import fd_available
+
+    if not fd_available():
+        pytest.skip("Fast Downward is not installed (pip install 'xaip[fd]')")
+    domain, problem = _models(metric)
+    ours = plan((domain, problem), optimal=True)  # type: ignore[arg-type]
+    theirs = plan((domain, problem), optimal=True, engine="fd")  # type: ignore[arg-type]
+    assert ours.cost == theirs.cost
