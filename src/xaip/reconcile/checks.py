@@ -233,7 +233,7 @@ def _check_contrastive(mrp: MRP, result: Explanation, budget: Budget) -> CheckRe
     cost = int(mine.cost)
     task: Task | None = None
     for foil in result.foils:
-        text = foil.describe()
+        text = foil.text
         if foil.kind == "plan":
             other = validate(domain, problem, parse_plan("\n".join(f"({s})"
                                                                  for s in foil.steps)))

@@ -164,7 +164,9 @@ class Foil:
     steps: tuple[str, ...] = ()
     action: str = ""
 
-    def describe(self) -> str:
+    @property
+    def text(self) -> str:
+        """The foil in English ("a plan that never uses tuck")."""
         if self.kind == "plan":
             return "the plan " + " ".join(f"({s})" for s in self.steps)
         verb = "never uses" if self.kind == "avoid" else "uses"

@@ -89,7 +89,7 @@ class Explanation:
             "difference_size": self.difference_size,
             "grounded": self.grounded,
             "engine": self.engine,
-            "foils": [f.describe() for f in self.foils],
+            "foils": [f.text for f in self.foils],
             "updated_domain": self.updated_domain,
             "expected_plan": [f"({step})" for step in self.expected_plan],
             "expected_plan_cost": self.expected_plan_cost,
