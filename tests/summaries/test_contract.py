@@ -260,3 +260,15 @@ def test_outputs_never_overwrite_inputs(tmp_path: Path,
     err = capsys.readouterr().err
     assert code == 2 and "would overwrite an input file" in err
     assert copy.read_text() == Path(problem).read_text()
+
+
+def test_policy_file_messages_escape_and_truncate_what_they_echo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "policy.json"
+    key = "(at \u202ehome\x00)" + " (x)" * 10_000
+    path.write_text(json.dumps({"policy": {key: "walk"}}))
+    code = main(["--policy", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "\\u202e" in err and "\x00" not in err and "\u202e" not in err
+    assert len(err) < 400

@@ -129,16 +129,18 @@ class Policy:
         table: dict[State, str] = {}
         for key, name in data["policy"].items():
             if not isinstance(name, str):
-                raise PolicyFormatError(f"{source}: the action of [{key}] is not a string")
+                raise PolicyFormatError(
+                    f"{source}: the action of [{_brief(key)}] is not a string")
             state = _parse_state(key, known, static, source)
             name = " ".join(name.strip().strip("()").split())
             if state in table:
-                raise PolicyFormatError(f"{source}: state [{key}] is listed twice")
+                raise PolicyFormatError(f"{source}: state [{_brief(key)}] is listed twice")
             if name not in ptask.action_index:
-                raise PolicyFormatError(f"{source}: unknown action '{name}' in state [{key}]")
+                raise PolicyFormatError(
+                    f"{source}: unknown action '{_brief(name)}' in state [{_brief(key)}]")
             if ptask.action_named(name, state) is None:
                 raise PolicyFormatError(
-                    f"{source}: action '{name}' is not applicable in state [{key}]"
+                    f"{source}: action '{_brief(name)}' is not applicable in state [{_brief(key)}]"
                 )
             table[state] = name
         return cls(ptask, table)
@@ -169,6 +171,14 @@ class Policy:
         return cls.from_dict(data, ptask, str(path))
 
 
+def _brief(text: str, limit: int = 80) -> str:
+    """Text from a file for a one-line message: control and invisible characters escaped,
+    at most ``limit`` characters."""
+    shown = "".join(c if c.isprintable() and c.isascii() or c.isalnum() else
+                    c.encode("unicode_escape").decode("ascii") for c in text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
+
+
 def _shown(value: object, limit: int = 60) -> str:
     """A value from a file, quoted, escaped and truncated for a one-line message."""
     text = ascii(value) if not isinstance(value, str) else repr(value).encode(
@@ -181,7 +191,7 @@ def _parse_state(key: str, known: Mapping[str, int], static: set[str], source: s
         raise PolicyFormatError(f"{source}: state keys must be strings")
     if _FACT.sub("", key).strip():
         raise PolicyFormatError(
-            f"{source}: state [{key}] is not a list of facts such as '(at a) (clear b)'"
+            f"{source}: state [{_brief(key)}] is not a list of facts such as '(at a) (clear b)'"
         )
     state = 0
     for inner in _FACT.findall(key):
@@ -190,7 +200,8 @@ def _parse_state(key: str, known: Mapping[str, int], static: set[str], source: s
         if index is None:
             if fact in static:
                 continue
-            raise PolicyFormatError(f"{source}: unknown fact {fact} in state [{key}]")
+            raise PolicyFormatError(
+                f"{source}: unknown fact {_brief(fact)} in state [{_brief(key)}]")
         state |= 1 << index
     return state
 
