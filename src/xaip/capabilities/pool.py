@@ -53,9 +53,12 @@ class StatePool:
         self.states: list[PoolState] = []
         self._seen: set[Any] = set()
         self._abstract: set[AbstractState] = set()
+        #: While true, :meth:`add` keeps nothing (the engine's speculative look-ahead must
+        #: not change the pool the real run sees).
+        self.frozen = False
 
     def add(self, concrete: Any) -> None:
-        if concrete in self._seen:
+        if self.frozen or concrete in self._seen:
             return
         self._seen.add(concrete)
         fluent = self.abstractor.fluent(concrete)

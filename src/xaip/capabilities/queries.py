@@ -158,6 +158,8 @@ class QueryEngine:
         finished = True
         for _ in range(self.config.max_passes):
             progress = False
+            if self.asker.executor is not None:
+                self._prefetch()
             for cap in self.caps:
                 for loc, atom in cap.open_tuples():
                     if clock is not None and spent(clock):
@@ -192,6 +194,44 @@ class QueryEngine:
         for cap in self.caps:
             prefer_preconditions(cap)
         return finished
+
+    def _prefetch(self) -> None:
+        """Look ahead one pass: generate the query of every open tuple as the pass would
+        if no answer changed anything, and have the executor answer their first steps as
+        one batch.
+
+        Why: the queries of a pass depend on each other only through what their answers
+        teach, and most answers change little, so most look-ahead answers are the ones the
+        pass then asks. The look-ahead leaves no trace (pool, offsets and counters are
+        restored; the answers are kept aside, not recorded or stored until asked), so the
+        run is the same as a serial one."""
+        offset, plans = self._offset, self.plans
+        self.pool.frozen = True
+        pairs: list[tuple[str, Any, Any]] = []
+        try:
+            for cap in self.caps:
+                for loc, atom in cap.open_tuples():
+                    key = (loc, atom)
+                    if cap.tried.get(key, 0) >= self.config.max_tries:
+                        continue
+                    marked = cap.unobservable.get(key)
+                    if marked is not None and len(self.pool) < 2 * marked:
+                        continue
+                    used = cap.used_starts.get(key)
+                    query = self.generate(cap, loc, atom, avoid=used or None)
+                    if query is None:
+                        continue
+                    step = query.steps[0]
+                    for target in (step.target, step.alternative):
+                        if target is None:
+                            continue
+                        goal = self.refine(target, query.start)
+                        if goal is not None:
+                            pairs.append((cap.name, query.start, goal))
+        finally:
+            self.pool.frozen = False
+            self._offset, self.plans = offset, plans
+        self.asker.prefetch(pairs)
 
     def _pose_confirmed(self, cap: CapState, loc: str, atom: Atom, query: Query) -> bool:
         """Pose ``query``; if its tested step fails, confirm the failure from another start
