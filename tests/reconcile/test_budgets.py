@@ -253,3 +253,25 @@ def test_registered_examples_follow_the_contract() -> None:
         assert isinstance(report, CheckReport) and report.ok is True, spec.name
         assert finished.verified and render(finished)
         json.dumps(finished.to_dict())
+
+
+def test_the_mme_check_covers_monotonicity(fetch) -> None:  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    mme = explain(fetch, "mme")
+    assert mme.verified and "monotonic over every superset" in mme.check.details
+    # The MCE is complete but not monotonic: claimed as an MME, the check refuses it.
+    mce = explain(fetch, "mce")
+    report = check(fetch, dataclasses.replace(mce, type="mme"))
+    assert report.ok is False and "not monotonic" in report.details
+
+
+def test_progress_events_reach_the_callback(fetch, usar: AnnotatedMRP) -> None:  # type: ignore[no-untyped-def]
+    from xaip.runtime import ProgressEvent
+
+    events: list[ProgressEvent] = []
+    explain(fetch, "mce", progress=events.append)
+    explain(usar, "conformant", progress=events.append)
+    phases = {e.phase for e in events}
+    assert {"mce search", "conformant search"} <= phases
+    assert all(isinstance(e, ProgressEvent) and e.done >= 0 for e in events)

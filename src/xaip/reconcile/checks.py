@@ -34,7 +34,7 @@ from typing import Any
 from xaip.contract import CheckReport
 from xaip.errors import InputError
 from xaip.planning.engines import get_engine
-from xaip.planning.features import Edit
+from xaip.planning.features import Edit, model_diff
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
@@ -218,7 +218,28 @@ def _check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRe
         return CheckReport(outcome.valid, f"approximate: the plan is "
                            f"{'valid' if outcome.valid else 'invalid'} in the updated model; "
                            f"optimality ({method}): {outcome.reason}")
+    if result.type == "mme" and outcome.complete and not result.grounded:
+        return _check_monotonic(mrp, result, f"{outcome.reason}; {method}")
     return CheckReport(outcome.complete, f"{outcome.reason}; {method}")
+
+
+#: Largest number of supersets the MME check examines (2^k for k edits left out).
+MAX_MONOTONIC_CHECKS = 64
+
+
+def _check_monotonic(mrp: MRP, result: Explanation, complete: str) -> CheckReport:
+    """An MME claims more than completeness: every further difference keeps the plan
+    explained (book P3). Checked over every superset when there are few enough."""
+    difference = model_diff(mrp.human_domain, mrp.robot_domain, mrp.human_problem,
+                            mrp.robot_problem).edits()
+    verdict = is_monotonic(mrp, result.edits, difference, MAX_MONOTONIC_CHECKS)
+    if verdict is None:
+        return CheckReport(True, f"{complete}; monotonicity not checked (more than "
+                                 f"{MAX_MONOTONIC_CHECKS} supersets)")
+    if verdict:
+        return CheckReport(True, f"{complete}; monotonic over every superset")
+    return CheckReport(False, f"{complete}, but a superset of the edits leaves the plan "
+                              "unexplained (not monotonic)")
 
 
 def _check_contrastive(mrp: MRP, result: Explanation, budget: Budget) -> CheckReport:

@@ -151,7 +151,8 @@ def _explain_uncertain(args: argparse.Namespace, mrp: Any, budget: Any) -> Any:
     amrp = AnnotatedMRP(mrp, read_annotations(args.annotations, mrp.human_domain))
     answers = _ask if args.kind == "anytime" else None
     return explain(amrp, args.kind, budget=budget, answers=answers, alpha=args.alpha,
-                   question_cost=args.question_cost, annotation_cost=args.annotation_cost)
+                   question_cost=args.question_cost, annotation_cost=args.annotation_cost,
+                   engine=args.engine)
 
 
 def _ask(feature: Any) -> bool:

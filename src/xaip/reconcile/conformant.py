@@ -33,10 +33,10 @@ from typing import Any
 
 from xaip.contract import CheckReport, with_check
 from xaip.errors import InputError
+from xaip.planning.engines import Engine, get_engine
 from xaip.planning.features import Edit, Feature, model_diff, model_features
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
-from xaip.planning.planner import plan_task
 from xaip.planning.plans import validate
 from xaip.reconcile.annotated import (
     RELAXING_KINDS,
@@ -99,6 +99,7 @@ class ConformantExplainer:
     budget: Budget = field(default_factory=lambda: Budget(max_seconds=300))
     goal_tests: int = 0
     check_budget: Budget | None = None
+    engine: str | Engine = "builtin"
     _cache: dict[Any, bool] = field(default_factory=dict, repr=False)
     _clock: BudgetClock | None = field(default=None, repr=False)
 
@@ -119,6 +120,7 @@ class ConformantExplainer:
             for p in self.amrp.possible))
         self.candidates = self.known_edits + self.annotation_edits
         self._prop7 = not _has_negative_preconditions(mrp.human_domain, mrp.robot_domain)
+        self._engine = get_engine(self.engine) if isinstance(self.engine, str) else self.engine
 
     # ------------------------------------------------------------------ the model at a state
 
@@ -170,8 +172,8 @@ class ConformantExplainer:
         return Budget(self.budget.max_nodes, left)
 
     def _none_cheaper(self, domain: Domain, problem: Problem, cost: int) -> bool:
-        result = plan_task(ground(domain, problem), optimal=True, cost_bound=cost,
-                           budget=self._call_budget())
+        result = self._engine.solve(ground(domain, problem), optimal=True, cost_bound=cost,
+                                    budget=self._call_budget())
         if result.status == "budget_exhausted":
             raise _OutOfBudget
         return result.status == "unsolvable"
@@ -449,6 +451,7 @@ def explain_uncertain(
     question_cost: float = 0.1,
     annotation_cost: float = 1.0,
     check_budget: Budget | None = None,
+    engine: str | Engine = "builtin",
 ) -> ConformantExplanation | ConditionalExplanation | AnytimeExplanation:
     """:func:`xaip.reconcile.explain` for ``conformant``, ``conditional`` and ``anytime``."""
     if isinstance(mrp, AnnotatedMRP):
@@ -466,7 +469,7 @@ def explain_uncertain(
     explainer = ConformantExplainer(amrp, annotation_cost=annotation_cost,
                                     question_cost=question_cost,
                                     budget=budget or Budget(max_seconds=300),
-                                    check_budget=check_budget)
+                                    check_budget=check_budget, engine=engine)
     if kind == "conformant":
         return explainer.conformant(progress)
     if kind == "conditional":

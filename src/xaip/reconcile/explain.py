@@ -259,7 +259,7 @@ def explain(
         return explain_uncertain(mrp, kind, budget=budget, progress=progress,
                                  annotations=annotations, answers=answers, alpha=alpha,
                                  question_cost=question_cost, annotation_cost=annotation_cost,
-                                 check_budget=check_budget)
+                                 check_budget=check_budget, engine=engine)
     if kind not in TYPES:
         raise InputError(f"unknown explanation type '{kind}' (one of {', '.join(ALL_TYPES)})")
     if annotations is not None:
