@@ -109,7 +109,8 @@ AIA_REFERENCE = {"blocksworld": 48, "gripper": 17, "logistics": 68}
 
 def aia_rows() -> list[dict[str, Any]]:
     """The AIA setting: learn the hidden model of a symbolic agent, count queries."""
-    from xaip.capabilities.symbolic import SymbolicAgent, compare_models, learn_model
+    from xaip.capabilities.checks import compare_models
+    from xaip.capabilities.symbolic import SymbolicAgent, learn_model
     from xaip.domains import generators
     from xaip.planning.pddl import parse_domain, parse_problem
 

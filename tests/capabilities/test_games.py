@@ -7,8 +7,14 @@ from typing import Any
 
 import pytest
 
-from xaip.capabilities.checks import check_consistency, check_realisability, fresh_states
-from xaip.capabilities.checks import DiscoveryInputs, check, run_checks
+from xaip.capabilities.checks import (
+    DiscoveryInputs,
+    check,
+    check_consistency,
+    check_realisability,
+    fresh_states,
+    run_checks,
+)
 from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
 from xaip.vocab import game_vocabulary
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from xaip.capabilities.checks import compare_models
 from xaip.capabilities.symbolic import (
     SymbolicAgent,
     action_atoms,
-    compare_models,
     learn_model,
     read_agent,
 )

@@ -31,9 +31,13 @@ Example::
 from xaip.capabilities.answers import Answer, AnswerStore, MemoryStore, StoredTrace
 from xaip.capabilities.checks import (
     ConsistencyReport,
+    DiscoveryInputs,
+    LearningInputs,
     RealisabilityReport,
+    check,
     check_consistency,
     check_realisability,
+    compare_models,
     fresh_states,
 )
 from xaip.capabilities.discovery import (
@@ -55,12 +59,7 @@ from xaip.capabilities.model import (
 )
 from xaip.capabilities.queries import EngineConfig, QueryEngine
 from xaip.capabilities.store import SQLiteStore
-from xaip.capabilities.symbolic import (
-    LearnedModel,
-    SymbolicAgent,
-    compare_models,
-    learn_model,
-)
+from xaip.capabilities.symbolic import LearnedModel, SymbolicAgent, learn_model
 
 __all__ = [
     "Answer",
@@ -68,11 +67,13 @@ __all__ = [
     "Capability",
     "CapabilityModel",
     "ConsistencyReport",
+    "DiscoveryInputs",
     "DiscoveryConfig",
     "DiscoveryResult",
     "DiscoveryStats",
     "EngineConfig",
     "LearnedModel",
+    "LearningInputs",
     "Literal",
     "MemoryStore",
     "OpenTuple",
@@ -82,6 +83,7 @@ __all__ = [
     "SQLiteStore",
     "StoredTrace",
     "SymbolicAgent",
+    "check",
     "check_consistency",
     "check_realisability",
     "compare_models",

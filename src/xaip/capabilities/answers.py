@@ -246,16 +246,16 @@ class Asker:
             if repeat is not None:
                 out.append(repeat)
                 continue
-            answer = stored[key]
-            assert answer is not None
+            given = stored[key]
+            assert given is not None
             if key in fresh:
-                self.seconds += answer.seconds
-            arrived = goal.states[answer.member or 0] if isinstance(goal, AnyOf) else goal
-            self._answers[key] = (answer.reached, arrived)
-            self.records.append(QueryRecord(name, short(start), short(goal), answer.status,
-                                            answer.reached, answer.seconds, key not in fresh,
-                                            answer.reason))
-            out.append((answer.reached, arrived))
+                self.seconds += given.seconds
+            arrived = goal.states[given.member or 0] if isinstance(goal, AnyOf) else goal
+            self._answers[key] = (given.reached, arrived)
+            self.records.append(QueryRecord(name, short(start), short(goal), given.status,
+                                            given.reached, given.seconds, key not in fresh,
+                                            given.reason))
+            out.append((given.reached, arrived))
         return out
 
     def recheck(self, count: int) -> list[str]:

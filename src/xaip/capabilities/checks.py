@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.model import Capability, CapabilityModel
 from xaip.contract import CheckReport
 from xaip.planning.pddl.model import Atom
@@ -340,6 +341,59 @@ def run_checks(inputs: DiscoveryInputs, result: Any, *, samples: int = 8,
     return DiscoveryChecks(consistency, realisability)
 
 
+# --------------------------------------------------------------------------- model learning
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Differences between two action models over the same signatures (normalised)."""
+
+    equal: bool
+    differences: list[str]
+
+
+def _modes(domain: Any, action: Any) -> dict[tuple[str, Atom], str]:
+    from xaip.capabilities.symbolic import condition_literals, effect_literals
+
+    where = f"action {action.name}"
+    pos, neg, _ = condition_literals(action.precondition, where)
+    add, delete = effect_literals(action.effect, where)
+    out: dict[tuple[str, Atom], str] = {}
+    for atom in pos:
+        out[("pre", atom)] = POS
+    for atom in neg:
+        out[("pre", atom)] = NEG
+    for atom in delete:
+        out[("eff", atom)] = NEG
+    for atom in add:
+        out[("eff", atom)] = POS  # add wins over delete (PDDL semantics)
+    for (loc, atom), mode in list(out.items()):
+        if loc == "eff" and out.get(("pre", atom)) == mode:
+            del out[(loc, atom)]  # re-asserting the precondition is invisible
+    return out
+
+
+def compare_models(hidden: Any, learned: Any) -> Comparison:
+    """Compare per action and atom, up to what no query can observe: effects that
+    re-assert a precondition, atoms that repeat a term, and action costs."""
+    differences: list[str] = []
+    learned_actions = {a.name: a for a in learned.actions}
+    for action in hidden.actions:
+        other = learned_actions.get(action.name)
+        if other is None:
+            differences.append(f"{action.name}: not learned")
+            continue
+        mine = {k: v for k, v in _modes(hidden, action).items()
+                if len(set(k[1].args)) == len(k[1].args)}
+        theirs = _modes(learned, other)
+        for key in sorted(set(mine) | set(theirs), key=lambda k: (k[0], str(k[1]))):
+            a, b = mine.get(key, ABSENT), theirs.get(key, ABSENT)
+            if a != b:
+                differences.append(f"{action.name} {key[0]} {key[1]}: hidden {a}, learned {b}")
+    return Comparison(not differences, differences)
+
+
+
 @dataclass(frozen=True)
 class LearningInputs:
     """What model learning was given, for :func:`check`: the hidden domain and problem."""
@@ -349,8 +403,6 @@ class LearningInputs:
 
 
 def _check_learned(inputs: LearningInputs, result: Any) -> CheckReport:
-    from xaip.capabilities.symbolic import compare_models
-
     comparison = compare_models(inputs.domain, result.domain)
     if comparison.equal:
         return CheckReport(True, "the learned model equals the hidden one (up to what no "

@@ -186,8 +186,8 @@ def _write(path: str, text: str, flag: str) -> None:
 
 
 def _learn_model(args: argparse.Namespace) -> int:
-    from xaip.capabilities.checks import LearningInputs, check
-    from xaip.capabilities.symbolic import SymbolicAgent, compare_models, learn_model
+    from xaip.capabilities.checks import LearningInputs, check, compare_models
+    from xaip.capabilities.symbolic import SymbolicAgent, learn_model
     from xaip.contract import with_check
     from xaip.planning.pddl import check_problem, read_domain, read_problem
     from xaip.render import render

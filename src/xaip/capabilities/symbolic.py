@@ -71,7 +71,7 @@ class _Schema:
     delete: tuple[Atom, ...]
 
 
-def _literals(condition: Condition, where: str) -> tuple[list[Atom], list[Atom],
+def condition_literals(condition: Condition, where: str) -> tuple[list[Atom], list[Atom],
                                                           list[tuple[str, str]]]:
     pos: list[Atom] = []
     neg: list[Atom] = []
@@ -79,7 +79,7 @@ def _literals(condition: Condition, where: str) -> tuple[list[Atom], list[Atom],
     parts = condition.operands if isinstance(condition, And) else (condition,)
     for part in parts:
         if isinstance(part, And):
-            p, n, d = _literals(part, where)
+            p, n, d = condition_literals(part, where)
             pos += p
             neg += n
             distinct += d
@@ -100,13 +100,13 @@ def _literals(condition: Condition, where: str) -> tuple[list[Atom], list[Atom],
     return pos, neg, distinct
 
 
-def _effects(effect: Effect, where: str) -> tuple[list[Atom], list[Atom]]:
+def effect_literals(effect: Effect, where: str) -> tuple[list[Atom], list[Atom]]:
     add: list[Atom] = []
     delete: list[Atom] = []
     parts = effect.operands if isinstance(effect, AndEffect) else (effect,)
     for part in parts:
         if isinstance(part, AndEffect):
-            a, d = _effects(part, where)
+            a, d = effect_literals(part, where)
             add += a
             delete += d
         elif isinstance(part, Atom):
@@ -140,8 +140,8 @@ class SymbolicAgent:
         schemas = []
         for action in domain.actions:
             where = f"action {action.name}"
-            pos, neg, distinct = _literals(action.precondition, where)
-            add, delete = _effects(action.effect, where)
+            pos, neg, distinct = condition_literals(action.precondition, where)
+            add, delete = effect_literals(action.effect, where)
             schemas.append(_Schema(action.name, action.parameters, tuple(pos), tuple(neg),
                                    tuple(distinct), tuple(add), tuple(delete)))
         self._schemas = {s.name: s for s in schemas}
@@ -561,56 +561,6 @@ def _reachable(agent: SymbolicAgent, learned: Sequence[LearnedAction], limit: in
                     if len(seen) >= limit:
                         return seen
     return seen
-
-
-# --------------------------------------------------------------------------- comparison
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Differences between two action models over the same signatures (normalised)."""
-
-    equal: bool
-    differences: list[str]
-
-
-def _modes(domain: Domain, action: Action) -> dict[tuple[str, Atom], str]:
-    where = f"action {action.name}"
-    pos, neg, _ = _literals(action.precondition, where)
-    add, delete = _effects(action.effect, where)
-    out: dict[tuple[str, Atom], str] = {}
-    for atom in pos:
-        out[("pre", atom)] = POS
-    for atom in neg:
-        out[("pre", atom)] = NEG
-    for atom in delete:
-        out[("eff", atom)] = NEG
-    for atom in add:
-        out[("eff", atom)] = POS  # add wins over delete (PDDL semantics)
-    for (loc, atom), mode in list(out.items()):
-        if loc == "eff" and out.get(("pre", atom)) == mode:
-            del out[(loc, atom)]  # re-asserting the precondition is invisible
-    return out
-
-
-def compare_models(hidden: Domain, learned: Domain) -> Comparison:
-    """Compare per action and atom, up to what no query can observe: effects that
-    re-assert a precondition, atoms that repeat a term, and action costs."""
-    differences: list[str] = []
-    learned_actions = {a.name: a for a in learned.actions}
-    for action in hidden.actions:
-        other = learned_actions.get(action.name)
-        if other is None:
-            differences.append(f"{action.name}: not learned")
-            continue
-        mine = {k: v for k, v in _modes(hidden, action).items()
-                if len(set(k[1].args)) == len(k[1].args)}
-        theirs = _modes(learned, other)
-        for key in sorted(set(mine) | set(theirs), key=lambda k: (k[0], str(k[1]))):
-            a, b = mine.get(key, ABSENT), theirs.get(key, ABSENT)
-            if a != b:
-                differences.append(f"{action.name} {key[0]} {key[1]}: hidden {a}, learned {b}")
-    return Comparison(not differences, differences)
 
 
 def read_agent(domain_path: str, problem_path: str) -> SymbolicAgent:
