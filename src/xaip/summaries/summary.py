@@ -18,6 +18,7 @@ a solver that was cut short). The English text, DOT and SVG are in
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -293,7 +294,13 @@ def summarize(
             return run.stop(Policy(ptask, {}), fields)
         policy = solution.policy
         fields["solver"] = MappingProxyType({
-            k: v for k, v in solution.to_dict().items() if k not in ("policy", "values")})
+            "method": solution.method, "status": str(solution.status),
+            "converged": solution.converged, "proper": solution.proper,
+            "value": solution.value if math.isfinite(solution.value) else "inf",
+            "expanded": solution.expanded,
+            "iterations": solution.iterations, "dead_ends_found": solution.dead_ends_found,
+            "dead_end_cost": solution.dead_end_cost, "seconds": solution.seconds,
+            "policy_states": len(solution.policy)})
         fields["note"] = note
         if solution.status != Status.SOLVED:
             return run.stop(policy, fields)

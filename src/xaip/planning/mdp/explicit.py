@@ -357,7 +357,7 @@ class ExplicitGraph:
             if not members:
                 return changed
             solution = self._improve(members, policy, max_rounds)
-            if not solution:  # pragma: no cover - only if the policy were improper
+            if not solution:  # out of budget (or, never seen, an improper policy)
                 return changed
             # An unrecognised dead end acts on in the region's problem, where its value
             # can exceed D and inflate its ancestors: settle those exactly, then redo.
@@ -418,6 +418,8 @@ class ExplicitGraph:
         order = list(members)
         solution: dict[State, float] = {}
         for _ in range(max_rounds):
+            if self.clock.out_of_time():
+                return {}  # out of budget: change nothing (the caller sees the clock)
             succ_of: dict[State, dict[State, float]] = {}
             cost: dict[State, float] = {}
             fixed: dict[State, float] = {}

@@ -89,8 +89,13 @@ def _iteration(graph: ExplicitGraph, start: State, epsilon: float) -> tuple[bool
     visited = {start}
     # Post-order visits are pushed as ``~state`` (negative; states are non-negative).
     stack: list[State] = [start]
+    clock = graph.clock
+    pops = 0
     while stack:
         state = stack.pop()
+        pops += 1
+        if not pops & 1023 and clock.out_of_time():  # backups of a large graph take time
+            return False, expansions, residual
         if state < 0:
             state = ~state
             if kind[state] != EXPANDED:
