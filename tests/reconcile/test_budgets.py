@@ -170,6 +170,18 @@ def test_foil_naming_an_unknown_action_is_refused(capsys: pytest.CaptureFixture[
     assert err.count("\n") == 1
 
 
+def test_foil_plan_errors_name_the_file_and_step(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    foil = tmp_path / "foil.txt"
+    foil.write_text("(pick-up b1 loc1)\n(fly loc1)\n")
+    code = main(["explain", *FETCH_FILES, "--type", "contrastive", "--foil", str(foil)])
+    err = capsys.readouterr().err
+    assert code == 2 and f"{foil}: step 2:" in err and "'fly'" in err and "tuck" in err
+    foil.write_text("; nothing\n")
+    assert main(["explain", *FETCH_FILES, "--type", "contrastive", "--foil", str(foil)]) == 2
+    assert f"{foil}: the foil plan is empty" in capsys.readouterr().err
+
+
 def test_vocabulary_mismatch_names_robot_and_human() -> None:
     robot = (FETCH / "robot.pddl").read_text()
     human = (FETCH / "human.pddl").read_text().replace("(:predicates ",

@@ -85,7 +85,7 @@ def _read_foil(text: str) -> Any:
     if text.startswith(("avoid:", "use:")):
         return parse_foil(text)
     try:
-        return parse_foil(Path(text).read_text(encoding="utf-8-sig"))
+        return parse_foil(Path(text).read_text(encoding="utf-8-sig"), text)
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or "not UTF-8 text"
         raise InputError(f"cannot read foil plan {text}: {reason}") from None

@@ -97,6 +97,12 @@ class Explainer:
                          | {a.name for a in self.mrp.human_domain.actions})
         for foil in foils:
             if foil.kind == "plan":
+                for number, step in enumerate(foil.steps, start=1):
+                    name = step.split()[0]
+                    if name not in actions:
+                        raise InputError(f"{foil.source or 'foil plan'}: step {number}: "
+                                         f"neither the robot's nor the human's model has an "
+                                         f"action '{name}' (actions: {', '.join(actions)})")
                 continue
             schema = foil.action.split()[0]
             if schema not in actions:

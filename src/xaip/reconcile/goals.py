@@ -9,7 +9,7 @@ test, so MCE, contrastive and approximate explanations share one search (book §
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from xaip.errors import InputError
@@ -163,6 +163,7 @@ class Foil:
     kind: str
     steps: tuple[str, ...] = ()
     action: str = ""
+    source: str = field(default="", compare=False)  # the plan file, for messages
 
     @property
     def text(self) -> str:
@@ -173,8 +174,8 @@ class Foil:
         return f"a plan that {verb} {self.action}"
 
 
-def parse_foil(text: str) -> Foil:
-    """``avoid:ACTION``, ``use:ACTION``, or plan-file text."""
+def parse_foil(text: str, source: str = "<foil>") -> Foil:
+    """``avoid:ACTION``, ``use:ACTION``, or plan-file text (``source`` names it in errors)."""
     from xaip.planning.plans import parse_plan
 
     stripped = text.strip()
@@ -184,10 +185,10 @@ def parse_foil(text: str) -> Foil:
             if not action:
                 raise InputError(f"foil '{text}': name an action after '{prefix}'")
             return Foil(prefix[:-1], action=action)
-    steps = parse_plan(stripped, "<foil>")
+    steps = parse_plan(stripped, source)
     if not steps:
-        raise InputError("the foil plan is empty")
-    return Foil("plan", steps=tuple(" ".join((s.name, *s.args)) for s in steps))
+        raise InputError(f"{source}: the foil plan is empty")
+    return Foil("plan", steps=tuple(" ".join((s.name, *s.args)) for s in steps), source=source)
 
 
 def _matches(action: GroundAction, name: str) -> bool:

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 
 from xaip.reconcile.goals import GoalTest, Verdict
 from xaip.reconcile.space import ModelSpace
-from xaip.runtime import Budget
+from xaip.runtime import Budget, Status
 
 
 @dataclass(frozen=True)
 class SearchOutcome:
     """What a model-space search found: candidate indices and the effort it took."""
 
-    status: str  # "found" | "budget_exhausted" | "no_explanation"
+    status: Status  # found, budget_exhausted or no_explanation
     subset: tuple[int, ...]
     nodes: int
     goal_tests: int
@@ -92,15 +92,15 @@ def mce_search(
     while frontier:
         cost, _, subset, _ = heapq.heappop(frontier)
         if not clock.charge(1):
-            return SearchOutcome("budget_exhausted", subset, nodes, len(tester.cache))
+            return SearchOutcome(Status.BUDGET_EXHAUSTED, subset, nodes, len(tester.cache))
         nodes += 1
         if progress is not None:
             progress(nodes, len(subset))
         verdict = tester(subset)
         if verdict.explained:
-            return SearchOutcome("found", subset, nodes, len(tester.cache))
+            return SearchOutcome(Status.FOUND, subset, nodes, len(tester.cache))
         if verdict.undecided:
-            return SearchOutcome("budget_exhausted", subset, nodes, len(tester.cache))
+            return SearchOutcome(Status.BUDGET_EXHAUSTED, subset, nodes, len(tester.cache))
         chosen = set(subset)
         options = relevant_candidates(space, plan, verdict) if relevance else every
         for index in options:
@@ -112,7 +112,7 @@ def mce_search(
             seen.add(child)
             heapq.heappush(frontier, (cost + space.edit_costs[index], len(child), child,
                                       next(counter)))
-    return SearchOutcome("no_explanation", (), nodes, len(tester.cache))
+    return SearchOutcome(Status.NO_EXPLANATION, (), nodes, len(tester.cache))
 
 
 def mme_search(
@@ -132,19 +132,19 @@ def mme_search(
     everything = tuple(range(len(space.candidates)))
     full = frozenset(everything)
     if not tester(everything).explained:
-        return SearchOutcome("no_explanation", (), 1, 1)
+        return SearchOutcome(Status.NO_EXPLANATION, (), 1, 1)
     queue: deque[tuple[int, ...]] = deque([()])
     failures: list[frozenset[int]] = []
     best: tuple[int, ...] = ()
     nodes = 0
-    status = "found"
+    status = Status.FOUND
     while queue:
         reverse = queue.popleft()
         as_set = frozenset(reverse)
         if any(failure <= as_set for failure in failures):
             continue
         if not clock.charge(1):
-            status = "budget_exhausted"
+            status = Status.BUDGET_EXHAUSTED
             break
         nodes += 1
         if progress is not None:
