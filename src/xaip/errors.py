@@ -44,5 +44,19 @@ class PlanFormatError(InputError):
     """A plan file that cannot be read against its task."""
 
 
+class BudgetExhausted(XaipError):
+    """Work ran out of its budget (seconds, nodes or a size cap) where no partial answer
+    makes sense; the CLI answers exit 1 with status ``budget_exhausted``.
+
+    ``phase`` names the work that stopped ("grounding", ...); ``sizes`` says how far it got
+    (e.g. ``{"actions": 120000, "facts": 5000}``), so the user learns how large it was getting.
+    """
+
+    def __init__(self, message: str, phase: str = "", sizes: dict[str, int] | None = None) -> None:
+        super().__init__(message)
+        self.phase = phase
+        self.sizes = dict(sizes or {})
+
+
 class EngineUnavailable(XaipError):
     """An optional external engine (e.g. Fast Downward) is not installed."""

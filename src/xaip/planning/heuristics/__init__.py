@@ -24,6 +24,7 @@ from xaip.planning.heuristics.relaxation import (
     explore,
 )
 from xaip.planning.task import Task
+from xaip.runtime.budget import BudgetClock
 
 Heuristic = Callable[[int], float]
 
@@ -31,21 +32,24 @@ ADMISSIBLE = frozenset({"blind", "hmax", "lmcut"})
 HEURISTICS = ("blind", "hmax", "hadd", "hff", "lmcut")
 
 
-def make_heuristic(name: str, task: Task) -> Heuristic:
+def make_heuristic(name: str, task: Task, clock: BudgetClock | None = None) -> Heuristic:
     """The heuristic called ``name`` compiled for ``task``.
 
     The h_FF object also offers ``relaxed_plan(state)`` and ``helpful_actions(state)``.
+    With a ``clock``, an evaluation raises :class:`~xaip.errors.BudgetExhausted` once its
+    deadline has passed (checked per evaluation, and per cut round in LM-cut), so a slow
+    heuristic cannot carry a search far past its budget between two node charges.
     """
     if name == "blind":
         return Blind(task)
     if name == "hmax":
-        return HMax(task)
+        return HMax(task, clock=clock)
     if name == "hadd":
-        return HAdd(task)
+        return HAdd(task, clock=clock)
     if name == "hff":
-        return HFF(task)
+        return HFF(task, clock=clock)
     if name == "lmcut":
-        return LMCut(task)
+        return LMCut(task, clock=clock)
     raise InputError(f"unknown heuristic '{name}' (one of {', '.join(HEURISTICS)})")
 
 

@@ -39,8 +39,9 @@ from __future__ import annotations
 import heapq
 import math
 
-from xaip.planning.heuristics.relaxation import HMax
+from xaip.planning.heuristics.relaxation import HMax, check_clock
 from xaip.planning.task import Task, bits
+from xaip.runtime.budget import BudgetClock
 
 INF = math.inf
 
@@ -51,8 +52,11 @@ class LMCut:
     name = "lmcut"
     admissible = True
 
-    def __init__(self, task: Task) -> None:
-        self.fallback: HMax | None = HMax(task) if task.has_conditional_effects() else None
+    def __init__(self, task: Task, clock: BudgetClock | None = None) -> None:
+        self.clock = clock
+        self.fallback: HMax | None = (
+            HMax(task, clock=clock) if task.has_conditional_effects() else None
+        )
         n = task.num_facts
         self.init_fact = n
         self.goal_fact = n + 1
@@ -92,6 +96,7 @@ class LMCut:
             return 0
         if self.fallback is not None:
             return self.fallback(state)
+        check_clock(self.clock, "lmcut")
         return self._lmcut(state)
 
     def _lmcut(self, state: int) -> float:
@@ -142,7 +147,10 @@ class LMCut:
                 children[chosen].append(op)
 
         h = 0
+        clock = self.clock
         while hmax[goal_fact] > 0:
+            # one round costs up to the size of the task: on huge tasks, check the time here
+            check_clock(clock, "lmcut")
             # ---- goal zone: backwards from GOAL through zero-cost justification edges;
             # positive-cost edges into the zone are the cut candidates
             zone = bytearray(num_facts)

@@ -29,7 +29,9 @@ import heapq
 import math
 from dataclasses import dataclass
 
+from xaip.errors import BudgetExhausted
 from xaip.planning.task import Task, bits
+from xaip.runtime.budget import BudgetClock
 
 INF = math.inf
 
@@ -192,19 +194,33 @@ def explore(
     return Exploration(cost, supporter, stamp)
 
 
+def check_clock(clock: BudgetClock | None, name: str) -> None:
+    """Raise :class:`BudgetExhausted` once ``clock``'s deadline has passed.
+
+    Why here and not only in the search: one evaluation explores the whole relaxed task, and
+    a search evaluates every child of an expansion before charging the next node, so on a
+    large task the time between two charges can be many seconds.
+    """
+    if clock is not None and not clock.tick():
+        raise BudgetExhausted(f"budget exhausted while evaluating {name}", phase="search")
+
+
 class HMax:
     """h_max (Bonet & Geffner 2001): the costliest goal fact under the relaxation. Admissible."""
 
     name = "hmax"
     admissible = True
 
-    def __init__(self, task: Task, relaxed: RelaxedTask | None = None) -> None:
+    def __init__(self, task: Task, relaxed: RelaxedTask | None = None,
+                 clock: BudgetClock | None = None) -> None:
         self.relaxed = relaxed or RelaxedTask.from_task(task)
+        self.clock = clock
 
     def __call__(self, state: int) -> float:
         rt = self.relaxed
         if state & rt.goal_mask == rt.goal_mask:
             return 0
+        check_clock(self.clock, self.name)
         cost = explore(rt, state, additive=False).cost
         return max(cost[fact] for fact in rt.goal)
 
@@ -216,13 +232,16 @@ class HAdd:
     name = "hadd"
     admissible = False
 
-    def __init__(self, task: Task, relaxed: RelaxedTask | None = None) -> None:
+    def __init__(self, task: Task, relaxed: RelaxedTask | None = None,
+                 clock: BudgetClock | None = None) -> None:
         self.relaxed = relaxed or RelaxedTask.from_task(task)
+        self.clock = clock
 
     def __call__(self, state: int) -> float:
         rt = self.relaxed
         if state & rt.goal_mask == rt.goal_mask:
             return 0
+        check_clock(self.clock, self.name)
         cost = explore(rt, state, additive=True).cost
         return sum(cost[fact] for fact in rt.goal)
 
@@ -239,8 +258,10 @@ class HFF:
     name = "hff"
     admissible = False
 
-    def __init__(self, task: Task, relaxed: RelaxedTask | None = None) -> None:
+    def __init__(self, task: Task, relaxed: RelaxedTask | None = None,
+                 clock: BudgetClock | None = None) -> None:
         self.task = task
+        self.clock = clock
         self.relaxed = relaxed or RelaxedTask.from_task(task)
         self._costs = tuple(action.cost for action in task.actions)
 
@@ -256,6 +277,7 @@ class HFF:
         rt = self.relaxed
         if state & rt.goal_mask == rt.goal_mask:
             return ()
+        check_clock(self.clock, self.name)
         found = explore(rt, state, additive=True, supporters=True)
         cost, supporter, stamp = found.cost, found.supporter, found.stamp
         assert supporter is not None and stamp is not None

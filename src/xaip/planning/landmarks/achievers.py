@@ -21,18 +21,13 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from xaip.errors import XaipError
+from xaip.errors import BudgetExhausted
 from xaip.planning.task import Task, bits, mask_of
 from xaip.runtime.budget import Budget, BudgetClock
 
-
-class BudgetExhausted(XaipError):
-    """A landmark computation ran out of its :class:`~xaip.runtime.Budget`.
-
-    Only raised where no partial answer makes sense (the yes/no oracle
-    :func:`is_landmark`); :func:`~xaip.planning.landmarks.find_landmarks` instead returns a
-    sound partial graph with ``complete=False``.
-    """
+# BudgetExhausted (from xaip.errors) is raised only where no partial answer makes sense
+# (the yes/no oracle :func:`is_landmark`); find_landmarks instead returns a sound partial
+# graph with ``complete=False``.
 
 
 class _Exhausted(Exception):

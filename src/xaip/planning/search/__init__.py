@@ -21,11 +21,11 @@ Plan enumeration lives in :mod:`xaip.planning.search.enumerate` (:func:`all_plan
 
 from __future__ import annotations
 
-from xaip.errors import InputError
+from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.heuristics import ADMISSIBLE, HEURISTICS, make_heuristic
 from xaip.planning.search.astar import best_first
 from xaip.planning.search.bfs import breadth_first, uniform_costs
-from xaip.planning.search.common import SOLVED, Outcome
+from xaip.planning.search.common import BUDGET_EXHAUSTED, SOLVED, Outcome
 from xaip.planning.search.ehc import enforced_hill_climbing
 from xaip.planning.search.enumerate import all_plans, top_k_plans
 from xaip.planning.search.result import PlanResult, PlanSet
@@ -59,20 +59,23 @@ def solve(
     if negative is not None:
         raise InputError(f"action {negative} has negative cost {negative.cost}")
     clock = (budget or Budget()).start()
-    h = make_heuristic(heuristic, task)
+    h = make_heuristic(heuristic, task, clock)
     admissible = heuristic in ADMISSIBLE
     succ = Successors(task)
     outcome: Outcome
-    if algorithm in ("astar", "ucs", "gbfs"):
-        outcome = best_first(task, h, clock, algorithm, cost_bound, admissible, succ)
-        optimal = algorithm == "ucs" or (algorithm == "astar" and admissible)
-    elif algorithm == "ehc":
-        outcome = enforced_hill_climbing(task, h, clock, cost_bound, admissible, succ)
-        optimal = False
-    else:
-        pruning = None if heuristic == "blind" else h
-        outcome = breadth_first(task, clock, pruning, cost_bound, admissible, succ)
-        optimal = uniform_costs(task)
+    optimal = False
+    try:
+        if algorithm in ("astar", "ucs", "gbfs"):
+            outcome = best_first(task, h, clock, algorithm, cost_bound, admissible, succ)
+            optimal = algorithm == "ucs" or (algorithm == "astar" and admissible)
+        elif algorithm == "ehc":
+            outcome = enforced_hill_climbing(task, h, clock, cost_bound, admissible, succ)
+        else:
+            pruning = None if heuristic == "blind" else h
+            outcome = breadth_first(task, clock, pruning, cost_bound, admissible, succ)
+            optimal = uniform_costs(task)
+    except BudgetExhausted:  # raised inside a heuristic evaluation past the deadline
+        outcome = Outcome(BUDGET_EXHAUSTED, (), clock.nodes, 0)
     solved = outcome.status == SOLVED
     plan = tuple(task.actions[a] for a in outcome.plan)
     return PlanResult(
