@@ -19,6 +19,7 @@ from xaip.planning.engines.base import (
     register_engine,
 )
 from xaip.planning.engines.builtin import BuiltinEngine
+from xaip.planning.engines.compiled import CompiledEngine
 from xaip.planning.engines.fast_downward import (
     FDLandmark,
     FDLandmarks,
@@ -32,11 +33,14 @@ from xaip.planning.engines.fd import FastDownwardEngine
 
 register_engine("builtin", BuiltinEngine,
                 "xaip's own A*/UCS/GBFS/EHC/BFS with blind, h_max, h_add, h_FF, LM-cut")
+register_engine("compiled", CompiledEngine,
+                "the same searches and heuristics in C (xaip._core; built at install time)")
 register_engine("fd", FastDownwardEngine,
                 "Fast Downward in a separate process (optional: pip install 'xaip[fd]')")
 
 __all__ = [
     "BuiltinEngine",
+    "CompiledEngine",
     "Engine",
     "FDLandmark",
     "FDLandmarks",

@@ -1,0 +1,155 @@
+/* xaip compiled search core: shared declarations.
+ *
+ * Why C with flat arrays: the pure-Python engine (xaip.planning.search / heuristics) spends
+ * most of its time in interpreter overhead. This core mirrors the same algorithms on
+ * compressed-sparse-row arrays (one offsets array + one indices array per relation) and
+ * states as bitsets of 64-bit words, so tie-breaking and heuristic values are identical
+ * to the Python reference and the two can be cross-checked state by state.
+ *
+ * Licence: MIT (part of xaip). Nothing here depends on Python; module.c is the binding.
+ */
+#ifndef XAIP_CORE_H
+#define XAIP_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int64_t cost_t;
+#define COST_INF INT64_MAX
+/* A heuristic evaluation that ran out of memory (the search reports budget exhausted). */
+#define COST_OOM (-1)
+
+/* ---------------------------------------------------------------- growable arrays */
+
+typedef struct {
+    int32_t *a;
+    size_t n, cap;
+} IVec;
+
+int ivec_push(IVec *v, int32_t x); /* 0 on success, -1 when out of memory */
+void ivec_free(IVec *v);
+
+/* A binary min-heap of (value, fact) pairs ordered by value, then fact: the same order as
+ * the Python reference's integer keys ``value << shift | fact``. */
+typedef struct {
+    cost_t v;
+    int32_t f;
+} Pair;
+
+typedef struct {
+    Pair *a;
+    size_t n, cap;
+    int oom;
+} PairHeap;
+
+void pheap_push(PairHeap *h, cost_t v, int32_t f); /* sets h->oom on failure */
+Pair pheap_pop(PairHeap *h);
+void pheap_free(PairHeap *h);
+
+/* ---------------------------------------------------------------- the task */
+
+/* Compressed sparse rows: items of row r are idx[off[r] .. off[r+1]). */
+typedef struct {
+    int32_t *off;
+    int32_t *idx;
+} CSR;
+
+int csr_from_lists(CSR *out, int rows, const IVec *lists); /* lists[r] -> row r */
+void csr_free(CSR *c);
+
+/* Unary operators of the delete relaxation (one per action with a new add). With
+ * ``init_fact >= 0`` (LM-cut) operators without preconditions get the artificial INIT
+ * fact and a goal operator is appended; facts then number ``nfacts = task facts + 2``. */
+typedef struct {
+    int nfacts, nops;
+    CSR pre, add, pre_of, adders;
+    cost_t *cost;
+    int32_t *npre;
+    int32_t *no_pre; /* operators without preconditions (plain relaxation only) */
+    int nno_pre;
+    int init_fact, goal_fact, goal_op;
+    size_t total_adds;
+} Relaxed;
+
+typedef struct {
+    int nfacts, nactions, nwords;
+    CSR pre, add, del, neg;
+    cost_t *cost;
+    cost_t min_cost;
+    uint64_t *init, *goal, *goal_neg; /* nwords each */
+    int32_t *goal_facts;
+    int ngoal;
+    /* successor generator: each action filed under its least-used precondition fact */
+    CSR bucket;
+    int32_t *always;
+    int nalways;
+    Relaxed relax, lm;
+} CTask;
+
+/* Build from masks: ``masks`` holds, per action, the bitsets pre, add, del, neg_pre
+ * (``nwords`` little-endian words each). Returns NULL when out of memory. */
+CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
+                 const cost_t *costs, const uint64_t *init, const uint64_t *goal,
+                 const uint64_t *goal_neg);
+void ctask_free(CTask *t);
+
+static inline int bit_get(const uint64_t *s, int f) { return (int)((s[f >> 6] >> (f & 63)) & 1u); }
+static inline void bit_set(uint64_t *s, int f) { s[f >> 6] |= (uint64_t)1 << (f & 63); }
+static inline void bit_clear(uint64_t *s, int f) { s[f >> 6] &= ~((uint64_t)1 << (f & 63)); }
+
+int ctask_is_goal(const CTask *t, const uint64_t *s);
+int ctask_goal_facts_hold(const CTask *t, const uint64_t *s); /* ignores goal_neg */
+/* Applicable actions of ``s`` in ascending index order into ``out`` (size nactions). */
+int ctask_applicable(const CTask *t, const uint64_t *s, int32_t *out);
+
+/* ---------------------------------------------------------------- heuristics */
+
+enum { H_BLIND = 0, H_HMAX = 1, H_HADD = 2, H_HFF = 3, H_LMCUT = 4 };
+
+typedef struct HeurWork HeurWork;
+HeurWork *heur_new(const CTask *t, int kind);
+void heur_free(HeurWork *w);
+/* h(s): COST_INF for a proven dead end, COST_OOM when out of memory. */
+cost_t heur_eval(HeurWork *w, const uint64_t *s);
+
+/* relax.c */
+typedef struct RelaxWork RelaxWork;
+RelaxWork *relax_work_new(const Relaxed *r, const CTask *t);
+void relax_work_free(RelaxWork *w);
+cost_t relax_eval(RelaxWork *w, const uint64_t *s, int kind);
+
+/* lmcut.c */
+typedef struct LMWork LMWork;
+LMWork *lm_work_new(const Relaxed *r, const CTask *t);
+void lm_work_free(LMWork *w);
+cost_t lm_eval(LMWork *w, const uint64_t *s);
+
+/* ---------------------------------------------------------------- search */
+
+enum { S_SOLVED = 0, S_UNSOLVABLE = 1, S_BUDGET = 2, S_INTERRUPTED = 3 };
+enum { M_ASTAR = 0, M_UCS = 1, M_GBFS = 2 };
+
+typedef struct {
+    int mode, heuristic, admissible;
+    cost_t cost_bound; /* COST_INF: none */
+    int64_t max_nodes; /* < 0: none */
+    double max_seconds; /* < 0: none */
+    size_t max_bytes; /* 0: none */
+    /* called every few thousand work units; non-zero aborts (S_INTERRUPTED) */
+    int (*interrupt)(void *);
+    void *interrupt_arg;
+} SearchParams;
+
+typedef struct {
+    int status;
+    int32_t *plan; /* malloc'd action indices (caller frees) */
+    int plan_len;
+    int64_t expanded, generated, evaluated, states;
+    size_t bytes;
+    int memory_exhausted;
+} SearchResult;
+
+void search_run(const CTask *t, const SearchParams *p, SearchResult *r);
+double now_seconds(void);
+
+#endif

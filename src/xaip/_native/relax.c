@@ -1,0 +1,185 @@
+/* h_max, h_add and h_FF over one relaxed exploration (generalised Dijkstra).
+ *
+ * Why a line-by-line mirror of xaip.planning.heuristics.relaxation.explore: h_max and h_add
+ * are unique fixpoints, but h_FF depends on which best supporter wins a tie. Using the same
+ * heap order ((cost, fact) pairs), the same operator order and the same strict "<" update,
+ * the relaxed plan and so h_FF are the Python reference's, which the differential tests
+ * check state by state. Licence: MIT (part of xaip).
+ */
+#include "core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct RelaxWork {
+    const Relaxed *r;
+    const CTask *t;
+    cost_t *cost, *acc;
+    int32_t *unsat, *supporter, *stack;
+    uint8_t *is_goal, *used;
+    uint64_t *seen;
+    int32_t *used_list;
+    PairHeap heap;
+};
+
+RelaxWork *relax_work_new(const Relaxed *r, const CTask *t) {
+    RelaxWork *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    size_t nf = (size_t)r->nfacts + 1, nops = (size_t)r->nops + 1;
+    w->r = r;
+    w->t = t;
+    w->cost = malloc(nf * sizeof(cost_t));
+    w->acc = malloc(nops * sizeof(cost_t));
+    w->unsat = malloc(nops * sizeof(int32_t));
+    w->supporter = malloc(nf * sizeof(int32_t));
+    w->stack = malloc(nf * sizeof(int32_t));
+    w->is_goal = calloc(nf, 1);
+    w->used = calloc(nops, 1);
+    w->used_list = malloc(nops * sizeof(int32_t));
+    w->seen = malloc((size_t)t->nwords * sizeof(uint64_t));
+    if (!w->cost || !w->acc || !w->unsat || !w->supporter || !w->stack || !w->is_goal ||
+        !w->used || !w->used_list || !w->seen) {
+        relax_work_free(w);
+        return NULL;
+    }
+    for (int i = 0; i < t->ngoal; i++) w->is_goal[t->goal_facts[i]] = 1;
+    return w;
+}
+
+void relax_work_free(RelaxWork *w) {
+    if (!w) return;
+    free(w->cost);
+    free(w->acc);
+    free(w->unsat);
+    free(w->supporter);
+    free(w->stack);
+    free(w->is_goal);
+    free(w->used);
+    free(w->used_list);
+    free(w->seen);
+    pheap_free(&w->heap);
+    free(w);
+}
+
+static inline cost_t add_sat(cost_t a, cost_t b) {
+    return (a >= COST_INF - b) ? COST_INF - 1 : a + b;
+}
+
+/* explore(rt, state, additive, supporters, stop_at_goal=True); returns -1 when out of memory */
+static int explore(RelaxWork *w, const uint64_t *s, int additive) {
+    const Relaxed *r = w->r;
+    const CTask *t = w->t;
+    int nf = r->nfacts;
+    for (int f = 0; f < nf; f++) {
+        w->cost[f] = COST_INF;
+        w->supporter[f] = -1;
+    }
+    memcpy(w->unsat, r->npre, (size_t)r->nops * sizeof(int32_t));
+    memset(w->acc, 0, (size_t)r->nops * sizeof(cost_t));
+    PairHeap *h = &w->heap;
+    h->n = 0;
+    h->oom = 0;
+    for (int wd = 0; wd < t->nwords; wd++) {
+        uint64_t x = s[wd];
+        while (x) {
+            int f = wd * 64 + __builtin_ctzll(x);
+            x &= x - 1;
+            w->cost[f] = 0;
+            pheap_push(h, 0, f);
+        }
+    }
+    for (int i = 0; i < r->nno_pre; i++) {
+        int op = r->no_pre[i];
+        cost_t value = r->cost[op];
+        for (int32_t k = r->add.off[op]; k < r->add.off[op + 1]; k++) {
+            int32_t f = r->add.idx[k];
+            if (value < w->cost[f]) {
+                w->cost[f] = value;
+                w->supporter[f] = op;
+                pheap_push(h, value, f);
+            }
+        }
+    }
+    int left = 0;
+    for (int i = 0; i < t->ngoal; i++) left += !bit_get(s, t->goal_facts[i]);
+    if (!left) return h->oom ? -1 : 0;
+    while (h->n) {
+        Pair p = pheap_pop(h);
+        int32_t f = p.f;
+        cost_t value = p.v;
+        if (value > w->cost[f]) continue;
+        if (w->is_goal[f] && !bit_get(s, f) && --left == 0) break;
+        for (int32_t k = r->pre_of.off[f]; k < r->pre_of.off[f + 1]; k++) {
+            int32_t op = r->pre_of.idx[k];
+            if (additive)
+                w->acc[op] = add_sat(w->acc[op], value);
+            else if (value > w->acc[op])
+                w->acc[op] = value;
+            if (--w->unsat[op]) continue;
+            cost_t nv = add_sat(w->acc[op], r->cost[op]);
+            for (int32_t j = r->add.off[op]; j < r->add.off[op + 1]; j++) {
+                int32_t added = r->add.idx[j];
+                if (nv < w->cost[added]) {
+                    w->cost[added] = nv;
+                    w->supporter[added] = op;
+                    pheap_push(h, nv, added);
+                }
+            }
+        }
+    }
+    return h->oom ? -1 : 0;
+}
+
+/* HFF.relaxed_plan + evaluate: the cost of the actions of the relaxed plan read off the
+ * best supporters, each counted once. */
+static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
+    const Relaxed *r = w->r;
+    const CTask *t = w->t;
+    for (int i = 0; i < t->ngoal; i++)
+        if (w->cost[t->goal_facts[i]] == COST_INF) return COST_INF;
+    memcpy(w->seen, s, (size_t)t->nwords * sizeof(uint64_t));
+    int top = 0, nused = 0;
+    for (int i = 0; i < t->ngoal; i++) {
+        int32_t f = t->goal_facts[i];
+        if (!bit_get(s, f)) {
+            w->stack[top++] = f;
+            bit_set(w->seen, f);
+        }
+    }
+    cost_t total = 0;
+    while (top) {
+        int32_t op = w->supporter[w->stack[--top]];
+        if (!w->used[op]) {
+            w->used[op] = 1;
+            w->used_list[nused++] = op;
+            total = add_sat(total, r->cost[op]);
+        }
+        for (int32_t k = r->pre.off[op]; k < r->pre.off[op + 1]; k++) {
+            int32_t pre = r->pre.idx[k];
+            if (!bit_get(w->seen, pre)) {
+                bit_set(w->seen, pre);
+                w->stack[top++] = pre;
+            }
+        }
+    }
+    for (int i = 0; i < nused; i++) w->used[w->used_list[i]] = 0;
+    return total;
+}
+
+cost_t relax_eval(RelaxWork *w, const uint64_t *s, int kind) {
+    const CTask *t = w->t;
+    if (ctask_goal_facts_hold(t, s)) return 0;
+    if (explore(w, s, kind != H_HMAX)) return COST_OOM;
+    if (kind == H_HFF) return relaxed_plan_cost(w, s);
+    cost_t h = 0;
+    for (int i = 0; i < t->ngoal; i++) {
+        cost_t c = w->cost[t->goal_facts[i]];
+        if (c == COST_INF) return COST_INF;
+        if (kind == H_HMAX) {
+            if (c > h) h = c;
+        } else {
+            h = add_sat(h, c);
+        }
+    }
+    return h;
+}

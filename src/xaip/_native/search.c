@@ -1,0 +1,348 @@
+/* Best-first search (A*, uniform-cost, greedy) over bitset states.
+ *
+ * Mirrors xaip.planning.search.astar.best_first: priority (w_g * g + w_h * h, h, insertion
+ * counter), goal test when a node is popped, one budget node charged per expansion,
+ * re-opening of states reached more cheaply (always for A* and UCS, for GBFS only under
+ * a cost bound), pruning of g >= bound and, with an admissible heuristic, g + h >= bound.
+ *
+ * Why a state table of its own: states are interned once (bitset words in one array, an
+ * open-addressing hash table of ids), and g, h and the parent link live in parallel arrays
+ * indexed by id, so duplicate detection costs one hash and one memcmp, and the memory used
+ * is known exactly (the memory cap of the budget). Licence: MIT (part of xaip).
+ */
+#define _POSIX_C_SOURCE 199309L
+#include "core.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define G_UNSET INT64_MAX
+
+double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- heuristics */
+
+struct HeurWork {
+    const CTask *t;
+    int kind;
+    RelaxWork *relax;
+    LMWork *lm;
+};
+
+HeurWork *heur_new(const CTask *t, int kind) {
+    HeurWork *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->t = t;
+    w->kind = kind;
+    if (kind == H_HMAX || kind == H_HADD || kind == H_HFF) {
+        w->relax = relax_work_new(&t->relax, t);
+        if (!w->relax) goto fail;
+    } else if (kind == H_LMCUT) {
+        w->lm = lm_work_new(&t->lm, t);
+        if (!w->lm) goto fail;
+    }
+    return w;
+fail:
+    heur_free(w);
+    return NULL;
+}
+
+void heur_free(HeurWork *w) {
+    if (!w) return;
+    relax_work_free(w->relax);
+    lm_work_free(w->lm);
+    free(w);
+}
+
+cost_t heur_eval(HeurWork *w, const uint64_t *s) {
+    switch (w->kind) {
+    case H_BLIND:
+        return ctask_is_goal(w->t, s) ? 0 : w->t->min_cost;
+    case H_LMCUT:
+        return lm_eval(w->lm, s);
+    default:
+        return relax_eval(w->relax, s, w->kind);
+    }
+}
+
+/* ---------------------------------------------------------------- state table */
+
+typedef struct {
+    int nwords;
+    size_t count, cap, nslots;
+    uint64_t *words, *hash;
+    cost_t *g, *h;
+    uint32_t *parent;
+    int32_t *action;
+    uint32_t *slots; /* 0: empty, else id + 1 */
+} Table;
+
+static uint64_t hash_words(const uint64_t *s, int n) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 29);
+}
+
+static size_t table_bytes(const Table *t) {
+    return t->cap * ((size_t)t->nwords * 8 + 8 + 8 + 8 + 4 + 4) + t->nslots * 4;
+}
+
+static void table_free(Table *t) {
+    free(t->words);
+    free(t->hash);
+    free(t->g);
+    free(t->h);
+    free(t->parent);
+    free(t->action);
+    free(t->slots);
+}
+
+#define GROW(field, cap)                                                  \
+    do {                                                                  \
+        void *p_ = realloc(t->field, (cap) * sizeof *t->field);           \
+        if (!p_) return -1;                                               \
+        t->field = p_;                                                    \
+    } while (0)
+
+static int table_grow_states(Table *t) {
+    size_t cap = t->cap ? 2 * t->cap : 1024;
+    void *p = realloc(t->words, cap * (size_t)t->nwords * sizeof(uint64_t));
+    if (!p) return -1;
+    t->words = p;
+    GROW(hash, cap);
+    GROW(g, cap);
+    GROW(h, cap);
+    GROW(parent, cap);
+    GROW(action, cap);
+    t->cap = cap;
+    return 0;
+}
+
+static int table_rehash(Table *t) {
+    size_t n = t->nslots ? 2 * t->nslots : 2048;
+    uint32_t *slots = calloc(n, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t id = 0; id < t->count; id++) {
+        size_t i = t->hash[id] & (n - 1);
+        while (slots[i]) i = (i + 1) & (n - 1);
+        slots[i] = (uint32_t)id + 1;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = n;
+    return 0;
+}
+
+/* The id of state ``s`` (inserted with g unset if new; *is_new says which); -1 when out of
+ * memory. */
+static int64_t table_intern(Table *t, const uint64_t *s, int *is_new) {
+    if (2 * (t->count + 1) > t->nslots && table_rehash(t)) return -1;
+    uint64_t hv = hash_words(s, t->nwords);
+    size_t mask = t->nslots - 1, i = hv & mask;
+    size_t wb = (size_t)t->nwords * sizeof(uint64_t);
+    while (t->slots[i]) {
+        uint32_t id = t->slots[i] - 1;
+        if (t->hash[id] == hv && !memcmp(t->words + (size_t)id * t->nwords, s, wb)) {
+            *is_new = 0;
+            return id;
+        }
+        i = (i + 1) & mask;
+    }
+    if (t->count == t->cap && table_grow_states(t)) return -1;
+    if (t->count >= UINT32_MAX - 1) return -1;
+    size_t id = t->count++;
+    memcpy(t->words + id * t->nwords, s, wb);
+    t->hash[id] = hv;
+    t->g[id] = G_UNSET;
+    t->h[id] = 0;
+    t->parent[id] = UINT32_MAX;
+    t->action[id] = -1;
+    t->slots[i] = (uint32_t)id + 1;
+    *is_new = 1;
+    return (int64_t)id;
+}
+
+/* ---------------------------------------------------------------- open list */
+
+typedef struct {
+    cost_t f, h, g;
+    uint64_t counter;
+    uint32_t id;
+} Node;
+
+typedef struct {
+    Node *a;
+    size_t n, cap;
+} Open;
+
+static inline int node_less(const Node *x, const Node *y) {
+    if (x->f != y->f) return x->f < y->f;
+    if (x->h != y->h) return x->h < y->h;
+    return x->counter < y->counter;
+}
+
+static int open_push(Open *o, Node x) {
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 1024;
+        Node *a = realloc(o->a, cap * sizeof *a);
+        if (!a) return -1;
+        o->a = a;
+        o->cap = cap;
+    }
+    size_t i = o->n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!node_less(&x, &o->a[parent])) break;
+        o->a[i] = o->a[parent];
+        i = parent;
+    }
+    o->a[i] = x;
+    return 0;
+}
+
+static Node open_pop(Open *o) {
+    Node top = o->a[0], last = o->a[--o->n];
+    size_t n = o->n, i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && node_less(&o->a[c + 1], &o->a[c])) c++;
+        if (!node_less(&o->a[c], &last)) break;
+        o->a[i] = o->a[c];
+        i = c;
+    }
+    if (n) o->a[i] = last;
+    return top;
+}
+
+/* ---------------------------------------------------------------- the search */
+
+static void trace_back(const Table *tab, uint32_t id, SearchResult *r) {
+    int len = 0;
+    for (uint32_t s = id; tab->parent[s] != UINT32_MAX; s = tab->parent[s]) len++;
+    r->plan = malloc(((size_t)len + 1) * sizeof(int32_t));
+    if (!r->plan) {
+        r->status = S_BUDGET;
+        r->memory_exhausted = 1;
+        return;
+    }
+    r->plan_len = len;
+    for (uint32_t s = id; tab->parent[s] != UINT32_MAX; s = tab->parent[s])
+        r->plan[--len] = tab->action[s];
+}
+
+void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
+    static const int weights[3][3] = {{1, 1, 1}, {1, 0, 1}, {0, 1, 0}};
+    int gw = weights[p->mode][0], hw = weights[p->mode][1];
+    int reopen = weights[p->mode][2] || p->cost_bound != COST_INF;
+    cost_t bound = p->cost_bound;
+    int prune_h = p->admissible && p->cost_bound != COST_INF;
+    double deadline = p->max_seconds >= 0 ? now_seconds() + p->max_seconds : -1.0;
+    int nw = t->nwords;
+    size_t wb = (size_t)nw * sizeof(uint64_t);
+
+    memset(r, 0, sizeof *r);
+    r->status = S_BUDGET;
+    Table tab = {0};
+    tab.nwords = nw;
+    Open open = {0};
+    HeurWork *hw_ = heur_new(t, p->heuristic);
+    uint64_t *state = malloc(wb), *child = malloc(wb);
+    int32_t *app = malloc(((size_t)t->nactions + 1) * sizeof(int32_t));
+    uint64_t counter = 0, work = 0;
+    if (!hw_ || !state || !child || !app) goto oom;
+
+    int is_new;
+    int64_t root = table_intern(&tab, t->init, &is_new);
+    if (root < 0) goto oom;
+    cost_t h_root = heur_eval(hw_, t->init);
+    r->evaluated++;
+    if (h_root == COST_OOM) goto oom;
+    tab.h[root] = h_root;
+    if (h_root == COST_INF || bound <= 0 || (prune_h && h_root >= bound)) {
+        r->status = S_UNSOLVABLE;
+        goto done;
+    }
+    tab.g[root] = 0;
+    if (open_push(&open, (Node){hw * h_root, h_root, 0, 0, (uint32_t)root})) goto oom;
+
+    while (open.n) {
+        Node node = open_pop(&open);
+        if (node.g > tab.g[node.id]) continue; /* a cheaper copy was pushed after this one */
+        memcpy(state, tab.words + (size_t)node.id * nw, wb);
+        if (ctask_is_goal(t, state)) {
+            r->status = S_SOLVED;
+            trace_back(&tab, node.id, r);
+            goto done;
+        }
+        /* the budget: one node per expansion, the clock every 16 units of work */
+        if (p->max_nodes >= 0 && r->expanded + 1 > p->max_nodes) goto done;
+        if (p->max_bytes && table_bytes(&tab) + open.cap * sizeof(Node) > p->max_bytes) {
+            r->memory_exhausted = 1;
+            goto done;
+        }
+        r->expanded++;
+        int napp = ctask_applicable(t, state, app);
+        for (int k = 0; k < napp; k++) {
+            if ((++work & 15) == 0) {
+                if (deadline >= 0 && now_seconds() > deadline) goto done;
+                if ((work & 4095) == 0 && p->interrupt && p->interrupt(p->interrupt_arg)) {
+                    r->status = S_INTERRUPTED;
+                    goto done;
+                }
+            }
+            int a = app[k];
+            r->generated++;
+            cost_t new_g = node.g + t->cost[a];
+            if (new_g >= bound) continue;
+            memcpy(child, state, wb);
+            for (int32_t i = t->del.off[a]; i < t->del.off[a + 1]; i++) bit_clear(child, t->del.idx[i]);
+            for (int32_t i = t->add.off[a]; i < t->add.off[a + 1]; i++) bit_set(child, t->add.idx[i]);
+            int64_t id = table_intern(&tab, child, &is_new);
+            if (id < 0) goto oom;
+            cost_t old_g = tab.g[id];
+            if (old_g != G_UNSET && (!reopen || new_g >= old_g)) continue;
+            cost_t h;
+            if (is_new) {
+                h = heur_eval(hw_, child);
+                r->evaluated++;
+                if (h == COST_OOM) goto oom;
+                tab.h[id] = h;
+            } else {
+                h = tab.h[id];
+            }
+            if (h == COST_INF || (prune_h && new_g + h >= bound)) continue;
+            tab.g[id] = new_g;
+            tab.parent[id] = node.id;
+            tab.action[id] = a;
+            counter++;
+            if (open_push(&open, (Node){gw * new_g + hw * h, h, new_g, counter, (uint32_t)id}))
+                goto oom;
+        }
+        if (deadline >= 0 && (r->expanded & 15) == 0 && now_seconds() > deadline) goto done;
+    }
+    r->status = S_UNSOLVABLE;
+    goto done;
+oom:
+    r->status = S_BUDGET;
+    r->memory_exhausted = 1;
+done:
+    r->states = (int64_t)tab.count;
+    r->bytes = table_bytes(&tab) + open.cap * sizeof(Node);
+    table_free(&tab);
+    free(open.a);
+    heur_free(hw_);
+    free(state);
+    free(child);
+    free(app);
+}

@@ -1,0 +1,338 @@
+/* The flat task: CSR relations, the successor generator and the relaxed operators.
+ *
+ * Why a per-fact action index: an expansion then only tests the actions filed under facts
+ * true in the state (each action under its least-used precondition, so buckets stay small)
+ * instead of scanning all actions, exactly as xaip.planning.search.successors does.
+ * Licence: MIT (part of xaip).
+ */
+#include "core.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- containers */
+
+int ivec_push(IVec *v, int32_t x) {
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 8;
+        int32_t *a = realloc(v->a, cap * sizeof *a);
+        if (!a) return -1;
+        v->a = a;
+        v->cap = cap;
+    }
+    v->a[v->n++] = x;
+    return 0;
+}
+
+void ivec_free(IVec *v) {
+    free(v->a);
+    v->a = NULL;
+    v->n = v->cap = 0;
+}
+
+static inline int pair_less(Pair x, Pair y) { return x.v < y.v || (x.v == y.v && x.f < y.f); }
+
+void pheap_push(PairHeap *h, cost_t v, int32_t f) {
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? 2 * h->cap : 64;
+        Pair *a = realloc(h->a, cap * sizeof *a);
+        if (!a) {
+            h->oom = 1;
+            return;
+        }
+        h->a = a;
+        h->cap = cap;
+    }
+    Pair x = {v, f};
+    size_t i = h->n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!pair_less(x, h->a[parent])) break;
+        h->a[i] = h->a[parent];
+        i = parent;
+    }
+    h->a[i] = x;
+}
+
+Pair pheap_pop(PairHeap *h) {
+    Pair top = h->a[0];
+    Pair last = h->a[--h->n];
+    size_t n = h->n, i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && pair_less(h->a[c + 1], h->a[c])) c++;
+        if (!pair_less(h->a[c], last)) break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (n) h->a[i] = last;
+    return top;
+}
+
+void pheap_free(PairHeap *h) {
+    free(h->a);
+    h->a = NULL;
+    h->n = h->cap = 0;
+}
+
+int csr_from_lists(CSR *out, int rows, const IVec *lists) {
+    size_t total = 0;
+    for (int r = 0; r < rows; r++) total += lists[r].n;
+    out->off = malloc(((size_t)rows + 1) * sizeof(int32_t));
+    out->idx = malloc((total ? total : 1) * sizeof(int32_t));
+    if (!out->off || !out->idx) return -1;
+    size_t k = 0;
+    for (int r = 0; r < rows; r++) {
+        out->off[r] = (int32_t)k;
+        if (lists[r].n) memcpy(out->idx + k, lists[r].a, lists[r].n * sizeof(int32_t));
+        k += lists[r].n;
+    }
+    out->off[rows] = (int32_t)k;
+    return 0;
+}
+
+void csr_free(CSR *c) {
+    free(c->off);
+    free(c->idx);
+    c->off = c->idx = NULL;
+}
+
+static IVec *lists_new(int rows) { return calloc((size_t)rows + 1, sizeof(IVec)); }
+
+static void lists_free(IVec *lists, int rows) {
+    if (!lists) return;
+    for (int r = 0; r < rows; r++) ivec_free(&lists[r]);
+    free(lists);
+}
+
+/* Fact indices of a bitset, ascending. */
+static int mask_bits(const uint64_t *m, int nwords, IVec *out) {
+    for (int w = 0; w < nwords; w++) {
+        uint64_t x = m[w];
+        while (x) {
+            int b = __builtin_ctzll(x);
+            if (ivec_push(out, w * 64 + b)) return -1;
+            x &= x - 1;
+        }
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- relaxed operators */
+
+static void relaxed_free(Relaxed *r) {
+    csr_free(&r->pre);
+    csr_free(&r->add);
+    csr_free(&r->pre_of);
+    csr_free(&r->adders);
+    free(r->cost);
+    free(r->npre);
+    free(r->no_pre);
+}
+
+/* Mirrors RelaxedTask.from_task (lm = 0) and LMCut.__init__ (lm = 1). */
+static int relaxed_build(Relaxed *r, const CTask *t, const uint64_t *masks, int lm) {
+    int nf = t->nfacts + (lm ? 2 : 0), nw = t->nwords, rc = -1;
+    memset(r, 0, sizeof *r);
+    r->nfacts = nf;
+    r->init_fact = lm ? t->nfacts : -1;
+    r->goal_fact = lm ? t->nfacts + 1 : -1;
+    r->goal_op = -1;
+    int maxops = t->nactions + 1;
+    IVec *pres = lists_new(maxops), *adds = lists_new(maxops);
+    IVec *pre_of = lists_new(nf), *adders = lists_new(nf);
+    uint64_t *newadd = malloc((size_t)nw * sizeof(uint64_t));
+    r->cost = malloc((size_t)maxops * sizeof(cost_t));
+    r->npre = malloc((size_t)maxops * sizeof(int32_t));
+    r->no_pre = malloc((size_t)maxops * sizeof(int32_t));
+    if (!pres || !adds || !pre_of || !adders || !newadd || !r->cost || !r->npre || !r->no_pre)
+        goto done;
+    int nops = 0;
+    for (int a = 0; a < t->nactions; a++) {
+        const uint64_t *m = masks + (size_t)a * 4 * nw;
+        int any = 0;
+        for (int w = 0; w < nw; w++) {
+            newadd[w] = m[nw + w] & ~m[w];
+            any |= newadd[w] != 0;
+        }
+        if (!any) continue;
+        if (mask_bits(m, nw, &pres[nops]) || mask_bits(newadd, nw, &adds[nops])) goto done;
+        if (lm && pres[nops].n == 0 && ivec_push(&pres[nops], r->init_fact)) goto done;
+        r->cost[nops] = t->cost[a];
+        nops++;
+    }
+    if (lm) {
+        r->goal_op = nops;
+        for (int i = 0; i < t->ngoal; i++)
+            if (ivec_push(&pres[nops], t->goal_facts[i])) goto done;
+        if (pres[nops].n == 0 && ivec_push(&pres[nops], r->init_fact)) goto done;
+        if (ivec_push(&adds[nops], r->goal_fact)) goto done;
+        r->cost[nops] = 0;
+        nops++;
+    }
+    r->nops = nops;
+    for (int op = 0; op < nops; op++) {
+        r->npre[op] = (int32_t)pres[op].n;
+        if (pres[op].n == 0) r->no_pre[r->nno_pre++] = op;
+        for (size_t i = 0; i < pres[op].n; i++)
+            if (ivec_push(&pre_of[pres[op].a[i]], op)) goto done;
+        for (size_t i = 0; i < adds[op].n; i++)
+            if (ivec_push(&adders[adds[op].a[i]], op)) goto done;
+        r->total_adds += adds[op].n;
+    }
+    if (csr_from_lists(&r->pre, nops, pres) || csr_from_lists(&r->add, nops, adds) ||
+        csr_from_lists(&r->pre_of, nf, pre_of) || csr_from_lists(&r->adders, nf, adders))
+        goto done;
+    rc = 0;
+done:
+    lists_free(pres, maxops);
+    lists_free(adds, maxops);
+    lists_free(pre_of, nf);
+    lists_free(adders, nf);
+    free(newadd);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the task */
+
+void ctask_free(CTask *t) {
+    if (!t) return;
+    csr_free(&t->pre);
+    csr_free(&t->add);
+    csr_free(&t->del);
+    csr_free(&t->neg);
+    csr_free(&t->bucket);
+    free(t->cost);
+    free(t->init);
+    free(t->goal);
+    free(t->goal_neg);
+    free(t->goal_facts);
+    free(t->always);
+    relaxed_free(&t->relax);
+    relaxed_free(&t->lm);
+    free(t);
+}
+
+CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
+                 const cost_t *costs, const uint64_t *init, const uint64_t *goal,
+                 const uint64_t *goal_neg) {
+    CTask *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    int ok = 0;
+    IVec *rel[4] = {NULL, NULL, NULL, NULL};
+    IVec *buckets = NULL;
+    int32_t *uses = NULL;
+    IVec goals = {0};
+    t->nfacts = nfacts;
+    t->nactions = nactions;
+    t->nwords = nwords;
+    size_t wbytes = (size_t)nwords * sizeof(uint64_t);
+    t->cost = malloc(((size_t)nactions + 1) * sizeof(cost_t));
+    t->init = malloc(wbytes);
+    t->goal = malloc(wbytes);
+    t->goal_neg = malloc(wbytes);
+    t->always = malloc(((size_t)nactions + 1) * sizeof(int32_t));
+    uses = calloc((size_t)nfacts + 1, sizeof(int32_t));
+    buckets = lists_new(nfacts);
+    if (!t->cost || !t->init || !t->goal || !t->goal_neg || !t->always || !uses || !buckets)
+        goto done;
+    memcpy(t->init, init, wbytes);
+    memcpy(t->goal, goal, wbytes);
+    memcpy(t->goal_neg, goal_neg, wbytes);
+    if (nactions) memcpy(t->cost, costs, (size_t)nactions * sizeof(cost_t));
+    t->min_cost = 0;
+    for (int a = 0; a < nactions; a++)
+        if (a == 0 || costs[a] < t->min_cost) t->min_cost = costs[a];
+    for (int k = 0; k < 4; k++) {
+        rel[k] = lists_new(nactions);
+        if (!rel[k]) goto done;
+    }
+    for (int a = 0; a < nactions; a++)
+        for (int k = 0; k < 4; k++)
+            if (mask_bits(masks + ((size_t)a * 4 + k) * nwords, nwords, &rel[k][a])) goto done;
+    if (csr_from_lists(&t->pre, nactions, rel[0]) || csr_from_lists(&t->add, nactions, rel[1]) ||
+        csr_from_lists(&t->del, nactions, rel[2]) || csr_from_lists(&t->neg, nactions, rel[3]))
+        goto done;
+    if (mask_bits(goal, nwords, &goals)) goto done;
+    t->ngoal = (int)goals.n;
+    t->goal_facts = malloc((goals.n + 1) * sizeof(int32_t));
+    if (!t->goal_facts) goto done;
+    if (goals.n) memcpy(t->goal_facts, goals.a, goals.n * sizeof(int32_t));
+
+    /* successor generator, as Successors.__init__: key = least-used precondition */
+    for (int a = 0; a < nactions; a++)
+        for (int32_t i = t->pre.off[a]; i < t->pre.off[a + 1]; i++) uses[t->pre.idx[i]]++;
+    for (int a = 0; a < nactions; a++) {
+        int32_t lo = t->pre.off[a], hi = t->pre.off[a + 1];
+        if (lo == hi) {
+            t->always[t->nalways++] = a;
+            continue;
+        }
+        int32_t key = t->pre.idx[lo];
+        for (int32_t i = lo + 1; i < hi; i++)
+            if (uses[t->pre.idx[i]] < uses[key]) key = t->pre.idx[i];
+        if (ivec_push(&buckets[key], a)) goto done;
+    }
+    if (csr_from_lists(&t->bucket, nfacts, buckets)) goto done;
+    if (relaxed_build(&t->relax, t, masks, 0) || relaxed_build(&t->lm, t, masks, 1)) goto done;
+    ok = 1;
+done:
+    for (int k = 0; k < 4; k++) lists_free(rel[k], nactions);
+    lists_free(buckets, nfacts);
+    free(uses);
+    ivec_free(&goals);
+    if (!ok) {
+        ctask_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+int ctask_goal_facts_hold(const CTask *t, const uint64_t *s) {
+    for (int w = 0; w < t->nwords; w++)
+        if ((s[w] & t->goal[w]) != t->goal[w]) return 0;
+    return 1;
+}
+
+int ctask_is_goal(const CTask *t, const uint64_t *s) {
+    for (int w = 0; w < t->nwords; w++)
+        if ((s[w] & t->goal[w]) != t->goal[w] || (s[w] & t->goal_neg[w])) return 0;
+    return 1;
+}
+
+static inline int applicable(const CTask *t, const uint64_t *s, int a) {
+    for (int32_t i = t->pre.off[a]; i < t->pre.off[a + 1]; i++)
+        if (!bit_get(s, t->pre.idx[i])) return 0;
+    for (int32_t i = t->neg.off[a]; i < t->neg.off[a + 1]; i++)
+        if (bit_get(s, t->neg.idx[i])) return 0;
+    return 1;
+}
+
+static int cmp_i32(const void *x, const void *y) {
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+int ctask_applicable(const CTask *t, const uint64_t *s, int32_t *out) {
+    int n = 0;
+    for (int i = 0; i < t->nalways; i++)
+        if (applicable(t, s, t->always[i])) out[n++] = t->always[i];
+    for (int w = 0; w < t->nwords; w++) {
+        uint64_t x = s[w];
+        while (x) {
+            int f = w * 64 + __builtin_ctzll(x);
+            x &= x - 1;
+            if (f >= t->nfacts) break;
+            for (int32_t i = t->bucket.off[f]; i < t->bucket.off[f + 1]; i++)
+                if (applicable(t, s, t->bucket.idx[i])) out[n++] = t->bucket.idx[i];
+        }
+    }
+    /* ascending action index, as the Python generator returns them */
+    if (n > 1) {
+        int sorted = 1;
+        for (int i = 1; i < n && sorted; i++) sorted = out[i - 1] < out[i];
+        if (!sorted) qsort(out, (size_t)n, sizeof(int32_t), cmp_i32);
+    }
+    return n;
+}

@@ -1,0 +1,176 @@
+"""The compiled engine: the built-in algorithms (A*, UCS, GBFS with blind, h_max, h_add,
+h_FF, LM-cut) run by the C core ``xaip._core``.
+
+Why a second implementation of the same searches: the pure-Python engine expands a few
+hundred to a few thousand nodes per second, too slow for the explainers that call the
+planner many times. The C core mirrors the Python reference (same priority and tie-breaking,
+same heuristic definitions and supporter ties), so both give the same costs, heuristic values
+and budget verdicts, and the Python engine stays the readable reference that the differential
+tests compare against (tests/planning/test_compiled_engine.py).
+
+What it does not do itself: tasks with conditional effects, and the searches ``ehc`` and
+``bfs``, are handed to :class:`~xaip.planning.engines.builtin.BuiltinEngine` (its result then
+says ``engine="builtin"``). The extension is optional: when it was not built (no C compiler
+at install time), :meth:`CompiledEngine.available` is ``False``.
+
+A grounded task is converted once (bitset words written with ``int.to_bytes``) and the
+compiled copy is cached per task object, so repeated calls on one task pay nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import weakref
+from types import ModuleType
+from typing import Any
+
+from xaip.errors import InputError
+from xaip.planning.engines.builtin import BuiltinEngine, choose
+from xaip.planning.grounding import ground
+from xaip.planning.heuristics import ADMISSIBLE
+from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.search.result import PlanResult
+from xaip.planning.task import Task
+from xaip.runtime import Budget, Status
+
+try:  # the extension is optional (setup.py builds it with optional=True)
+    from xaip import _core as _core_module
+
+    _CORE: ModuleType | None = _core_module
+except ImportError:  # pragma: no cover - depends on the installation
+    _CORE = None
+
+#: searches the C core runs; the others are handed to the builtin engine
+COMPILED_SEARCHES = frozenset({"astar", "ucs", "gbfs"})
+
+#: default cap on the memory of the search's state table and open list
+DEFAULT_MAX_MEMORY_MB = 2048
+
+_CACHE_SIZE = 16
+_cache: dict[int, tuple[weakref.ref[Task], Any]] = {}
+
+
+def core_available() -> bool:
+    """Was the C extension built and can it be imported here?"""
+    return _CORE is not None
+
+
+def _words(mask: int, nbytes: int) -> bytes:
+    return mask.to_bytes(nbytes, "little")
+
+
+def compile_task(task: Task) -> Any:
+    """The ``xaip._core.Task`` for ``task``, built once per task object (cached).
+
+    Raises :class:`RuntimeError` when the extension is missing.
+    """
+    if _CORE is None:
+        raise RuntimeError("the compiled core xaip._core is not built")
+    key = id(task)
+    hit = _cache.get(key)
+    if hit is not None and hit[0]() is task:
+        return hit[1]
+    nbytes = 8 * (task.num_facts // 64 + 1)
+    masks = b"".join(
+        _words(m, nbytes)
+        for action in task.actions
+        for m in (action.pre, action.add, action.delete, action.neg_pre)
+    )
+    costs = struct.pack(f"<{len(task.actions)}q", *(a.cost for a in task.actions))
+    core = _CORE.Task(task.num_facts, len(task.actions), masks, costs,
+                      _words(task.init, nbytes), _words(task.goal, nbytes),
+                      _words(task.goal_neg, nbytes))
+    if len(_cache) >= _CACHE_SIZE:
+        _cache.pop(next(iter(_cache)))
+    _cache[key] = (weakref.ref(task), core)
+    return core
+
+
+def evaluate(task: Task, heuristic: str, state: int) -> float:
+    """The compiled ``heuristic`` on ``state`` (``math.inf`` for a proven dead end).
+
+    For differential tests against :func:`xaip.planning.heuristics.make_heuristic`.
+    """
+    value = compile_task(task).evaluate(heuristic, _words(state, 8 * (task.num_facts // 64 + 1)))
+    return math.inf if value is None else int(value)
+
+
+def _unsupported(task: Task) -> str | None:
+    if task.has_conditional_effects():
+        return "the compiled core does not support conditional effects"
+    return None
+
+
+class CompiledEngine:
+    """A*/UCS/GBFS with blind, h_max, h_add, h_FF or LM-cut, in C (``xaip._core``).
+
+    Configured like :class:`~xaip.planning.engines.builtin.BuiltinEngine` (``search`` and
+    ``heuristic`` of ``None`` pick A* + LM-cut when ``optimal``, GBFS + h_FF otherwise).
+    ``max_memory_mb`` caps the state table and open list: past it the search answers
+    ``budget_exhausted`` instead of exhausting the machine.
+    """
+
+    name = "compiled"
+
+    def __init__(self, search: str | None = None, heuristic: str | None = None,
+                 max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> None:
+        self.search = search
+        self.heuristic = heuristic
+        if not max_memory_mb > 0:
+            raise InputError(f"max_memory_mb must be positive, not {max_memory_mb}")
+        self.max_memory_mb = max_memory_mb
+
+    def available(self) -> bool:
+        return core_available()
+
+    def unsupported(self, task: Task) -> str | None:
+        """Why the C core cannot run ``task`` (``solve`` then uses the builtin engine)."""
+        return _unsupported(task)
+
+    def solve(self, task: Task, *, optimal: bool = False, cost_bound: int | None = None,
+              budget: Budget | None = None) -> PlanResult:
+        search, heuristic = choose(optimal, self.search, self.heuristic)
+        if (search not in COMPILED_SEARCHES or _unsupported(task) is not None
+                or not core_available()):
+            return BuiltinEngine(search, heuristic).solve(
+                task, optimal=optimal, cost_bound=cost_bound, budget=budget)
+        negative = next((a for a in task.actions if a.cost < 0), None)
+        if negative is not None:
+            raise InputError(f"action {negative} has negative cost {negative.cost}")
+        budget = budget or Budget()
+        clock = budget.start()
+        core = compile_task(task)
+        left = clock.remaining()
+        admissible = heuristic in ADMISSIBLE
+        status, indices, stats = core.solve(
+            search, heuristic, admissible,
+            -1 if cost_bound is None else max(0, cost_bound),
+            -1 if left.max_nodes is None else left.max_nodes,
+            -1.0 if left.max_seconds is None else left.max_seconds,
+            int(self.max_memory_mb * 1024 * 1024),
+        )
+        solved = status == "solved"
+        plan = tuple(task.actions[i] for i in indices)
+        optimal_search = search == "ucs" or (search == "astar" and admissible)
+        return PlanResult(
+            status=Status(status),
+            plan=plan,
+            cost=sum(a.cost for a in plan) if solved else None,
+            optimal=optimal_search and solved,
+            expanded=stats["expanded"],
+            generated=stats["generated"],
+            seconds=clock.elapsed(),
+            engine="compiled",
+            search=search,
+            heuristic=heuristic,
+            has_costs=task.has_costs,
+            costs_ignored=task.costs_ignored,
+            task=task,
+        )
+
+    def solve_model(self, domain: Domain, problem: Problem, *, optimal: bool = False,
+                    cost_bound: int | None = None, budget: Budget | None = None
+                    ) -> PlanResult:
+        return self.solve(ground(domain, problem), optimal=optimal, cost_bound=cost_bound,
+                          budget=budget)
