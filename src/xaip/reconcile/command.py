@@ -21,6 +21,7 @@ from xaip.commandline import (
     budget_from,
     check_output,
     emit,
+    non_negative_float,
     write_output,
 )
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
@@ -53,9 +54,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                              "'PROBABILITY KIND [ACTION] (ATOM)' (book ch. 6)")
     parser.add_argument("--alpha", type=float, default=1.0,
                         help="conditional: weight of the costlier answer branch (default 1)")
-    parser.add_argument("--question-cost", type=float, default=0.1,
+    parser.add_argument("--question-cost", type=non_negative_float, default=0.1,
                         help="conditional: cost of asking one question (default 0.1)")
-    parser.add_argument("--annotation-cost", type=float, default=1.0,
+    parser.add_argument("--annotation-cost", type=non_negative_float, default=1.0,
                         help="cost of telling a possible feature (default 1)")
     parser.add_argument("--foil", action="append", default=[], metavar="FILE_OR_CONSTRAINT",
                         help="for --type contrastive: a plan file the person expected, or "
