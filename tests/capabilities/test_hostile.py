@@ -132,3 +132,32 @@ def test_a_huge_level_ends_within_its_time_budget() -> None:
 def test_negative_budgets_are_bad_input() -> None:
     _one_line_error(_xaip("discover", "zelda", "--max-seconds", "-1", "--quiet"))
     _one_line_error(_xaip("discover", "zelda", "--max-seconds", "nan", "--quiet"))
+
+
+BLOCKS = Path(__file__).resolve().parents[2] / "src" / "xaip" / "domains" / "blocksworld"
+
+
+def test_learn_model_json_has_status_and_verified_and_budget_exits_1(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from xaip.cli import main
+
+    domain, problem = str(BLOCKS / "domain.pddl"), str(BLOCKS / "problem-5.pddl")
+    assert main(["learn-model", domain, problem, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["status"] == "complete" and payload["verified"] is True
+    assert main(["learn-model", domain, problem, "--json", "--max-queries", "2"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["status"] == "budget_exhausted" and payload["verified"] is False
+    assert payload["queries"] <= 3
+
+
+def test_learn_model_never_overwrites_its_input(tmp_path: Path) -> None:
+    domain = tmp_path / "domain.pddl"
+    domain.write_text((BLOCKS / "domain.pddl").read_text())
+    before = domain.read_text()
+    proc = _xaip("learn-model", str(domain), str(BLOCKS / "problem-5.pddl"), "-o",
+                 str(domain))
+    _one_line_error(proc)
+    assert domain.read_text() == before

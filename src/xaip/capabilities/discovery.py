@@ -306,7 +306,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         nondeterministic=mismatches,
         exhausted=not finished,
     )
-    report(progress, "done", len(records), None,
+    report(progress, "done", len(records), len(records),
            f"{stats.asked} asked, {stats.cached} from the store, {seconds:.2f} s")
     status = Status.COMPLETE if finished else Status.BUDGET_EXHAUSTED
     return DiscoveryResult(model, status, stats, seconds, tuple(traces),
