@@ -265,11 +265,16 @@ class ConformantExplainer:
                          "completion even after every edit")
 
     def _with_robustness(self, result: ConformantExplanation) -> ConformantExplanation:
-        """Fill in the robustness values the checker established (before and after)."""
+        """Fill in the robustness values (Def. 29) by the checker's enumeration, within what
+        is left of the budget (``None`` where it ran out)."""
+        clock = self._clock or self.budget.start()
+        left = None if self.budget.max_seconds is None else \
+            max(0.0, self.budget.max_seconds - clock.elapsed())
+        budget = self.check_budget or Budget(max_seconds=left)
         value: float | None = 1.0
         if result.check is None or result.check.ok is not True:
-            value = robustness(self.amrp, result.edits, budget=Budget(max_seconds=60))
-        before = robustness(self.amrp, (), budget=Budget(max_seconds=60))
+            value = robustness(self.amrp, result.edits, budget=budget)
+        before = robustness(self.amrp, (), budget=budget)
         return replace(result, robustness=value, robustness_before=before)
 
     # ------------------------------------------------------------------ conditional
