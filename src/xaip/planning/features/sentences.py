@@ -12,24 +12,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 from xaip.planning.features.feature import Feature, FeatureKind, Value
-from xaip.planning.pddl.model import (
-    And,
-    AndEffect,
-    Atom,
-    Condition,
-    Effect,
-    Exists,
-    Forall,
-    ForallEffect,
-    FunctionTerm,
-    Imply,
-    Increase,
-    Not,
-    Or,
-    Probabilistic,
-    TypedName,
-    When,
-)
+from xaip.planning.pddl.model import Condition, Effect, FunctionTerm
+from xaip.planning.pddl.printer import print_condition, print_effect
 
 
 def format_value(value: Value | None) -> str:
@@ -88,45 +72,12 @@ def sentence(feature: Feature, negated: bool = False) -> str:
 # --------------------------------------------------------------------------- remainders
 
 
-def _typed(variables: tuple[TypedName, ...]) -> str:
-    return " ".join(f"{v.name} - {v.type}" for v in variables)
-
-
 def format_condition(condition: Condition) -> str:
-    """A condition in PDDL syntax (for reporting structural differences)."""
-    if isinstance(condition, Atom):
-        return str(condition)
-    if isinstance(condition, Not):
-        return f"(not {format_condition(condition.operand)})"
-    if isinstance(condition, And | Or):
-        word = "and" if isinstance(condition, And) else "or"
-        return f"({word} " + " ".join(format_condition(c) for c in condition.operands) + ")"
-    if isinstance(condition, Imply):
-        return (
-            f"(imply {format_condition(condition.antecedent)} "
-            f"{format_condition(condition.consequent)})"
-        )
-    word = "exists" if isinstance(condition, Exists) else "forall"
-    assert isinstance(condition, Exists | Forall)
-    return f"({word} ({_typed(condition.variables)}) {format_condition(condition.body)})"
+    """A condition in PDDL syntax (for reporting structural differences): the writer's
+    printer, so what a person reads here is what the model file says."""
+    return print_condition(condition)
 
 
 def format_effect(effect: Effect) -> str:
     """An effect in PDDL syntax (for reporting structural differences)."""
-    if isinstance(effect, Atom):
-        return str(effect)
-    if isinstance(effect, Not):
-        return f"(not {format_condition(effect.operand)})"
-    if isinstance(effect, AndEffect):
-        return "(and " + " ".join(format_effect(e) for e in effect.operands) + ")"
-    if isinstance(effect, When):
-        return f"(when {format_condition(effect.condition)} {format_effect(effect.effect)})"
-    if isinstance(effect, ForallEffect):
-        return f"(forall ({_typed(effect.variables)}) {format_effect(effect.effect)})"
-    if isinstance(effect, Increase):
-        value = effect.value
-        shown = str(value) if isinstance(value, FunctionTerm) else format_value(value)
-        return f"(increase {effect.fluent} {shown})"
-    assert isinstance(effect, Probabilistic)
-    outcomes = " ".join(f"{format_value(p)} {format_effect(e)}" for p, e in effect.outcomes)
-    return f"(probabilistic {outcomes})"
+    return print_effect(effect)

@@ -7,73 +7,22 @@ engines (Fast Downward) read what we write. The contract is the round trip:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from fractions import Fraction
-
 from xaip.planning.pddl.model import (
-    OBJECT,
     And,
     AndEffect,
     Atom,
     Condition,
     Domain,
     Effect,
-    Exists,
-    Forall,
-    ForallEffect,
-    FunctionTerm,
-    Imply,
-    Increase,
-    Not,
-    Or,
-    Probabilistic,
     Problem,
     TypedName,
-    When,
 )
+from xaip.planning.pddl.printer import format_number, print_condition, print_effect, typed_names
+
+__all__ = ["condition_text", "effect_text", "format_number", "write_domain", "write_problem"]
 
 _INDENT = "  "
-
-
-def format_number(value: Fraction) -> str:
-    """An exact PDDL number: ``3``, ``0.05``, or ``1/3`` when no finite decimal exists."""
-    if value.denominator == 1:
-        return str(value.numerator)
-    denominator, twos, fives = value.denominator, 0, 0
-    while denominator % 2 == 0:
-        denominator //= 2
-        twos += 1
-    while denominator % 5 == 0:
-        denominator //= 5
-        fives += 1
-    if denominator != 1:
-        return f"{value.numerator}/{value.denominator}"
-    digits = max(twos, fives)
-    scaled = abs(value) * 10**digits
-    text = str(scaled.numerator).rjust(digits + 1, "0")
-    sign = "-" if value < 0 else ""
-    return f"{sign}{text[:-digits]}.{text[-digits:]}"
-
-
-def _typed(names: Iterable[TypedName]) -> str:
-    """``a b - t c - u`` grouping consecutive names of one type.
-
-    ``- object`` is left implicit only on the last group: an untyped group in front of a
-    typed one would take the later type when read back.
-    """
-    groups: list[tuple[str, list[str]]] = []
-    for typed in names:
-        if groups and groups[-1][0] == typed.type:
-            groups[-1][1].append(typed.name)
-        else:
-            groups.append((typed.type, [typed.name]))
-    parts = []
-    for index, (group_type, group) in enumerate(groups):
-        if group_type == OBJECT and index == len(groups) - 1:
-            parts.append(" ".join(group))
-        else:
-            parts.append(f"{' '.join(group)} - {group_type}")
-    return " ".join(parts)
+_typed = typed_names
 
 
 def _atom(atom: Atom) -> str:
@@ -81,48 +30,13 @@ def _atom(atom: Atom) -> str:
 
 
 def condition_text(condition: Condition) -> str:
-    """A condition on one line."""
-    if isinstance(condition, Atom):
-        return _atom(condition)
-    if isinstance(condition, Not):
-        return f"(not {condition_text(condition.operand)})"
-    if isinstance(condition, And):
-        return "(and " + " ".join(condition_text(c) for c in condition.operands) + ")" \
-            if condition.operands else "()"
-    if isinstance(condition, Or):
-        return "(or " + " ".join(condition_text(c) for c in condition.operands) + ")"
-    if isinstance(condition, Imply):
-        return (f"(imply {condition_text(condition.antecedent)} "
-                f"{condition_text(condition.consequent)})")
-    keyword = "exists" if isinstance(condition, Exists) else "forall"
-    assert isinstance(condition, Exists | Forall)
-    return f"({keyword} ({_typed(condition.variables)}) {condition_text(condition.body)})"
-
-
-def _value(value: Fraction | FunctionTerm) -> str:
-    return str(value) if isinstance(value, FunctionTerm) else format_number(value)
+    """A condition on one line (the shared printer, :mod:`xaip.planning.pddl.printer`)."""
+    return print_condition(condition)
 
 
 def effect_text(effect: Effect) -> str:
-    """An effect on one line."""
-    if isinstance(effect, Atom):
-        return _atom(effect)
-    if isinstance(effect, Not):
-        return f"(not {condition_text(effect.operand)})"
-    if isinstance(effect, AndEffect):
-        return "(and " + " ".join(effect_text(e) for e in effect.operands) + ")" \
-            if effect.operands else "()"
-    if isinstance(effect, When):
-        return f"(when {condition_text(effect.condition)} {effect_text(effect.effect)})"
-    if isinstance(effect, ForallEffect):
-        return f"(forall ({_typed(effect.variables)}) {effect_text(effect.effect)})"
-    if isinstance(effect, Increase):
-        if isinstance(effect.value, Fraction) and effect.value < 0:
-            return f"(decrease {effect.fluent} {format_number(-effect.value)})"
-        return f"(increase {effect.fluent} {_value(effect.value)})"
-    assert isinstance(effect, Probabilistic)
-    outcomes = " ".join(f"{format_number(p)} {effect_text(e)}" for p, e in effect.outcomes)
-    return f"(probabilistic {outcomes})"
+    """An effect on one line (the shared printer, :mod:`xaip.planning.pddl.printer`)."""
+    return print_effect(effect)
 
 
 def _block(keyword: str, items: list[str], depth: int = 1) -> str:
