@@ -177,19 +177,19 @@ class Asker:
         self._answers: dict[str, tuple[bool | None, Any]] = {}
         self._ahead: dict[str, Answer] = {}
 
-    def _compute(self, pairs: Sequence[tuple[Any, Any]], *, ahead: bool = True) \
+    def _compute(self, pairs: Sequence[tuple[Any, Any]], keys: Sequence[str] | None = None) \
             -> list[Answer]:
-        """Answers to ``pairs``: those answered ahead (unless ``ahead`` is false), the rest
-        computed as one batch."""
-        keys = [query_key(s, g) for s, g in pairs]
-        todo = [i for i, key in enumerate(keys) if not ahead or key not in self._ahead]
+        """Answers to ``pairs`` (whose query keys are ``keys``): those answered ahead, the
+        rest computed as one batch. Without ``keys`` everything is computed afresh."""
+        todo = [i for i in range(len(pairs))
+                if keys is None or keys[i] not in self._ahead]
         if self.executor is None:
             fresh = [attempt_answer(self.agent, pairs[i][0], pairs[i][1], self.budget)
                      for i in todo]
         else:
             fresh = self.executor.map(answer_query, [(*pairs[i], self.budget) for i in todo])
         found = dict(zip(todo, fresh, strict=True))
-        return [found[i] if i in found else self._ahead.pop(keys[i])
+        return [found[i] if i in found else self._ahead.pop(keys[i])  # type: ignore[index]
                 for i in range(len(pairs))]
 
     def prefetch(self, queries: Sequence[tuple[str, Any, Any]]) -> None:
@@ -232,7 +232,8 @@ class Asker:
             stored[key] = self.store.get_answer(key)
             if stored[key] is None:
                 missing.append(i)
-        computed = self._compute([(queries[i][1], queries[i][2]) for i in missing])
+        computed = self._compute([(queries[i][1], queries[i][2]) for i in missing],
+                                 [keys[i] for i in missing])
         fresh: set[str] = set()
         for i, answer in zip(missing, computed, strict=True):
             name, start, goal = queries[i]
@@ -265,7 +266,7 @@ class Asker:
             return []
         step = max(1, len(self.asked) // count)
         chosen = self.asked[::step][:count]
-        again = self._compute([(start, goal) for _, start, goal, _ in chosen], ahead=False)
+        again = self._compute([(start, goal) for _, start, goal, _ in chosen])
         return [name for (name, _, _, reached), answer in zip(chosen, again, strict=True)
                 if reached is not None and answer.reached is not None
                 and answer.reached != reached]
