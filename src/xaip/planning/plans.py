@@ -277,7 +277,7 @@ def _effects(
         if isinstance(value, FunctionTerm):
             term = FunctionTerm(value.name, tuple(binding.get(a, a) for a in value.args))
             if term not in world.numeric:
-                raise PlanFormatError(f"the cost {term} is not set in the problem's :init")
+                raise PlanFormatError(f"the cost {quoted(term)} is not set in the problem's :init")
             return world.numeric[term]
         return value
     if isinstance(effect, Probabilistic):

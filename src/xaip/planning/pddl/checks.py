@@ -86,7 +86,7 @@ class _Scope:
             if len(predicate.parameters) != len(atom.args):
                 raise SemanticError(
                     f"{where}predicate {quoted(atom.predicate)} takes {len(predicate.parameters)} "
-                    f"argument(s), {atom} has {len(atom.args)}")
+                    f"argument(s), {quoted(atom)} has {len(atom.args)}")
         for index, arg in enumerate(atom.args):
             if arg.startswith("?"):
                 if ground:
@@ -138,7 +138,7 @@ class _Scope:
             raise SemanticError(f"{where}undeclared function {quoted(term.name)} in {quoted(term)}")
         if len(function.parameters) != len(term.args):
             raise SemanticError(f"{where}function {quoted(term.name)} takes "
-                                f"{len(function.parameters)} argument(s), {term} has "
+                                f"{len(function.parameters)} argument(s), {quoted(term)} has "
                                 f"{len(term.args)}")
         for arg in term.args:
             if arg.startswith("?") and arg not in variables:

@@ -296,36 +296,20 @@ class Problem:
 
 def _either_types(domain: Domain) -> set[str]:
     """Every ``(either ...)`` type a domain's parameters or quantified variables use."""
-    found: set[str] = set()
+    from xaip.planning.pddl.visitor import walk  # the visitor module imports this one
+
     typed: list[TypedName] = [*domain.constants]
     for predicate in domain.predicates:
         typed.extend(predicate.parameters)
     for function in domain.functions:
         typed.extend(function.parameters)
-    stack: list[object] = []
     for action in domain.actions:
         typed.extend(action.parameters)
-        stack.extend((action.precondition, action.effect))
-    while stack:  # iterative: conditions may be nested deeply
-        node = stack.pop()
-        if isinstance(node, Exists | Forall | ForallEffect):
-            typed.extend(node.variables)
-        if isinstance(node, Not):
-            stack.append(node.operand)
-        elif isinstance(node, And | Or | AndEffect):
-            stack.extend(node.operands)
-        elif isinstance(node, Imply):
-            stack.extend((node.antecedent, node.consequent))
-        elif isinstance(node, Exists | Forall):
-            stack.append(node.body)
-        elif isinstance(node, When):
-            stack.extend((node.condition, node.effect))
-        elif isinstance(node, ForallEffect):
-            stack.append(node.effect)
-        elif isinstance(node, Probabilistic):
-            stack.extend(effect for _, effect in node.outcomes)
-    found.update(t.type for t in typed if t.type.startswith("(either "))
-    return found
+        for part in (action.precondition, action.effect):
+            for node in walk(part):
+                if isinstance(node, Exists | Forall | ForallEffect):
+                    typed.extend(node.variables)
+    return {t.type for t in typed if t.type.startswith("(either ")}
 
 
 def counts_action_costs(domain: Domain, problem: Problem) -> bool:
