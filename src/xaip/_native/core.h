@@ -83,14 +83,17 @@ typedef struct {
     CSR bucket;
     int32_t *always;
     int nalways;
+    uint8_t *active; /* actions the search and heuristics use (see select_actions) */
+    int nactive;
     Relaxed relax, lm;
 } CTask;
 
 /* Build from masks: ``masks`` holds, per action, the bitsets pre, add, del, neg_pre
- * (``nwords`` little-endian words each). Returns NULL when out of memory. */
+ * (``nwords`` words each). ``prune``: drop irrelevant and duplicate actions (task.c).
+ * Returns NULL when out of memory. */
 CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
                  const cost_t *costs, const uint64_t *init, const uint64_t *goal,
-                 const uint64_t *goal_neg);
+                 const uint64_t *goal_neg, int prune);
 void ctask_free(CTask *t);
 
 static inline int bit_get(const uint64_t *s, int f) { return (int)((s[f >> 6] >> (f & 63)) & 1u); }

@@ -46,11 +46,12 @@ static int read_words(PyObject *obj, int nwords, size_t count, uint64_t **out, c
 
 static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"num_facts", "num_actions", "masks", "costs", "init", "goal",
-                             "goal_neg", NULL};
-    int nfacts, nactions;
+                             "goal_neg", "prune", NULL};
+    int nfacts, nactions, prune = 1;
     PyObject *masks_o, *costs_o, *init_o, *goal_o, *goal_neg_o;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOO", kwlist, &nfacts, &nactions,
-                                     &masks_o, &costs_o, &init_o, &goal_o, &goal_neg_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOO|p", kwlist, &nfacts, &nactions,
+                                     &masks_o, &costs_o, &init_o, &goal_o, &goal_neg_o,
+                                     &prune))
         return -1;
     if (nfacts < 0 || nactions < 0 || nfacts > INT32_MAX - 64) {
         PyErr_SetString(PyExc_ValueError, "bad task size");
@@ -73,7 +74,7 @@ static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
     ctask_free(self->task);
     Py_BEGIN_ALLOW_THREADS
     self->task = ctask_new(nfacts, nactions, nwords, masks, (const cost_t *)costs, init, goal,
-                           goal_neg);
+                           goal_neg, prune);
     Py_END_ALLOW_THREADS
     if (!self->task) {
         PyErr_NoMemory();
@@ -204,6 +205,11 @@ static PyObject *Task_get_num_actions(TaskObject *self, void *closure) {
     return ready(self) ? PyLong_FromLong(self->task->nactions) : NULL;
 }
 
+static PyObject *Task_get_num_active(TaskObject *self, void *closure) {
+    (void)closure;
+    return ready(self) ? PyLong_FromLong(self->task->nactive) : NULL;
+}
+
 static PyMethodDef Task_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))Task_solve, METH_VARARGS | METH_KEYWORDS,
      "solve(mode, heuristic, admissible, cost_bound, max_nodes, max_seconds, max_bytes)"
@@ -216,6 +222,8 @@ static PyMethodDef Task_methods[] = {
 static PyGetSetDef Task_getset[] = {
     {"num_facts", (getter)Task_get_num_facts, NULL, "number of facts", NULL},
     {"num_actions", (getter)Task_get_num_actions, NULL, "number of actions", NULL},
+    {"num_active", (getter)Task_get_num_active, NULL,
+     "actions kept for search (relevant, without duplicates)", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 

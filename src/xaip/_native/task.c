@@ -152,6 +152,7 @@ static int relaxed_build(Relaxed *r, const CTask *t, const uint64_t *masks, int 
     for (int a = 0; a < t->nactions; a++) {
         const uint64_t *m = masks + (size_t)a * 4 * nw;
         int any = 0;
+        if (!t->active[a]) continue;
         for (int w = 0; w < nw; w++) {
             newadd[w] = m[nw + w] & ~m[w];
             any |= newadd[w] != 0;
@@ -194,6 +195,89 @@ done:
     return rc;
 }
 
+/* ---------------------------------------------------------------- action selection */
+
+static int intersects(const uint64_t *x, const uint64_t *y, int nw) {
+    for (int w = 0; w < nw; w++)
+        if (x[w] & y[w]) return 1;
+    return 0;
+}
+
+static uint64_t hash_masks(const uint64_t *m, int n) {
+    uint64_t h = 0xCBF29CE484222325ull;
+    for (int i = 0; i < n; i++) {
+        h ^= m[i];
+        h *= 0x100000001B3ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* With ``prune``: keep only relevant actions (backwards from the goal: an action is relevant
+ * when it adds a positive condition, or deletes a negative condition, of the goal or of a
+ * relevant action) and one of each group of actions with equal pre/add/del/neg_pre (the
+ * cheapest, then the first). Dropping the others from any plan leaves a valid plan that is
+ * no more expensive, so optimal costs and every verdict stay the same, while the search
+ * stops branching on actions that cannot matter (RADAR's ``update``, an ``alert`` per agent).
+ * The relaxation heuristics ignore irrelevant actions anyway, so their values are unchanged.
+ */
+static int select_actions(CTask *t, const uint64_t *masks, int prune) {
+    int na = t->nactions, nw = t->nwords;
+    t->active = malloc(((size_t)na + 1) * sizeof(uint8_t));
+    if (!t->active) return -1;
+    memset(t->active, prune ? 0 : 1, (size_t)na + 1);
+    t->nactive = na;
+    if (!prune) return 0;
+    uint64_t *pos = malloc((size_t)nw * sizeof(uint64_t)), *neg = malloc((size_t)nw * sizeof(uint64_t));
+    size_t nslots = 16;
+    while (nslots < 2 * (size_t)na) nslots *= 2;
+    int32_t *slots = malloc(nslots * sizeof(int32_t));
+    if (!pos || !neg || !slots) {
+        free(pos);
+        free(neg);
+        free(slots);
+        return -1;
+    }
+    memcpy(pos, t->goal, (size_t)nw * sizeof(uint64_t));
+    memcpy(neg, t->goal_neg, (size_t)nw * sizeof(uint64_t));
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int a = 0; a < na; a++) {
+            const uint64_t *m = masks + (size_t)a * 4 * nw;
+            if (t->active[a] || !(intersects(m + nw, pos, nw) || intersects(m + 2 * nw, neg, nw)))
+                continue;
+            t->active[a] = 1;
+            changed = 1;
+            for (int w = 0; w < nw; w++) {
+                pos[w] |= m[w];
+                neg[w] |= m[3 * nw + w];
+            }
+        }
+    }
+    for (size_t i = 0; i < nslots; i++) slots[i] = -1;
+    size_t wb = (size_t)4 * nw * sizeof(uint64_t);
+    t->nactive = 0;
+    for (int a = 0; a < na; a++) {
+        if (!t->active[a]) continue;
+        const uint64_t *m = masks + (size_t)a * 4 * nw;
+        size_t i = hash_masks(m, 4 * nw) & (nslots - 1);
+        while (slots[i] >= 0 && memcmp(masks + (size_t)slots[i] * 4 * nw, m, wb)) i = (i + 1) & (nslots - 1);
+        if (slots[i] < 0) {
+            slots[i] = a;
+            t->nactive++;
+        } else if (t->cost[a] < t->cost[slots[i]]) {
+            t->active[slots[i]] = 0;
+            slots[i] = a;
+        } else {
+            t->active[a] = 0;
+        }
+    }
+    free(pos);
+    free(neg);
+    free(slots);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- the task */
 
 void ctask_free(CTask *t) {
@@ -209,6 +293,7 @@ void ctask_free(CTask *t) {
     free(t->goal_neg);
     free(t->goal_facts);
     free(t->always);
+    free(t->active);
     relaxed_free(&t->relax);
     relaxed_free(&t->lm);
     free(t);
@@ -216,7 +301,7 @@ void ctask_free(CTask *t) {
 
 CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
                  const cost_t *costs, const uint64_t *init, const uint64_t *goal,
-                 const uint64_t *goal_neg) {
+                 const uint64_t *goal_neg, int prune) {
     CTask *t = calloc(1, sizeof *t);
     if (!t) return NULL;
     int ok = 0;
@@ -251,6 +336,7 @@ CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
     for (int a = 0; a < nactions; a++)
         for (int k = 0; k < 4; k++)
             if (mask_bits(masks + ((size_t)a * 4 + k) * nwords, nwords, &rel[k][a])) goto done;
+    if (select_actions(t, masks, prune)) goto done;
     if (csr_from_lists(&t->pre, nactions, rel[0]) || csr_from_lists(&t->add, nactions, rel[1]) ||
         csr_from_lists(&t->del, nactions, rel[2]) || csr_from_lists(&t->neg, nactions, rel[3]))
         goto done;
@@ -265,6 +351,7 @@ CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
         for (int32_t i = t->pre.off[a]; i < t->pre.off[a + 1]; i++) uses[t->pre.idx[i]]++;
     for (int a = 0; a < nactions; a++) {
         int32_t lo = t->pre.off[a], hi = t->pre.off[a + 1];
+        if (!t->active[a]) continue;
         if (lo == hi) {
             t->always[t->nalways++] = a;
             continue;

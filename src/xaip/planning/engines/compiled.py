@@ -48,7 +48,7 @@ COMPILED_SEARCHES = frozenset({"astar", "ucs", "gbfs"})
 DEFAULT_MAX_MEMORY_MB = 2048
 
 _CACHE_SIZE = 16
-_cache: dict[int, tuple[weakref.ref[Task], Any]] = {}
+_cache: dict[tuple[int, bool], tuple[weakref.ref[Task], Any]] = {}
 
 
 def core_available() -> bool:
@@ -60,14 +60,17 @@ def _words(mask: int, nbytes: int) -> bytes:
     return mask.to_bytes(nbytes, "little")
 
 
-def compile_task(task: Task) -> Any:
+def compile_task(task: Task, prune: bool = True) -> Any:
     """The ``xaip._core.Task`` for ``task``, built once per task object (cached).
 
+    ``prune`` drops actions that cannot matter for the goal (backward relevance) and
+    duplicate actions: optimal costs and verdicts are unchanged, search is faster, but the
+    expansion order is no longer the Python reference's (``prune=False`` keeps it).
     Raises :class:`RuntimeError` when the extension is missing.
     """
     if _CORE is None:
         raise RuntimeError("the compiled core xaip._core is not built")
-    key = id(task)
+    key = (id(task), prune)
     hit = _cache.get(key)
     if hit is not None and hit[0]() is task:
         return hit[1]
@@ -80,7 +83,7 @@ def compile_task(task: Task) -> Any:
     costs = struct.pack(f"<{len(task.actions)}q", *(a.cost for a in task.actions))
     core = _CORE.Task(task.num_facts, len(task.actions), masks, costs,
                       _words(task.init, nbytes), _words(task.goal, nbytes),
-                      _words(task.goal_neg, nbytes))
+                      _words(task.goal_neg, nbytes), prune)
     if len(_cache) >= _CACHE_SIZE:
         _cache.pop(next(iter(_cache)))
     _cache[key] = (weakref.ref(task), core)
@@ -108,14 +111,17 @@ class CompiledEngine:
     Configured like :class:`~xaip.planning.engines.builtin.BuiltinEngine` (``search`` and
     ``heuristic`` of ``None`` pick A* + LM-cut when ``optimal``, GBFS + h_FF otherwise).
     ``max_memory_mb`` caps the state table and open list: past it the search answers
-    ``budget_exhausted`` instead of exhausting the machine.
+    ``budget_exhausted`` instead of exhausting the machine. ``prune`` (default on) skips
+    irrelevant and duplicate actions (see :func:`compile_task`); ``prune=False`` makes the
+    search expand exactly the states the pure-Python engine expands, in the same order.
     """
 
     name = "compiled"
 
     def __init__(self, search: str | None = None, heuristic: str | None = None,
-                 max_memory_mb: float = DEFAULT_MAX_MEMORY_MB) -> None:
+                 max_memory_mb: float = DEFAULT_MAX_MEMORY_MB, prune: bool = True) -> None:
         self.search = search
+        self.prune = prune
         self.heuristic = heuristic
         if not max_memory_mb > 0:
             raise InputError(f"max_memory_mb must be positive, not {max_memory_mb}")
@@ -140,7 +146,7 @@ class CompiledEngine:
             raise InputError(f"action {negative} has negative cost {negative.cost}")
         budget = budget or Budget()
         clock = budget.start()
-        core = compile_task(task)
+        core = compile_task(task, self.prune)
         left = clock.remaining()
         admissible = heuristic in ADMISSIBLE
         status, indices, stats = core.solve(
