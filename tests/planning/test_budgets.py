@@ -123,3 +123,117 @@ def test_slow_heuristic_does_not_overshoot() -> None:
     outcome = best_first(task, slow, clock, "astar")
     assert outcome.status == Status.BUDGET_EXHAUSTED
     assert time.perf_counter() - started < 0.5 + MARGIN
+
+
+# ------------------------------------------------------------------------------ grounding
+
+FORALL_BLOWUP = """
+(define (domain blowup) (:requirements :adl)
+ (:types obj)
+ (:predicates (p ?x - obj) (q ?x - obj) (done))
+ (:action go :parameters ()
+  :precondition (forall (?a ?b ?c ?d ?e ?f - obj) (or (p ?a) (q ?b) (p ?f)))
+  :effect (done)))
+"""
+
+
+def blowup_problem(objects: int) -> str:
+    names = " ".join(f"o{i}" for i in range(objects))
+    return f"""(define (problem b) (:domain blowup) (:objects {names} - obj)
+ (:init (p o0)) (:goal (done)))"""
+
+
+def test_grounding_stops_when_time_runs_out() -> None:
+    domain, problem = parse_domain(FORALL_BLOWUP), parse_problem(blowup_problem(40))
+    started = time.perf_counter()
+    with pytest.raises(BudgetExhausted) as caught:
+        ground(domain, problem, budget=Budget(max_seconds=1.0))
+    assert time.perf_counter() - started < 1.0 + MARGIN
+    assert caught.value.phase == "grounding"
+    assert "budget exhausted while grounding" in str(caught.value)
+    assert "so far" in str(caught.value)
+
+
+def test_grounding_size_cap_says_how_large_the_task_was_getting() -> None:
+    domain, problem = parse_domain(GRIPPER), parse_problem(gripper_problem(30))
+    with pytest.raises(BudgetExhausted) as caught:
+        ground(domain, problem, max_size=50)
+    assert caught.value.sizes["actions"] <= 50
+    assert caught.value.sizes["facts"] > 0
+    assert "would exceed 50" in str(caught.value)
+    full = ground(domain, problem)  # the default cap is far above this task
+    assert len(full.actions) == 4 + 8 * 30  # move (also in place), pick and drop
+
+
+def test_grounding_shares_a_clock_with_the_search() -> None:
+    """One user budget over grounding and search: ground on the running clock, then
+    search on what is left of it."""
+    clock = Budget(max_seconds=1.0).start()
+    task = ground(parse_domain(GRIPPER), parse_problem(gripper_problem(14)), budget=clock)
+    started = time.perf_counter()
+    result = solve(task, "astar", "lmcut", clock.remaining())
+    assert result.status == Status.BUDGET_EXHAUSTED
+    assert time.perf_counter() - started < 1.0 + MARGIN
+
+
+def test_grounding_budget_ignores_the_node_limit() -> None:
+    """Nodes are the search's unit; a one-node budget still grounds (and the search that
+    follows stops)."""
+    task = ground(parse_domain(GRIPPER), parse_problem(gripper_problem(2)),
+                  budget=Budget(max_nodes=1))
+    assert len(task.actions) == 4 + 8 * 2
+
+
+# ------------------------------------------------------- conditional effects and quantifiers
+
+AIRPORT_LIKE = """
+(define (domain apron) (:requirements :adl)
+ (:types seg)
+ (:predicates (at ?s - seg) (occupied ?s - seg) (blocks ?s ?t - seg) (link ?s ?t - seg))
+ (:action move :parameters (?from ?to - seg)
+  :precondition (and (at ?from) (link ?from ?to)
+                     (forall (?s - seg) (imply (and (blocks ?s ?to) (not (= ?s ?from)))
+                                               (not (occupied ?s)))))
+  :effect (and (at ?to) (not (at ?from))
+               (forall (?s - seg) (when (blocks ?s ?to) (occupied ?s)))
+               (forall (?s - seg) (when (and (blocks ?s ?from) (not (blocks ?s ?to)))
+                                        (not (occupied ?s)))))))
+"""
+
+
+def apron_problem(segments: int) -> str:
+    names = " ".join(f"s{i}" for i in range(segments))
+    links = " ".join(f"(link s{i} s{i + 1})" for i in range(segments - 1))
+    blocks = " ".join(f"(blocks s{i + 1} s{i})" for i in range(segments - 1))
+    return f"""(define (problem a) (:domain apron) (:objects {names} - seg)
+ (:init (at s0) {links} {blocks}) (:goal (at s{segments - 1})))"""
+
+
+def test_static_conditions_do_not_blow_up_the_dnf() -> None:
+    """IPC airport's pattern: ``(forall (?s) (imply <static> (not (occupied ?s))))``.
+    Each object whose static test fails used to double the precondition's DNF
+    (2^39 clauses here); and ``when`` on a static condition is no conditional effect."""
+    segments = 40
+    domain, problem = parse_domain(AIRPORT_LIKE), parse_problem(apron_problem(segments))
+    started = time.perf_counter()
+    task = ground(domain, problem, budget=Budget(max_seconds=5.0))
+    assert time.perf_counter() - started < 5.0 + MARGIN
+    assert len(task.actions) == segments - 1  # one variant per move: no DNF split
+    assert not task.has_conditional_effects()  # every `when` here is decided statically
+    result = solve(task, "astar", "lmcut")
+    assert result.status == Status.SOLVED and result.cost == segments - 1
+    state = task.init
+    for action in result.plan:
+        assert action.applicable(state)
+        state = action.apply(state)
+    assert task.is_goal(state)
+
+
+def test_subsumed_disjuncts_are_dropped() -> None:
+    from xaip.planning.grounding import _Context, ground_condition
+    from xaip.planning.pddl.model import And, Atom, Or
+
+    ctx = _Context(parse_domain(GRIPPER), parse_problem(gripper_problem(1)))
+    p, q = Atom("free", ("left",)), Atom("at-robby", ("rooma",))
+    clauses = ground_condition(Or((And((p, q)), p, And((q, p)))), {}, ctx)
+    assert clauses == [(frozenset({p}), frozenset())]
