@@ -19,6 +19,8 @@ from xaip.planning.pddl.model import (
     Condition,
     Domain,
     Effect,
+    Exists,
+    Forall,
     ForallEffect,
     FunctionTerm,
     Imply,
@@ -32,6 +34,7 @@ from xaip.planning.pddl.model import (
     When,
     either_members,
 )
+from xaip.planning.pddl.visitor import Visitor
 
 #: Numeric fluents a PPDDL/action-cost file may use without declaring them.
 IMPLICIT_FUNCTIONS = frozenset({"total-cost", "reward"})
@@ -107,20 +110,7 @@ class _Scope:
 
     def check_condition(self, condition: Condition, variables: dict[str, str],
                         fallback: str | None, ground: bool = False) -> None:
-        if isinstance(condition, Atom):
-            self.check_atom(condition, variables, fallback, ground)
-        elif isinstance(condition, Not):
-            self.check_condition(condition.operand, variables, fallback, ground)
-        elif isinstance(condition, And | Or):
-            for operand in condition.operands:
-                self.check_condition(operand, variables, fallback, ground)
-        elif isinstance(condition, Imply):
-            self.check_condition(condition.antecedent, variables, fallback, ground)
-            self.check_condition(condition.consequent, variables, fallback, ground)
-        else:
-            inner = self.bind(condition.variables, variables,
-                              _where(condition.location, fallback))
-            self.check_condition(condition.body, inner, fallback, ground=False)
+        _Check(self, variables, fallback, ground, effect=False).visit(condition)
 
     def bind(self, new: Iterable[TypedName], variables: dict[str, str],
              where: str) -> dict[str, str]:
@@ -148,29 +138,66 @@ class _Scope:
                                     f" {quoted(term)}")
 
     def check_effect(self, effect: Effect, variables: dict[str, str], fallback: str | None) -> None:
-        if isinstance(effect, Atom):
-            self.check_atom(effect, variables, fallback)
-            if effect.predicate == "=":
-                raise SemanticError(f"{_where(effect.location, fallback)}'=' cannot be an effect")
-        elif isinstance(effect, Not):
-            self.check_effect(effect.operand, variables, fallback)  # type: ignore[arg-type]
-        elif isinstance(effect, AndEffect):
-            for operand in effect.operands:
-                self.check_effect(operand, variables, fallback)
-        elif isinstance(effect, When):
-            self.check_condition(effect.condition, variables, fallback)
-            self.check_effect(effect.effect, variables, fallback)
-        elif isinstance(effect, ForallEffect):
-            inner = self.bind(effect.variables, variables, _where(effect.location, fallback))
-            self.check_effect(effect.effect, inner, fallback)
-        elif isinstance(effect, Increase):
-            where = _where(effect.location, fallback)
-            self.check_function(effect.fluent, variables, where)
-            if isinstance(effect.value, FunctionTerm):
-                self.check_function(effect.value, variables, where)
-        elif isinstance(effect, Probabilistic):
-            for _, outcome in effect.outcomes:
-                self.check_effect(outcome, variables, fallback)
+        _Check(self, variables, fallback, ground=False, effect=True).visit(effect)
+
+
+class _Check(Visitor[None]):
+    """Checks one condition or effect tree against a scope and the variables bound so far.
+
+    Quantifiers and ``when`` start a fresh checker for their body (new variables; a
+    condition inside an effect), so the state never needs undoing.
+    """
+
+    def __init__(self, scope: _Scope, variables: dict[str, str], fallback: str | None,
+                 ground: bool, effect: bool) -> None:
+        self.scope, self.variables, self.fallback = scope, variables, fallback
+        self.ground, self.effect = ground, effect
+
+    def inner(self, new: Iterable[TypedName], location: Location | None,
+              effect: bool) -> _Check:
+        variables = self.scope.bind(new, self.variables, _where(location, self.fallback))
+        return _Check(self.scope, variables, self.fallback, False, effect)
+
+    def visit_Atom(self, node: Atom) -> None:
+        self.scope.check_atom(node, self.variables, self.fallback, self.ground)
+        if self.effect and node.predicate == "=":
+            raise SemanticError(f"{_where(node.location, self.fallback)}'=' cannot be an effect")
+
+    def visit_Not(self, node: Not) -> None:
+        self.visit(node.operand)
+
+    def visit_And(self, node: And | Or | AndEffect) -> None:
+        for operand in node.operands:
+            self.visit(operand)
+
+    visit_Or = visit_AndEffect = visit_And
+
+    def visit_Imply(self, node: Imply) -> None:
+        self.visit(node.antecedent)
+        self.visit(node.consequent)
+
+    def visit_Exists(self, node: Exists | Forall) -> None:
+        self.inner(node.variables, node.location, effect=False).visit(node.body)
+
+    visit_Forall = visit_Exists
+
+    def visit_When(self, node: When) -> None:
+        _Check(self.scope, self.variables, self.fallback, False, effect=False).visit(
+            node.condition)
+        self.visit(node.effect)
+
+    def visit_ForallEffect(self, node: ForallEffect) -> None:
+        self.inner(node.variables, node.location, effect=True).visit(node.effect)
+
+    def visit_Increase(self, node: Increase) -> None:
+        where = _where(node.location, self.fallback)
+        self.scope.check_function(node.fluent, self.variables, where)
+        if isinstance(node.value, FunctionTerm):
+            self.scope.check_function(node.value, self.variables, where)
+
+    def visit_Probabilistic(self, node: Probabilistic) -> None:
+        for _, outcome in node.outcomes:
+            self.visit(outcome)
 
 
 def check_domain(domain: Domain) -> None:
