@@ -19,11 +19,12 @@ compiled copy is cached per task object, so repeated calls on one task pay nothi
 
 from __future__ import annotations
 
+import importlib
 import math
 import struct
 import weakref
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from xaip.errors import InputError
 from xaip.planning.engines.builtin import BuiltinEngine, choose
@@ -34,10 +35,12 @@ from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
 from xaip.runtime import Budget, Status
 
-try:  # the extension is optional (setup.py builds it with optional=True)
+if TYPE_CHECKING:
     from xaip import _core as _core_module
 
-    _CORE: ModuleType | None = _core_module
+_CORE: ModuleType | None
+try:  # the extension is optional (setup.py builds it with optional=True)
+    _CORE = importlib.import_module("xaip._core")
 except ImportError:  # pragma: no cover - depends on the installation
     _CORE = None
 
@@ -48,7 +51,7 @@ COMPILED_SEARCHES = frozenset({"astar", "ucs", "gbfs"})
 DEFAULT_MAX_MEMORY_MB = 2048
 
 _CACHE_SIZE = 16
-_cache: dict[tuple[int, bool], tuple[weakref.ref[Task], Any]] = {}
+_cache: dict[tuple[int, bool], tuple[weakref.ref[Task], _core_module.Task]] = {}
 
 
 def core_available() -> bool:
@@ -60,7 +63,7 @@ def _words(mask: int, nbytes: int) -> bytes:
     return mask.to_bytes(nbytes, "little")
 
 
-def compile_task(task: Task, prune: bool = True) -> Any:
+def compile_task(task: Task, prune: bool = True) -> _core_module.Task:
     """The ``xaip._core.Task`` for ``task``, built once per task object (cached).
 
     ``prune`` drops actions that cannot matter for the goal (backward relevance) and
@@ -90,12 +93,14 @@ def compile_task(task: Task, prune: bool = True) -> Any:
     return core
 
 
-def evaluate(task: Task, heuristic: str, state: int) -> float:
+def evaluate(task: Task, heuristic: str, state: int, prune: bool = True) -> float:
     """The compiled ``heuristic`` on ``state`` (``math.inf`` for a proven dead end).
 
-    For differential tests against :func:`xaip.planning.heuristics.make_heuristic`.
+    For differential tests against :func:`xaip.planning.heuristics.make_heuristic`; the
+    values do not depend on ``prune`` (pruned actions never help reach the goal).
     """
-    value = compile_task(task).evaluate(heuristic, _words(state, 8 * (task.num_facts // 64 + 1)))
+    nbytes = 8 * (task.num_facts // 64 + 1)
+    value = compile_task(task, prune).evaluate(heuristic, _words(state, nbytes))
     return math.inf if value is None else int(value)
 
 

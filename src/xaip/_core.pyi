@@ -1,0 +1,17 @@
+"""Type stub of the optional C extension ``xaip._core`` (sources in src/xaip/_native/)."""
+
+from typing import Any
+
+class Task:
+    """A grounded STRIPS task compiled to flat arrays."""
+
+    num_facts: int
+    num_actions: int
+    num_active: int
+
+    def __init__(self, num_facts: int, num_actions: int, masks: bytes, costs: bytes,
+                 init: bytes, goal: bytes, goal_neg: bytes, prune: bool = True) -> None: ...
+    def solve(self, mode: str, heuristic: str, admissible: bool, cost_bound: int,
+              max_nodes: int, max_seconds: float, max_bytes: int
+              ) -> tuple[str, tuple[int, ...], dict[str, Any]]: ...
+    def evaluate(self, heuristic: str, state: bytes) -> int | None: ...

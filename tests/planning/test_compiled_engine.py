@@ -1,0 +1,281 @@
+"""The compiled engine (``xaip._core``) against the pure-Python reference.
+
+Differential tests: on seeded random tasks, generated blocksworld/gripper/logistics and every
+task of ``../shared/data/mrp``, the two engines must give equal optimal costs, equal
+heuristic values on every (or a sample of) reachable states, the same verdicts under cost
+bounds and a one-node budget, and plans that validate. With ``prune=False`` the C search
+mirrors the Python one exactly (same expansions, same plan), which is checked too. Ground
+truth for optimal costs also comes from a brute-force Dijkstra (``goal_distances``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.planning.test_heuristics import goal_distances, random_task, reachable
+from xaip.domains.generators import blocksworld, gripper, logistics
+from xaip.errors import InputError, XaipError
+from xaip.planning import get_engine
+from xaip.planning.engines.compiled import CompiledEngine, compile_task, core_available, evaluate
+from xaip.planning.grounding import ground
+from xaip.planning.heuristics import HEURISTICS, make_heuristic
+from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
+from xaip.planning.plans import is_valid, validate
+from xaip.planning.search import solve
+from xaip.planning.task import GroundAction, Task
+from xaip.runtime import Budget
+
+pytestmark = pytest.mark.skipif(not core_available(), reason="xaip._core was not built")
+
+MRP = Path(__file__).resolve().parents[3] / "shared" / "data" / "mrp"
+SEEDS = range(60)
+
+
+def strips_task(seed: int) -> Task:
+    """A random task without conditional effects (the compiled core's fragment)."""
+    return random_task(seed, conditional=False)
+
+
+def sample(states: set[int], k: int, seed: int = 0) -> list[int]:
+    ordered = sorted(states)
+    return ordered if len(ordered) <= k else random.Random(seed).sample(ordered, k)
+
+
+def same_heuristics(task: Task, states: list[int]) -> None:
+    for name in HEURISTICS:
+        python = make_heuristic(name, task)
+        for state in states:
+            expected = python(state)
+            for prune in (False, True):
+                got = evaluate(task, name, state, prune=prune)
+                assert got == expected, (name, task.format_state(state), prune, got, expected)
+
+
+def assert_same_search(task: Task, search: str, heuristic: str, **kw: object) -> None:
+    """prune=False: the C search expands what the Python search expands, in the same order."""
+    expected = solve(task, search, heuristic, **kw)  # type: ignore[arg-type]
+    got = CompiledEngine(search, heuristic, prune=False).solve(
+        task, optimal=False, cost_bound=kw.get("cost_bound"),  # type: ignore[arg-type]
+        budget=kw.get("budget"))  # type: ignore[arg-type]
+    assert got.engine == "compiled"
+    assert (got.status, got.cost) == (expected.status, expected.cost)
+    assert (got.expanded, got.generated) == (expected.expanded, expected.generated)
+    assert [a.name for a in got.plan] == [a.name for a in expected.plan]
+
+
+# ----------------------------------------------------------------------------- random tasks
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_heuristic_values_equal(seed: int) -> None:
+    task = strips_task(seed)
+    same_heuristics(task, sample(reachable(task), 40, seed))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_optimal_cost_is_brute_force(seed: int) -> None:
+    task = strips_task(seed)
+    truth = goal_distances(task)[task.init]
+    for heuristic in ("lmcut", "hmax", "blind"):
+        for prune in (True, False):
+            result = CompiledEngine("astar", heuristic, prune=prune).solve(task, optimal=True)
+            if truth == math.inf:
+                assert result.status == "unsolvable"
+            else:
+                assert result.status == "solved" and result.cost == truth and result.optimal
+                assert is_valid(task, result.plan)
+    ucs = CompiledEngine("ucs").solve(task, optimal=True)
+    assert ucs.cost == (None if truth == math.inf else truth)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_search_mirrors_python(seed: int) -> None:
+    task = strips_task(seed)
+    for search, heuristic in (("astar", "lmcut"), ("astar", "hmax"), ("ucs", "blind"),
+                              ("gbfs", "hff"), ("gbfs", "hadd")):
+        assert_same_search(task, search, heuristic)
+    assert_same_search(task, "astar", "lmcut", budget=Budget(max_nodes=1))
+    assert_same_search(task, "gbfs", "hff", budget=Budget(max_nodes=2))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_cost_bound_verdicts(seed: int) -> None:
+    task = strips_task(seed)
+    truth = goal_distances(task)[task.init]
+    bounds = [0, 1, 3] if truth == math.inf else [int(truth), int(truth) + 1, int(truth) + 3]
+    engine = CompiledEngine()
+    for bound in bounds:
+        python = solve(task, "astar", "lmcut", cost_bound=bound)
+        got = engine.solve(task, optimal=True, cost_bound=bound)
+        assert got.status == python.status, bound
+        if got.solved:
+            assert got.cost is not None and got.cost < bound and is_valid(task, got.plan)
+        for search, heuristic in (("gbfs", "hff"), ("ucs", "blind")):
+            other = CompiledEngine(search, heuristic).solve(task, cost_bound=bound)
+            assert other.status == python.status, (search, bound)
+
+
+# ----------------------------------------------------------------------------- edge cases
+
+
+def _task(actions: tuple[GroundAction, ...], init: int, goal: int, goal_neg: int = 0) -> Task:
+    base = strips_task(0)
+    return dataclasses.replace(base, actions=actions, init=init, goal=goal, goal_neg=goal_neg)
+
+
+def test_no_actions_goal_in_init_and_unsolvable() -> None:
+    engine = CompiledEngine()
+    empty = _task((), init=0b1, goal=0b10)
+    assert engine.solve(empty, optimal=True).status == "unsolvable"
+    done = _task((), init=0b11, goal=0b10)
+    result = engine.solve(done, optimal=True)
+    assert (result.status, result.cost, result.plan) == ("solved", 0, ())
+    assert engine.solve(done, optimal=True, cost_bound=0).status == "unsolvable"
+    negated = _task((), init=0b11, goal=0b10, goal_neg=0b1)
+    assert engine.solve(negated, optimal=True).status == "unsolvable"
+    one = GroundAction("drop", (), pre=0b1, add=0, delete=0b1, cost=2)
+    solved = engine.solve(_task((one,), init=0b11, goal=0b10, goal_neg=0b1), optimal=True)
+    assert (solved.status, solved.cost) == ("solved", 2)
+    for name in HEURISTICS:
+        assert evaluate(empty, name, empty.init) == make_heuristic(name, empty)(empty.init)
+
+
+def test_negative_cost_is_bad_input() -> None:
+    bad = GroundAction("bad", (), pre=0, add=0b10, delete=0, cost=-1)
+    with pytest.raises(InputError):
+        CompiledEngine().solve(_task((bad,), init=0b1, goal=0b10), optimal=True)
+
+
+def test_conditional_effects_fall_back_to_builtin() -> None:
+    task = next(t for t in map(lambda s: random_task(s, conditional=True), range(50))
+                if t.has_conditional_effects())
+    engine = CompiledEngine()
+    assert engine.unsupported(task) is not None
+    result = engine.solve(task, optimal=True)
+    assert result.engine == "builtin"
+    assert result.cost == solve(task, "astar", "lmcut").cost
+
+
+def test_registry_and_optimal_flag() -> None:
+    engine = get_engine("compiled")
+    assert engine.name == "compiled" and engine.available()
+    task = strips_task(3)
+    assert engine.solve(task, optimal=True).optimal in (True, False)
+    with pytest.raises(InputError):
+        CompiledEngine(max_memory_mb=0)
+
+
+def test_compiled_task_is_cached_per_task_object() -> None:
+    task = strips_task(5)
+    assert compile_task(task) is compile_task(task)
+    assert compile_task(task, prune=False) is not compile_task(task)
+
+
+# ----------------------------------------------------------------------------- generated domains
+
+
+GENERATED = [
+    ("blocksworld-5", *blocksworld(5, seed=5)),
+    ("blocksworld-6", *blocksworld(6, seed=6)),
+    ("gripper-3", *gripper(3)),
+    ("gripper-4", *gripper(4)),
+    ("logistics-2c2p", *logistics(2, 2, seed=22)),
+]
+
+
+@pytest.mark.parametrize("name,domain,problem", GENERATED, ids=[g[0] for g in GENERATED])
+def test_generated_domains(name: str, domain: str, problem: str) -> None:
+    d, p = parse_domain(domain), parse_problem(problem)
+    task = ground(d, p)
+    assert_same_search(task, "astar", "lmcut")
+    result = CompiledEngine().solve(task, optimal=True)
+    assert result.cost == solve(task, "astar", "lmcut").cost
+    assert validate(d, p, result.steps()).valid
+    states = sample(reachable_limited(task, 3000), 25)
+    same_heuristics(task, states)
+
+
+def reachable_limited(task: Task, limit: int) -> set[int]:
+    """Up to ``limit`` reachable states, breadth first."""
+    seen = {task.init}
+    frontier = [task.init]
+    while frontier and len(seen) < limit:
+        nxt = []
+        for state in frontier:
+            for action in task.applicable(state):
+                child = action.apply(state)
+                if child not in seen:
+                    seen.add(child)
+                    nxt.append(child)
+        frontier = nxt
+    return seen
+
+
+# ----------------------------------------------------------------------------- shared MRP data
+
+
+def mrp_pairs() -> list[tuple[Path, Path]]:
+    if not MRP.is_dir():
+        return []
+    pairs = []
+    for folder in sorted(p for p in MRP.iterdir() if p.is_dir()):
+        files = sorted(folder.glob("*.pddl"))
+        problems = [f for f in files if f.name.startswith("prob")]
+        for domain in (f for f in files if f not in problems):
+            pairs.extend((domain, problem) for problem in problems)
+    return pairs
+
+
+PAIRS = mrp_pairs()
+
+
+@pytest.mark.skipif(not PAIRS, reason="shared MRP data not found")
+@pytest.mark.parametrize("domain_path,problem_path", PAIRS,
+                         ids=[f"{d.parent.name}-{d.stem}-{p.stem}" for d, p in PAIRS])
+def test_mrp_tasks(domain_path: Path, problem_path: Path) -> None:
+    try:
+        domain, problem = read_domain(domain_path), read_problem(problem_path)
+        task = ground(domain, problem)
+    except XaipError as error:
+        pytest.skip(f"not a valid pair: {error}")
+    result = CompiledEngine().solve(task, optimal=True, budget=Budget(max_seconds=60))
+    assert result.status in ("solved", "unsolvable")
+    if result.solved:
+        check = validate(domain, problem, result.steps())
+        assert check.valid and check.cost == result.cost
+    python = solve(task, "astar", "lmcut", budget=Budget(max_seconds=1))
+    if python.status != "budget_exhausted":  # RADAR takes the Python engine minutes
+        assert (python.status, python.cost) == (result.status, result.cost)
+    for bound in ([result.cost, result.cost + 1] if result.solved else [5]):
+        bounded = CompiledEngine().solve(task, optimal=True, cost_bound=bound)
+        assert bounded.status == ("solved" if result.cost is not None and result.cost < bound
+                                  else "unsolvable")
+    one = CompiledEngine(prune=False).solve(task, optimal=True, budget=Budget(max_nodes=1))
+    assert one.status == solve(task, "astar", "lmcut", budget=Budget(max_nodes=1)).status
+    same_heuristics(task, sample(reachable_limited(task, 2000), 15))
+
+
+# ----------------------------------------------------------------------------- budgets
+
+
+RADAR = MRP / "radar"
+
+
+@pytest.mark.skipif(not RADAR.is_dir(), reason="shared RADAR data not found")
+def test_budgets_on_radar() -> None:
+    task = ground(read_domain(RADAR / "domain_robot.pddl"), read_problem(RADAR / "problem.pddl"))
+    slow = CompiledEngine("astar", "hmax")  # needs about a million expansions
+    start = time.perf_counter()
+    result = slow.solve(task, optimal=True, budget=Budget(max_seconds=0.3))
+    assert result.status == "budget_exhausted" and result.plan == ()
+    assert time.perf_counter() - start < 5  # budget + a generous margin
+    nodes = slow.solve(task, optimal=True, budget=Budget(max_nodes=100))
+    assert nodes.status == "budget_exhausted" and nodes.expanded == 100
+    tiny = CompiledEngine("astar", "hmax", max_memory_mb=1)
+    assert tiny.solve(task, optimal=True).status == "budget_exhausted"
