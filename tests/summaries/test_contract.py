@@ -272,3 +272,12 @@ def test_policy_file_messages_escape_and_truncate_what_they_echo(
     err = capsys.readouterr().err
     assert code == 2 and "\\u202e" in err and "\x00" not in err and "\u202e" not in err
     assert len(err) < 400
+
+
+def test_progress_events_name_the_phases() -> None:
+    from xaip.runtime import ProgressEvent
+
+    events: list[ProgressEvent] = []
+    summarize(airport(), progress=events.append)
+    assert [e.message for e in events] == list(PHASES)
+    assert all(e.phase == "summarize" and e.total == len(PHASES) for e in events)
