@@ -6,14 +6,19 @@ Everything is measured in one run on this machine and printed as one table per p
    (median of many calls; target under 1 ms) beside one Fast Downward driver call on the
    same task when FD is installed (its driver costs about 170 ms).
 2. Optimal A* + LM-cut on generated blocksworld (6-10 blocks), gripper (4-8 balls) and
-   logistics (2-3 cities) instances: xaip's seconds and expansions per second against
-   pyperplan's A* + LM-cut (target: at least 5x faster), with Fast Downward's
-   ``astar(lmcut())`` time for reference. pyperplan and FD are GPL programs: they run in
-   separate processes, timed inside the process (interpreter start-up excluded for
-   pyperplan, so the ratio is fair to it), and are skipped when not installed.
+   logistics (2-3 cities) instances and on RADAR (``../shared/data/mrp/radar``, robot
+   model, action costs): the pure-Python engine (``builtin``, stopped after
+   ``--python-timeout`` seconds) beside the compiled engine (``compiled``, the C core
+   ``xaip._core``): seconds and expansions per second of each, and the speed-up. Also
+   pyperplan's A* + LM-cut and Fast Downward's ``astar(lmcut())`` for reference. pyperplan
+   and FD are GPL programs: they run in separate processes, timed inside the process
+   (interpreter start-up excluded for pyperplan, so the ratio is fair to it), and are
+   reported as not installed when missing. Grounding is excluded from the engine times
+   (both engines search the same grounded task).
 3. Reading time of every IPPC file in ``../shared/data/ippc``.
 
     python benchmarks/planning.py [--quick] [--json] [--timeout SECONDS]
+                                  [--python-timeout SECONDS]
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any
 
 from xaip.domains.generators import blocksworld, gripper, logistics
 from xaip.errors import XaipError
+from xaip.planning.engines.compiled import CompiledEngine, core_available
 from xaip.planning.engines.fast_downward import fd_available, fd_solve
 from xaip.planning.grounding import ground
 from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
@@ -39,6 +45,7 @@ from xaip.runtime import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 IPPC = ROOT.parent / "shared" / "data" / "ippc"
+RADAR = ROOT.parent / "shared" / "data" / "mrp" / "radar"
 
 ONE_STEP_DOMAIN = """(define (domain one-step)
   (:requirements :strips)
@@ -125,25 +132,44 @@ def instances(quick: bool) -> list[tuple[str, str, str]]:
     for cities, packages in settings:
         out.append((f"logistics-{cities}c{packages}p",
                     *logistics(cities, packages, seed=cities * 10 + packages)))
+    if RADAR.is_dir():
+        out.append(("radar-robot", (RADAR / "domain_robot.pddl").read_text(),
+                    (RADAR / "problem.pddl").read_text()))
     return out
 
 
 def search_row(name: str, domain: str, problem: str, timeout: float, with_pyperplan: bool,
-               with_fd: bool) -> dict[str, Any]:
+               with_fd: bool, python_timeout: float) -> dict[str, Any]:
     start = time.perf_counter()
     task = ground(parse_domain(domain), parse_problem(problem))
-    result = solve(task, "astar", "lmcut")
+    ground_s = time.perf_counter() - start
+    row: dict[str, Any] = {"instance": name, "ground_s": ground_s}
+    start = time.perf_counter()
+    result = solve(task, "astar", "lmcut", budget=Budget(max_seconds=python_timeout))
     seconds = time.perf_counter() - start
-    row: dict[str, Any] = {
-        "instance": name, "cost": result.cost, "expanded": result.expanded,
+    row.update({
+        "cost": result.cost, "expanded": result.expanded, "python_status": str(result.status),
         "xaip_s": seconds, "exp_per_s": result.expanded / max(result.seconds, 1e-9),
-    }
+    })
+    if core_available():
+        start = time.perf_counter()
+        compiled = CompiledEngine().solve(task, optimal=True)
+        c_seconds = time.perf_counter() - start
+        row.update({
+            "compiled_cost": compiled.cost, "compiled_expanded": compiled.expanded,
+            "compiled_s": c_seconds,
+            "compiled_exp_per_s": compiled.expanded / max(compiled.seconds, 1e-9),
+            # a lower bound when the Python engine ran out of time
+            "compiled_speedup": seconds / max(c_seconds, 1e-9),
+        })
+        if result.solved and compiled.cost != result.cost:
+            raise SystemExit(f"{name}: compiled cost {compiled.cost} != Python {result.cost}")
     if with_pyperplan:
         pp = run_pyperplan(domain, problem, timeout)
         row["pyperplan_s"] = None if pp is None else pp["seconds"]
         row["pyperplan_cost"] = None if pp is None else pp["length"]
         if row["pyperplan_s"]:
-            row["speedup"] = row["pyperplan_s"] / seconds
+            row["speedup"] = row["pyperplan_s"] / (ground_s + seconds)
     if with_fd:
         fd = run_fd(domain, problem, timeout)
         row["fd_s"] = None if fd is None else fd["seconds"]
@@ -184,14 +210,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds allowed per external planner run (default 300)")
+    parser.add_argument("--python-timeout", type=float, default=120.0,
+                        help="seconds allowed to the pure-Python engine per instance "
+                             "(default 120)")
     args = parser.parse_args(argv)
     with_pp, with_fd = pyperplan_available(), fd_available()
     report: dict[str, Any] = {"overhead": overhead(200 if args.quick else 1000),
-                              "pyperplan": with_pp, "fast_downward": with_fd, "search": []}
+                              "pyperplan": with_pp, "fast_downward": with_fd,
+                              "compiled": core_available(), "search": []}
     for name, domain, problem in instances(args.quick):
-        row = search_row(name, domain, problem, args.timeout, with_pp, with_fd)
+        row = search_row(name, domain, problem, args.timeout, with_pp, with_fd,
+                         args.python_timeout)
         report["search"].append(row)
-        print(f"  {name}: {row['xaip_s']:.2f} s", file=sys.stderr)
+        print(f"  {name}: python {row['xaip_s']:.2f} s, compiled "
+              f"{_fmt(row.get('compiled_s'), '.3f')} s", file=sys.stderr)
     reads = read_times()
     report["read"] = {
         "files": len(reads), "read": sum(r["read"] for r in reads),
@@ -207,14 +239,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"1-step task, solve() per call: {o['xaip_ms']:.3f} ms (median of {o['calls']})"
           f"   Fast Downward driver: {_fmt(o.get('fd_ms'), '.0f')} ms")
     print()
-    print(f"{'instance':<20}{'cost':>5}{'expanded':>10}{'exp/s':>9}{'xaip s':>9}"
-          f"{'pyperplan s':>13}{'ratio':>8}{'FD s':>8}")
+    print("A* + LM-cut, search seconds (grounding excluded); '>' = Python engine stopped at "
+          f"--python-timeout {args.python_timeout:.0f} s")
+    print(f"{'instance':<20}{'cost':>5}{'py exp':>9}{'py exp/s':>10}{'py s':>9}"
+          f"{'C exp':>8}{'C exp/s':>10}{'C s':>8}{'x faster':>9}"
+          f"{'pyperplan s':>12}{'FD s':>8}")
     for r in report["search"]:
-        print(f"{r['instance']:<20}{_fmt(r['cost'], 'd'):>5}{r['expanded']:>10}"
-              f"{r['exp_per_s']:>9.0f}{r['xaip_s']:>9.3f}{_fmt(r.get('pyperplan_s'), '.3f'):>13}"
-              f"{_fmt(r.get('speedup'), '.1f'):>8}{_fmt(r.get('fd_s'), '.3f'):>8}")
+        timed_out = r["python_status"] == "budget_exhausted"
+        cost = r["cost"] if r["cost"] is not None else r.get("compiled_cost")
+        py_s = (">" if timed_out else "") + format(r["xaip_s"], ".3f")
+        faster = (">" if timed_out else "") + _fmt(r.get("compiled_speedup"), ".0f")
+        print(f"{r['instance']:<20}{_fmt(cost, 'd'):>5}{r['expanded']:>9}"
+              f"{r['exp_per_s']:>10.0f}{py_s:>9}"
+              f"{_fmt(r.get('compiled_expanded'), 'd'):>8}"
+              f"{_fmt(r.get('compiled_exp_per_s'), '.0f'):>10}"
+              f"{_fmt(r.get('compiled_s'), '.3f'):>8}{faster:>9}"
+              f"{_fmt(r.get('pyperplan_s'), '.3f'):>12}{_fmt(r.get('fd_s'), '.3f'):>8}")
+    if not report["compiled"]:
+        print("(compiled engine not built: reinstall with a C compiler, `pip install -e .`)")
     if not with_pp:
         print("(pyperplan not installed: `pip install pyperplan` to compare)")
+    if not with_fd:
+        print("(Fast Downward not installed: `pip install 'xaip[fd]'` to compare)")
     print(f"median speed-up over pyperplan: {_fmt(report['median_speedup'], '.1f')}x")
     rd = report["read"]
     print()

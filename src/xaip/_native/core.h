@@ -36,8 +36,11 @@ typedef struct {
     int32_t f;
 } Pair;
 
+/* Keys are ``value << 32 | fact`` in 128 bits: one branch-free comparison per step. */
+typedef unsigned __int128 PairKey;
+
 typedef struct {
-    Pair *a;
+    PairKey *a;
     size_t n, cap;
     int oom;
 } PairHeap;

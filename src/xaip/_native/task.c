@@ -30,12 +30,10 @@ void ivec_free(IVec *v) {
     v->n = v->cap = 0;
 }
 
-static inline int pair_less(Pair x, Pair y) { return x.v < y.v || (x.v == y.v && x.f < y.f); }
-
 void pheap_push(PairHeap *h, cost_t v, int32_t f) {
     if (h->n == h->cap) {
         size_t cap = h->cap ? 2 * h->cap : 64;
-        Pair *a = realloc(h->a, cap * sizeof *a);
+        PairKey *a = realloc(h->a, cap * sizeof *a);
         if (!a) {
             h->oom = 1;
             return;
@@ -43,11 +41,11 @@ void pheap_push(PairHeap *h, cost_t v, int32_t f) {
         h->a = a;
         h->cap = cap;
     }
-    Pair x = {v, f};
+    PairKey x = ((PairKey)(uint64_t)v << 32) | (uint32_t)f;
     size_t i = h->n++;
     while (i > 0) {
         size_t parent = (i - 1) / 2;
-        if (!pair_less(x, h->a[parent])) break;
+        if (x >= h->a[parent]) break;
         h->a[i] = h->a[parent];
         i = parent;
     }
@@ -55,19 +53,20 @@ void pheap_push(PairHeap *h, cost_t v, int32_t f) {
 }
 
 Pair pheap_pop(PairHeap *h) {
-    Pair top = h->a[0];
-    Pair last = h->a[--h->n];
+    PairKey top = h->a[0];
+    PairKey last = h->a[--h->n];
     size_t n = h->n, i = 0;
     for (;;) {
         size_t c = 2 * i + 1;
         if (c >= n) break;
-        if (c + 1 < n && pair_less(h->a[c + 1], h->a[c])) c++;
-        if (!pair_less(h->a[c], last)) break;
+        if (c + 1 < n && h->a[c + 1] < h->a[c]) c++;
+        if (h->a[c] >= last) break;
         h->a[i] = h->a[c];
         i = c;
     }
     if (n) h->a[i] = last;
-    return top;
+    Pair out = {(cost_t)(uint64_t)(top >> 32), (int32_t)(uint32_t)top};
+    return out;
 }
 
 void pheap_free(PairHeap *h) {
