@@ -30,6 +30,7 @@ from xaip.errors import (
     EXIT_INTERNAL,
     EXIT_NEGATIVE,
     EXIT_OK,
+    BudgetExhausted,
     EngineUnavailable,
     InputError,
     XaipError,
@@ -98,6 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     landmarks.add_argument("--method", default="rhw", help="rhw (default) or zg")
     landmarks.add_argument("--dot", default=None, metavar="FILE",
                            help="write the landmark graph as Graphviz DOT")
+    _budget_args(landmarks)
     _json_arg(landmarks)
     landmarks.set_defaults(handler=_cmd_landmarks)
 
@@ -175,16 +177,25 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_landmarks(args: argparse.Namespace) -> int:
+    from xaip.errors import BudgetExhausted
     from xaip.planning.grounding import ground
     from xaip.planning.landmarks import find_landmarks
 
+    if args.dot:
+        check_output(args.dot, (args.domain, args.problem))
+    clock = budget_from(args).start()  # one budget over grounding and the landmarks
     domain, problem = _load(args.domain, args.problem)
-    task = ground(domain, problem)
-    graph = find_landmarks(task, method=args.method)
+    try:
+        task = ground(domain, problem, budget=clock)
+    except BudgetExhausted as stop:
+        emit(args, {"status": Status.BUDGET_EXHAUSTED.value, "phase": stop.phase,
+                    "sizes": stop.sizes, "message": str(stop)}, f"{stop}")
+        return EXIT_NEGATIVE
+    graph = find_landmarks(task, method=args.method, budget=clock.remaining())
     if args.dot:
         write_output(args.dot, render(graph, "dot"), (args.domain, args.problem))
     emit(args, graph.to_dict(), render(graph))
-    return EXIT_OK
+    return EXIT_OK if graph.complete else EXIT_NEGATIVE
 
 
 def _cmd_diff(args: argparse.Namespace) -> int:
@@ -249,6 +260,13 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
         # The reader went away (``xaip ... | head``): stop quietly, as Unix tools do.
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_NEGATIVE
+    except BudgetExhausted as stop:
+        # Work that ran out of budget where no partial answer makes sense (reading,
+        # grounding...): an answer, exit 1, with a status for scripts.
+        emit(args, {"status": Status.BUDGET_EXHAUSTED.value, "verified": False,
+                    "phase": stop.phase, "sizes": stop.sizes, "message": str(stop)},
+             f"xaip: {stop}")
         return EXIT_NEGATIVE
     except (InputError, EngineUnavailable) as error:
         print(f"xaip: error: {error}", file=sys.stderr)

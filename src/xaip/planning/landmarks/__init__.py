@@ -32,6 +32,7 @@ from xaip.planning.landmarks.graph import (
     Ordering,
     OrderingKind,
 )
+from xaip.planning.landmarks.negations import compile_negations
 from xaip.planning.landmarks.orderings import LandmarkInfo, compute_orderings_into
 from xaip.planning.landmarks.rhw import rhw_landmarks
 from xaip.planning.landmarks.zhu_givan import zg_landmarks
@@ -69,6 +70,10 @@ def find_landmarks(
     compute reasonable orderings. Landmarks come sorted by the relaxed-planning-graph
     layer at which they first become reachable, so early subgoals come first.
 
+    Negative goals, preconditions and effect conditions are compiled into positive facts
+    before the relaxation (as Fast Downward does), so landmarks needed only to make a fact
+    false are found too; only landmarks over the task's own facts are reported.
+
     If the goal is relaxed-unreachable, the task has no plan; the graph is then empty with
     ``solvable=False``. If ``budget`` runs out, the graph holds what was proven so far,
     with ``complete=False``. Raises :class:`~xaip.errors.InputError` for an unknown method.
@@ -77,9 +82,13 @@ def find_landmarks(
         raise InputError(
             f"unknown landmark method {method!r}; expected one of: {', '.join(METHODS)}"
         )
-    relax = Relaxation(task)
+    # Negative goals and conditions become positive "not p" facts (indices from
+    # task.num_facts on): without them the relaxation would miss every landmark needed only
+    # to make something false. Landmarks on those companion facts are not reported.
+    positive = compile_negations(task)
+    relax = Relaxation(positive)
     meter = Meter(budget)
-    reached = relax.explore(task.init)
+    reached = relax.explore(positive.init)
     if not relax.goal_reachable(reached):
         return LandmarkGraph((), (), method=method, solvable=False, task=task)
 
@@ -98,6 +107,8 @@ def find_landmarks(
         side_effect = {1 << f for f in result.side_effects}
         complete = result.complete
 
+    original = (1 << task.num_facts) - 1
+    masks = [mask for mask in masks if mask & ~original == 0]
     level = relax.levels()
 
     def first_level(mask: int) -> int:

@@ -250,7 +250,9 @@ def is_landmark(
     """Exact test: is ``facts`` (one fact index, or a set read as a disjunction) a landmark
     of the delete relaxation?
 
-    The task is changed so that none of the facts is initially true and no relaxed
+    Negative conditions count: they are compiled into positive facts first
+    (:mod:`~xaip.planning.landmarks.negations`). The task is changed so that none of the
+    facts is initially true and no relaxed
     operator adding one of them can fire; the facts are a landmark iff the goal is then
     relaxed-unreachable. Such a fact set is true in some state of every real plan.
 
@@ -264,14 +266,17 @@ def is_landmark(
     fact set is (vacuously) a landmark: the answer is ``True``. Raises
     :class:`BudgetExhausted` when ``budget`` runs out.
     """
+    from xaip.planning.landmarks.negations import compile_negations
+
     mask = _as_mask(facts)
-    relax = relaxation if relaxation is not None else Relaxation(task)
+    relax = relaxation if relaxation is not None else Relaxation(compile_negations(task))
+    init = relax.task.init
     meter = Meter(budget)
     try:
         if causal:
-            reached = relax.explore(task.init & ~mask, forbidden=mask, meter=meter)
+            reached = relax.explore(init & ~mask, forbidden=mask, meter=meter)
         else:
-            reached = relax.explore(task.init & ~mask, block_adders_of=mask, meter=meter)
+            reached = relax.explore(init & ~mask, block_adders_of=mask, meter=meter)
     except _Exhausted as stop:
         facts_text = sorted(bits(mask))
         raise BudgetExhausted(f"budget exhausted while testing facts {facts_text}") from stop
