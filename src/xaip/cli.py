@@ -177,7 +177,6 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_landmarks(args: argparse.Namespace) -> int:
-    from xaip.errors import BudgetExhausted
     from xaip.planning.grounding import ground
     from xaip.planning.landmarks import find_landmarks
 
@@ -185,12 +184,7 @@ def _cmd_landmarks(args: argparse.Namespace) -> int:
         check_output(args.dot, (args.domain, args.problem))
     clock = budget_from(args).start()  # one budget over grounding and the landmarks
     domain, problem = _load(args.domain, args.problem)
-    try:
-        task = ground(domain, problem, budget=clock)
-    except BudgetExhausted as stop:
-        emit(args, {"status": Status.BUDGET_EXHAUSTED.value, "phase": stop.phase,
-                    "sizes": stop.sizes, "message": str(stop)}, f"{stop}")
-        return EXIT_NEGATIVE
+    task = ground(domain, problem, budget=clock)  # BudgetExhausted: exit 1 via _run
     graph = find_landmarks(task, method=args.method, budget=clock.remaining())
     if args.dot:
         write_output(args.dot, render(graph, "dot"), (args.domain, args.problem))
