@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -97,14 +98,21 @@ def run_pyperplan(domain: str, problem: str, timeout: float) -> dict[str, Any] |
 
 
 def run_fd(domain: str, problem: str, timeout: float) -> dict[str, Any] | None:
+    """Fast Downward's wall time (driver included), cost, expansions and search time."""
     try:
         start = time.perf_counter()
         result = fd_solve(domain, problem, search="astar(lmcut())",
                           budget=Budget(max_seconds=timeout))
-        return {"seconds": time.perf_counter() - start, "cost": result.cost,
-                "status": result.status}
-    except XaipError:
+    except XaipError as error:
+        lines = str(error).splitlines()
+        why = next((x for x in lines if "not supported" in x), lines[-1] if lines else "")
+        print(f"  Fast Downward failed: {why.strip()[:100]}", file=sys.stderr)
         return None
+    found = re.findall(r"Search time: ([0-9.]+)s", result.log)
+    search_s = float(found[-1]) if found else None
+    return {"seconds": time.perf_counter() - start, "cost": result.cost,
+            "status": result.status, "expanded": result.expanded, "search_s": search_s,
+            "exp_per_s": result.expanded / search_s if search_s else None}
 
 
 def overhead(calls: int) -> dict[str, Any]:
@@ -174,6 +182,9 @@ def search_row(name: str, domain: str, problem: str, timeout: float, with_pyperp
         fd = run_fd(domain, problem, timeout)
         row["fd_s"] = None if fd is None else fd["seconds"]
         row["fd_cost"] = None if fd is None else fd["cost"]
+        row["fd_exp_per_s"] = None if fd is None else fd["exp_per_s"]
+        if fd is not None and fd["exp_per_s"] and row.get("compiled_exp_per_s"):
+            row["compiled_vs_fd"] = row["compiled_exp_per_s"] / fd["exp_per_s"]
     return row
 
 
@@ -243,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"--python-timeout {args.python_timeout:.0f} s")
     print(f"{'instance':<20}{'cost':>5}{'py exp':>9}{'py exp/s':>10}{'py s':>9}"
           f"{'C exp':>8}{'C exp/s':>10}{'C s':>8}{'x faster':>9}"
-          f"{'pyperplan s':>12}{'FD s':>8}")
+          f"{'pyperplan s':>12}{'FD s':>8}{'FD exp/s':>10}{'C/FD':>6}")
     for r in report["search"]:
         timed_out = r["python_status"] == "budget_exhausted"
         cost = r["cost"] if r["cost"] is not None else r.get("compiled_cost")
@@ -254,7 +265,10 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"{_fmt(r.get('compiled_expanded'), 'd'):>8}"
               f"{_fmt(r.get('compiled_exp_per_s'), '.0f'):>10}"
               f"{_fmt(r.get('compiled_s'), '.3f'):>8}{faster:>9}"
-              f"{_fmt(r.get('pyperplan_s'), '.3f'):>12}{_fmt(r.get('fd_s'), '.3f'):>8}")
+              f"{_fmt(r.get('pyperplan_s'), '.3f'):>12}{_fmt(r.get('fd_s'), '.3f'):>8}"
+              f"{_fmt(r.get('fd_exp_per_s'), '.0f'):>10}{_fmt(r.get('compiled_vs_fd'), '.1f'):>6}")
+    print("(FD s: driver wall time, translator included; FD exp/s: its search time only; "
+          "C/FD: ratio of expansions per second)")
     if not report["compiled"]:
         print("(compiled engine not built: reinstall with a C compiler, `pip install -e .`)")
     if not with_pp:
