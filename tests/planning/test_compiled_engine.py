@@ -10,9 +10,11 @@ truth for optimal costs also comes from a brute-force Dijkstra (``goal_distances
 
 from __future__ import annotations
 
+import _thread
 import dataclasses
 import math
 import random
+import threading
 import time
 from pathlib import Path
 
@@ -22,7 +24,13 @@ from tests.planning.test_heuristics import goal_distances, random_task, reachabl
 from xaip.domains.generators import blocksworld, gripper, logistics
 from xaip.errors import InputError, XaipError
 from xaip.planning import get_engine
-from xaip.planning.engines.compiled import CompiledEngine, compile_task, core_available, evaluate
+from xaip.planning.engines.compiled import (
+    CompiledEngine,
+    compile_task,
+    core_available,
+    evaluate,
+    preferred_engine,
+)
 from xaip.planning.grounding import ground
 from xaip.planning.heuristics import HEURISTICS, make_heuristic
 from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
@@ -279,3 +287,53 @@ def test_budgets_on_radar() -> None:
     assert nodes.status == "budget_exhausted" and nodes.expanded == 100
     tiny = CompiledEngine("astar", "hmax", max_memory_mb=1)
     assert tiny.solve(task, optimal=True).status == "budget_exhausted"
+
+
+@pytest.mark.skipif(not RADAR.is_dir(), reason="shared RADAR data not found")
+def test_ctrl_c_stops_a_long_search() -> None:
+    """The search runs without the GIL but still honours KeyboardInterrupt."""
+    task = ground(read_domain(RADAR / "domain_robot.pddl"), read_problem(RADAR / "problem.pddl"))
+    timer = threading.Timer(0.2, _thread.interrupt_main)
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            CompiledEngine("astar", "hmax").solve(task, optimal=True,
+                                                  budget=Budget(max_seconds=60))
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 10
+
+
+def test_preferred_engine_is_compiled_here() -> None:
+    assert preferred_engine().name == "compiled"
+    assert preferred_engine("astar", "hmax").solve(strips_task(1), optimal=True).engine in (
+        "compiled", "builtin")
+
+
+def test_core_task_cannot_be_reinitialised() -> None:
+    core = compile_task(strips_task(2))
+    with pytest.raises(RuntimeError):
+        core.__init__(1, 0, b"", b"", b"\0" * 8, b"\0" * 8, b"\0" * 8)
+
+
+def test_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed compile at install time: the engine is unavailable, xaip falls back and says
+    so once."""
+    import warnings
+
+    from xaip.errors import EngineUnavailable
+    from xaip.planning.engines import compiled
+
+    monkeypatch.setattr(compiled, "_CORE", None)
+    monkeypatch.setattr(compiled, "_warned", False)
+    assert not CompiledEngine().available()
+    with pytest.raises(EngineUnavailable):
+        get_engine("compiled")
+    task = strips_task(4)
+    assert CompiledEngine().solve(task, optimal=True).engine == "builtin"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert preferred_engine().name == "builtin"
+        assert preferred_engine().name == "builtin"
+    assert len([w for w in caught if "pure-Python" in str(w.message)]) == 1

@@ -71,7 +71,10 @@ static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
             PyErr_SetString(PyExc_ValueError, "negative action cost");
             goto done;
         }
-    ctask_free(self->task);
+    if (self->task) {
+        PyErr_SetString(PyExc_RuntimeError, "task already initialised");
+        goto done;
+    }
     Py_BEGIN_ALLOW_THREADS
     self->task = ctask_new(nfacts, nactions, nwords, masks, (const cost_t *)costs, init, goal,
                            goal_neg, prune);

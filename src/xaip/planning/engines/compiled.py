@@ -22,11 +22,13 @@ from __future__ import annotations
 import importlib
 import math
 import struct
+import warnings
 import weakref
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from xaip.errors import InputError
+from xaip.planning.engines.base import Engine
 from xaip.planning.engines.builtin import BuiltinEngine, choose
 from xaip.planning.grounding import ground
 from xaip.planning.heuristics import ADMISSIBLE
@@ -185,3 +187,25 @@ class CompiledEngine:
                     ) -> PlanResult:
         return self.solve(ground(domain, problem), optimal=optimal, cost_bound=cost_bound,
                           budget=budget)
+
+
+_warned = False
+
+
+def preferred_engine(search: str | None = None, heuristic: str | None = None) -> Engine:
+    """The compiled engine when ``xaip._core`` is built, else the builtin engine.
+
+    Why here: callers that want "the fastest engine available" should not repeat the check.
+    The fallback is announced once per process (a :class:`RuntimeWarning`), so a user whose
+    install could not compile the extension learns why planning is slow without being told
+    on every call.
+    """
+    global _warned
+    if core_available():
+        return CompiledEngine(search, heuristic)
+    if not _warned:
+        _warned = True
+        warnings.warn("the compiled search core xaip._core is not built (no C compiler at "
+                      "install time?); using the slower pure-Python engine", RuntimeWarning,
+                      stacklevel=2)
+    return BuiltinEngine(search, heuristic)
