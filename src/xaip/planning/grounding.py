@@ -65,6 +65,9 @@ Binding = Mapping[str, str]
 # A DNF clause over fluent atoms: (atoms that must hold, atoms that must not hold).
 Clause = tuple[frozenset[Atom], frozenset[Atom]]
 TRUE_CLAUSE: Clause = (frozenset(), frozenset())
+#: Probability one, shared so that deterministic effects are recognised by identity
+#: (Fraction arithmetic dominated grounding large STRIPS tasks).
+ONE = Fraction(1)
 #: Default memory budget: ground actions plus conditional effects (a ground action costs
 #: roughly a kilobyte in Python, so this is a few gigabytes at most).
 MAX_GROUND_SIZE = 2_000_000
@@ -241,13 +244,9 @@ def ground_condition(
     if isinstance(condition, And | Or):
         conjunctive = isinstance(condition, And) != negated
         if conjunctive:
-            result = [TRUE_CLAUSE]
-            for operand in condition.operands:
-                result = _and_clauses(result, ground_condition(operand, binding, ctx, negated),
-                                       ctx.guard)
-                if not result:
-                    break
-            return result
+            return _conjoin(
+                (ground_condition(operand, binding, ctx, negated)
+                 for operand in condition.operands), ctx.guard)
         disjuncts: list[Clause] = []
         for operand in condition.operands:
             disjuncts.extend(ground_condition(operand, binding, ctx, negated))
@@ -256,20 +255,40 @@ def ground_condition(
         rewritten = Or((Not(condition.antecedent), condition.consequent))
         return ground_condition(rewritten, binding, ctx, negated)
     if isinstance(condition, Exists | Forall):
-        instances = [
+        instances = (
             ground_condition(condition.body, {**binding, **extra}, ctx, negated)
             for extra in _bindings(condition.variables, ctx)
-        ]
+        )
         universal = isinstance(condition, Forall) != negated
         if universal:
-            result = [TRUE_CLAUSE]
-            for clauses in instances:
-                result = _and_clauses(result, clauses, ctx.guard)
-                if not result:
-                    break
-            return result
+            return _conjoin(instances, ctx.guard)
         return _dedupe([c for clauses in instances for c in clauses])
     raise UnsupportedFeature(f"unsupported condition {type(condition).__name__}")
+
+
+def _conjoin(parts: Iterable[list[Clause]], guard: _Guard) -> list[Clause]:
+    """The conjunction of DNF ``parts``: single-clause parts (plain literals, the usual
+    case) are merged into one clause first, so only real disjunctions multiply out, and a
+    conjunction of k literals costs O(k) rather than O(k^2)."""
+    pos: set[Atom] = set()
+    neg: set[Atom] = set()
+    multi: list[list[Clause]] = []
+    for clauses in parts:
+        if not clauses:
+            return []
+        if len(clauses) == 1:
+            pos |= clauses[0][0]
+            neg |= clauses[0][1]
+        else:
+            multi.append(clauses)
+    if pos & neg:
+        return []
+    result = [(frozenset(pos), frozenset(neg))]
+    for clauses in multi:
+        result = _and_clauses(result, clauses, guard)
+        if not result:
+            break
+    return result
 
 
 def _dedupe(clauses: list[Clause]) -> list[Clause]:
@@ -312,25 +331,27 @@ def _ground_effect(
     """The effect as a list of (probability, parts) outcomes."""
     if isinstance(effect, Atom):
         atom = Atom(effect.predicate, _substitute(effect.args, binding))
-        return [(Fraction(1), [_EffectPart(None, frozenset((atom,)), frozenset())])]
+        return [(ONE, [_EffectPart(None, frozenset((atom,)), frozenset())])]
     if isinstance(effect, Not):
         negated = effect.operand
         assert isinstance(negated, Atom)
         atom = Atom(negated.predicate, _substitute(negated.args, binding))
-        return [(Fraction(1), [_EffectPart(None, frozenset(), frozenset((atom,)))])]
+        return [(ONE, [_EffectPart(None, frozenset(), frozenset((atom,)))])]
     if isinstance(effect, AndEffect):
-        outcomes: list[tuple[Fraction, list[_EffectPart]]] = [(Fraction(1), [])]
+        outcomes: list[tuple[Fraction, list[_EffectPart]]] = [(ONE, [])]
         for child in effect.operands:
             sub = _ground_effect(child, binding, ctx)
-            outcomes = [(p * q, a + b) for p, a in outcomes for q, b in sub]
+            if len(outcomes) == 1 and len(sub) == 1 and sub[0][0] is ONE:
+                outcomes[0][1].extend(sub[0][1])  # deterministic: no products to build
+            else:
+                outcomes = [(p * q, a + b) for p, a in outcomes for q, b in sub]
         return outcomes
     if isinstance(effect, ForallEffect):
-        outcomes = [(Fraction(1), [])]
+        outcomes = [(ONE, [])]
         for extra in _bindings(effect.variables, ctx):
             sub = _ground_effect(effect.effect, {**binding, **extra}, ctx)
-            if len(outcomes) == 1 and len(sub) == 1:  # deterministic: extend in place
-                outcomes[0][1].extend(sub[0][1])
-                outcomes = [(outcomes[0][0] * sub[0][0], outcomes[0][1])]
+            if len(outcomes) == 1 and len(sub) == 1 and sub[0][0] is ONE:
+                outcomes[0][1].extend(sub[0][1])  # deterministic: extend in place
             else:
                 outcomes = [(p * q, a + b) for p, a in outcomes for q, b in sub]
         return outcomes
@@ -357,13 +378,13 @@ def _ground_effect(
         return result
     if isinstance(effect, Increase):
         if effect.fluent.name in IGNORED_FLUENTS:
-            return [(Fraction(1), [])]
+            return [(ONE, [])]
         if effect.fluent.name != COST_FLUENT:
             raise UnsupportedFeature(
                 _where(effect) + f"numeric fluent '{effect.fluent.name}' (only total-cost)"
             )
         cost = _cost_value(effect, binding, ctx)
-        return [(Fraction(1), [_EffectPart(None, frozenset(), frozenset(), cost)])]
+        return [(ONE, [_EffectPart(None, frozenset(), frozenset(), cost)])]
     if isinstance(effect, Probabilistic):
         outcomes = []
         total = Fraction(0)
@@ -441,6 +462,7 @@ def _candidate_bindings(
     action: Action,
     ctx: _Context,
     facts: _FactIndex,
+    delta: Mapping[str, list[tuple[str, ...]]] | None = None,
 ) -> Iterator[dict[str, str]]:
     """Bindings of the action's parameters that satisfy its top-level positive atoms.
 
@@ -448,6 +470,11 @@ def _candidate_bindings(
     parameters' domains; the rest is a backtracking join that always continues with the
     atom having the fewest candidates under the current binding, looked up through its
     most selective bound argument. Parameters no atom mentions range over their type.
+
+    With ``delta`` (the atoms reached since the last call, by predicate), only bindings
+    that use at least one of them are produced (semi-naive evaluation): every other
+    binding was produced before. The fixpoint then costs time in proportion to the
+    bindings found rather than to their number times the number of rounds.
     """
     params = action.parameters
     domains = {p.name: set(ctx.objects_of(p.type)) for p in params}
@@ -485,26 +512,39 @@ def _candidate_bindings(
         atom = remaining[chosen]
         rest = remaining[:chosen] + remaining[chosen + 1:]
         for args in tuples:
-            new = dict(binding)
-            ok = True
-            for term, value in zip(atom.args, args, strict=True):
-                if term.startswith("?"):
-                    bound = new.get(term)
-                    if bound is None:
-                        if term not in domains or value not in domains[term]:
-                            ok = False
-                            break
-                        new[term] = value
-                    elif bound != value:
-                        ok = False
-                        break
-                elif term != value:
-                    ok = False
-                    break
-            if ok:
+            new = match(atom, args, binding)
+            if new is not None:
                 yield from extend(rest, new)
 
-    yield from extend(atoms, {})
+    def match(atom: Atom, args: tuple[str, ...], binding: dict[str, str]
+              ) -> dict[str, str] | None:
+        """``binding`` extended so that ``atom`` becomes ``args``, or None if it cannot."""
+        new = dict(binding)
+        for term, value in zip(atom.args, args, strict=True):
+            if term.startswith("?"):
+                bound = new.get(term)
+                if bound is None:
+                    if term not in domains or value not in domains[term]:
+                        return None
+                    new[term] = value
+                elif bound != value:
+                    return None
+            elif term != value:
+                return None
+        return new
+
+    if delta is None:
+        yield from extend(atoms, {})
+        return
+    for i, atom in enumerate(atoms):
+        fresh = delta.get(atom.predicate)
+        if not fresh:
+            continue
+        rest = atoms[:i] + atoms[i + 1:]
+        for args in fresh:
+            new = match(atom, args, {})
+            if new is not None:
+                yield from extend(rest, new)
 
 
 def _relaxed_adds(
@@ -545,6 +585,7 @@ def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]
     instances: list[_Instance] = []
     pending: list[_Instance] = []  # instances whose relaxed precondition is not yet reachable
     changed = True
+    delta: dict[str, list[tuple[str, ...]]] | None = None  # None: first round, join all
     while changed:
         changed = False
         new_atoms: set[Atom] = set()
@@ -558,7 +599,7 @@ def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]
         pending = still_pending
         for action in domain.actions:
             names = [p.name for p in action.parameters]
-            for binding in _candidate_bindings(action, ctx, index):
+            for binding in _candidate_bindings(action, ctx, index, delta):
                 args = tuple(binding[n] for n in names)
                 key = (action.name, args)
                 if key in seen:
@@ -587,8 +628,10 @@ def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]
             changed = True
             reached |= new_atoms
             guard.facts = len(reached)
+            delta = {}
             for atom in new_atoms:
                 index.add(atom.predicate, atom.args)
+                delta.setdefault(atom.predicate, []).append(atom.args)
     return reached, instances
 
 
