@@ -42,7 +42,7 @@ from xaip.planning.search.astar import best_first
 from xaip.planning.search.result import BUDGET_EXHAUSTED, UNSOLVABLE, PlanSet
 from xaip.planning.search.successors import Successors
 from xaip.planning.task import Task
-from xaip.runtime import Budget, BudgetClock
+from xaip.runtime import Budget, BudgetClock, Status
 
 INF = math.inf
 COMPLETE = "complete"
@@ -212,7 +212,7 @@ def _result(
 ) -> PlanSet:
     actions = task.actions
     return PlanSet(
-        status=status,
+        status=Status(status),
         plans=tuple(tuple(actions[a] for a in plan) for plan in plans),
         costs=tuple(costs),
         expanded=expanded,
