@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import sys
 from dataclasses import dataclass
 
 from xaip.errors import PDDLSyntaxError
@@ -101,7 +102,8 @@ def parse_sexpr(source: Source) -> list[SList]:
             else:
                 top.append(done)
         elif stack:
-            stack[-1].items.append(Symbol(token.lower(), offset))
+            # Interned: a name recurs thousands of times in a large problem; one copy each.
+            stack[-1].items.append(Symbol(sys.intern(token.lower()), offset))
         elif token.endswith(".pddl") and not top:
             raise source.error(
                 offset, f"expected '(' but the file holds only the path {quoted(token)} "

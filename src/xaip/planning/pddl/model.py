@@ -31,7 +31,7 @@ def either_members(type_name: str) -> tuple[str, ...] | None:
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a large problem holds millions of these
 class Location:
     """Where a construct starts in its source file (1-based line and column)."""
 
@@ -58,7 +58,7 @@ class TypedName:
 # --------------------------------------------------------------------------- conditions
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a large problem holds millions of atoms
 class Atom:
     """``(pred t1 ... tn)``; the predicate ``=`` is equality."""
 
