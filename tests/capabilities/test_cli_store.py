@@ -47,7 +47,7 @@ def test_discover_json_and_resume_from_store(tmp_path: Path,
         assert {"name", "parameters", "preconditions", "effects", "text"} <= set(cap)
     assert first["stats"]["asked"] == first["queries"] > 0
     assert first["checks"]["consistency"]["consistent"]
-    assert "queries" in err  # progress on stderr
+    assert "[traces]" in err and "[done]" in err  # progress on stderr
     code, out, _ = _run(argv, capsys)
     second = json.loads(out)
     assert second["queries"] == first["queries"]
