@@ -70,6 +70,33 @@ def test_nesting_just_under_the_limit_goes_through_every_walker() -> None:
     ground(domain, task_problem)
     result = validate(domain, task_problem, parse_plan("(a)\n"))
     assert not result.valid  # (q) does not hold at the start
+    from xaip.planning.features import model_diff, model_features
+
+    assert model_features(domain, task_problem)
+    other = parse_domain(DOMAIN)
+    assert model_diff(other, domain) is not None
+
+
+def test_nesting_just_under_the_limit_through_the_command_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from xaip.cli import main
+
+    depth = MAX_DEPTH - 4
+    goal = "(and " * (depth // 2) + "(not (not " * (depth // 4) + "(p)" + "))" * (
+        depth // 4) + ")" * (depth // 2)
+    domain, problem_file, plan = tmp_path / "d.pddl", tmp_path / "p.pddl", tmp_path / "plan"
+    domain.write_text(DOMAIN.replace(":precondition (p)", f":precondition {goal}"))
+    problem_file.write_text(problem(goal.replace("(p)", "(q)")))
+    plan.write_text("(a)\n")
+    for argv in (["plan", str(domain), str(problem_file)],
+                 ["plan", "--optimal", str(domain), str(problem_file)],
+                 ["validate", str(domain), str(problem_file), str(plan)],
+                 ["landmarks", str(domain), str(problem_file)]):
+        assert main(argv) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    problem_file.write_text(problem("(and " * 300 + "(q)" + ")" * 300))
+    assert main(["plan", str(domain), str(problem_file)]) == 2
+    assert "nesting deeper than 200" in capsys.readouterr().err
 
 
 def test_fifty_megabytes_of_open_parentheses_fail_fast(tmp_path: Path) -> None:
