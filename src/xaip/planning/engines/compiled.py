@@ -91,7 +91,8 @@ def compile_task(task: Task, prune: bool = True) -> _core_module.Task:
                       _words(task.goal_neg, nbytes), prune)
     if len(_cache) >= _CACHE_SIZE:
         _cache.pop(next(iter(_cache)))
-    _cache[key] = (weakref.ref(task), core)
+    # the entry goes when the task does (its id may then be reused by another task)
+    _cache[key] = (weakref.ref(task, lambda _: _cache.pop(key, None)), core)
     return core
 
 
