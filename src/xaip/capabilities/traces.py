@@ -15,7 +15,7 @@ many times (traces, the state pool, query waypoints).
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,4 +224,3 @@ def random_states(
     return list(seen)
 
 
-ProgressFn = Callable[[str, dict[str, Any]], None]

@@ -195,17 +195,6 @@ class Board:
         return (Board, (self.rows, self.cols, tuple(sorted(self.walls))))
 
 
-def cell_index(board: Board, name: str) -> int:
-    """The cell numbered by a ``cell_r_c`` name (raises ``InputError`` for other names)."""
-    parts = name.split("_")
-    if len(parts) != 3 or parts[0] != "cell" or not parts[1].isdigit() or not parts[2].isdigit():
-        raise InputError(f"'{name}' is not a cell name of the form cell_ROW_COL")
-    r, c = int(parts[1]), int(parts[2])
-    if not (0 <= r < board.rows and 0 <= c < board.cols):
-        raise InputError(f"cell '{name}' is outside the {board.rows}x{board.cols} grid")
-    return r * board.cols + c
-
-
 def parse_level(text: str, legend: str) -> tuple[int, int, dict[str, list[int]], dict[str, str]]:
     """Read a level drawn in characters: ``(rows, cols, cells by character, status)``.
 
