@@ -1,7 +1,7 @@
 """The result of capability discovery: a parameterised capability model (Def. 3).
 
 Frozen dataclasses with ``to_dict()``; rendering (English cards, PDDL) lives in
-:mod:`xaip.capabilities.cards`, the independent checks in :mod:`xaip.capabilities.checks`.
+:mod:`xaip.render.capabilities`, the independent checks in :mod:`xaip.capabilities.checks`.
 """
 
 from __future__ import annotations
