@@ -170,6 +170,13 @@ def test_conditional_effects_fall_back_to_builtin() -> None:
     assert result.cost == solve(task, "astar", "lmcut").cost
 
 
+def test_huge_costs_fall_back_to_builtin() -> None:
+    big = GroundAction("big", (), pre=0b1, add=0b10, delete=0, cost=10**15)
+    task = _task((big,), init=0b1, goal=0b10)
+    result = CompiledEngine().solve(task, optimal=True)
+    assert (result.engine, result.cost) == ("builtin", 10**15)
+
+
 def test_registry_and_optimal_flag() -> None:
     engine = get_engine("compiled")
     assert engine.name == "compiled" and engine.available()

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #define G_UNSET INT64_MAX
+#define H_CAP ((cost_t)1 << 62) /* g stays below 2^62 (costs are checked in Python) */
 
 double now_seconds(void) {
     struct timespec ts;
@@ -345,7 +346,9 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
             tab.parent[id] = node.id;
             tab.action[id] = a;
             counter++;
-            if (open_push(&open, (Node){gw * new_g + hw * h, h, new_g, counter, (uint32_t)id}))
+            /* h_add may saturate near COST_INF: cap it so that g + h cannot overflow */
+            cost_t hf = h < H_CAP ? h : H_CAP;
+            if (open_push(&open, (Node){gw * new_g + hw * hf, h, new_g, counter, (uint32_t)id}))
                 goto oom;
         }
         if ((r->expanded & 15) == 0) CHECK_CLOCK();

@@ -107,9 +107,15 @@ def evaluate(task: Task, heuristic: str, state: int, prune: bool = True) -> floa
     return math.inf if value is None else int(value)
 
 
+#: action costs above this could overflow the core's 64-bit sums (g + h, h_add)
+MAX_COST = 1 << 40
+
+
 def _unsupported(task: Task) -> str | None:
     if task.has_conditional_effects():
         return "the compiled core does not support conditional effects"
+    if any(action.cost > MAX_COST for action in task.actions):
+        return f"the compiled core needs action costs up to {MAX_COST}"
     return None
 
 
