@@ -161,3 +161,18 @@ def test_learn_model_never_overwrites_its_input(tmp_path: Path) -> None:
                  str(domain))
     _one_line_error(proc)
     assert domain.read_text() == before
+
+
+def test_a_time_budget_cuts_the_query_phase_and_keeps_no_cut_answers(tmp_path: Path) -> None:
+    from xaip.capabilities.discovery import discover_game
+    from xaip.runtime import Budget, Status
+
+    path = tmp_path / "cut.sqlite"
+    began = time.perf_counter()
+    with SQLiteStore(path, {"run": "cut"}) as store:
+        result, _ = discover_game("snowman", 8, 8, seed=0, store=store,
+                                  budget=Budget(max_seconds=1.5))
+        kept = store.count()
+    assert time.perf_counter() - began < 1.5 + 5
+    assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
+    assert kept <= result.stats.asked  # answers cut by the deadline are not kept

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from xaip.agents.agents import Agent, AnyOf
 from xaip.capabilities.model import QueryRecord
-from xaip.runtime.budget import Budget
+from xaip.runtime.budget import Budget, BudgetClock
 from xaip.runtime.executors import Executor
 
 
@@ -165,10 +165,11 @@ class Asker:
     """
 
     def __init__(self, agent: Agent[Any], store: AnswerStore, budget: Budget,
-                 executor: Executor | None = None) -> None:
+                 executor: Executor | None = None, clock: BudgetClock | None = None) -> None:
         self.agent = agent
         self.store = store
-        self.budget = budget
+        self.query_budget = budget
+        self.clock = clock
         self.executor = executor
         self.records: list[QueryRecord] = []
         self.asked: list[tuple[str, Any, Any, bool | None]] = []
@@ -176,6 +177,19 @@ class Asker:
         self.prefetched = 0
         self._answers: dict[str, tuple[bool | None, Any]] = {}
         self._ahead: dict[str, Answer] = {}
+
+    @property
+    def budget(self) -> Budget:
+        """One query's budget: the configured one, its seconds cut to what is left of the
+        run's deadline (so a single long query cannot overrun ``--max-seconds``)."""
+        clock = self.clock
+        limit = self.query_budget
+        if clock is None or clock.budget.max_seconds is None:
+            return limit
+        left = max(0.0, clock.budget.max_seconds - clock.elapsed())
+        if limit.max_seconds is not None:
+            left = min(left, limit.max_seconds)
+        return Budget(limit.max_nodes, left)
 
     def _compute(self, pairs: Sequence[tuple[Any, Any]], keys: Sequence[str] | None = None) \
             -> list[Answer]:
@@ -235,11 +249,13 @@ class Asker:
         computed = self._compute([(queries[i][1], queries[i][2]) for i in missing],
                                  [keys[i] for i in missing])
         fresh: set[str] = set()
+        late = self.clock is not None and self.clock.out_of_time()
         for i, answer in zip(missing, computed, strict=True):
             name, start, goal = queries[i]
             stored[keys[i]] = answer
             fresh.add(keys[i])
-            self.store.put_answer(keys[i], name, answer)
+            if not (late and answer.reached is None):  # cut by the run's deadline: unknown
+                self.store.put_answer(keys[i], name, answer)
             self.asked.append((name, start, goal, answer.reached))
         out = []
         for (name, start, goal), key in zip(queries, keys, strict=True):

@@ -224,7 +224,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     objects: dict[str, str] = {}
     lifted: frozenset[str] = frozenset()
     candidates: list[Any] = []
-    asker = Asker(agent, answers, cfg.engine.query_budget, executor)
+    asker = Asker(agent, answers, cfg.engine.query_budget, executor, clock)
     engine: QueryEngine | None = None
     finished = True
     mismatches = 0
