@@ -9,7 +9,8 @@ query-based action-model learning (the AIA setting, AAAI 2021).
   :mod:`~xaip.capabilities.pal` (the PAL table and how evidence prunes it),
   :mod:`~xaip.capabilities.pool` (known states), :mod:`~xaip.capabilities.matching`
   (bindings in states), :mod:`~xaip.capabilities.means_ends` (query planning),
-  :mod:`~xaip.capabilities.answers` (asking the agent, answer records) and
+  :mod:`~xaip.capabilities.answers` (asking the agent, answer records),
+  :mod:`~xaip.capabilities.waypoints` (a query as data) and
   :mod:`~xaip.capabilities.queries` (the query engine) — the steps of Algorithm 1.
 - :mod:`~xaip.capabilities.checks` — independent checks: consistency with every trace
   (Def. 5) and realisability by simulator search (Def. 7), combined in :func:`check`.

@@ -49,10 +49,10 @@ from xaip.capabilities.pal import (
     apply_capability,
     observe,
     prefer_preconditions,
-    refute,
 )
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.traces import Abstractor, AbstractState
+from xaip.capabilities.waypoints import AbstractGoal, Failure, Query, Step
 from xaip.planning.pddl.model import Atom
 from xaip.runtime.budget import Budget, BudgetClock
 from xaip.runtime.progress import Progress, report
@@ -61,41 +61,6 @@ from xaip.runtime.progress import Progress, report
 Refine = Callable[[AbstractState, Any], Any]
 
 # --------------------------------------------------------------------------- queries
-
-
-@dataclass
-class Step:
-    """One waypoint pair: apply ``cap`` with ``binding`` in ``before`` to reach ``target``;
-    ``alternative`` is the second predicted outcome of an effect test."""
-
-    cap: CapState
-    binding: dict[str, str]
-    before: AbstractState
-    target: AbstractState
-    alternative: AbstractState | None = None
-
-
-@dataclass
-class Failure:
-    """A failed step, to be recorded as a clause (``effects=False``: both predicted
-    outcomes of an effect were unreachable, so only preconditions can explain it)."""
-
-    step: Step
-    effects: bool
-
-    def record(self) -> bool:
-        s = self.step
-        return refute(s.cap, s.binding, s.before, s.target, effects=self.effects)
-
-
-@dataclass
-class Query:
-    """A query ⟨s0, π⟩ as waypoints from a concrete start state. ``attributable`` is false
-    when the start violates soft requirements (then only a success is worth confirming)."""
-
-    start: Any
-    steps: list[Step]
-    attributable: bool = True
 
 
 @dataclass
@@ -433,7 +398,7 @@ class QueryEngine:
                     continue
                 refined = self.refine(before, ps.concrete)
                 attempts[0] += 1
-                if refined is not None and not isinstance(refined, _AbstractGoal):
+                if refined is not None and not isinstance(refined, AbstractGoal):
                     start = representative(refined)
                     query = self._make_query(cap, binding, before, start, override,
                                              alternative_mode, atom)
@@ -467,7 +432,7 @@ class QueryEngine:
         if key in self._refined:
             return self._refined[key]
         if self.refine_fn is None:
-            result: Any = _AbstractGoal(target, self.abstractor)
+            result: Any = AbstractGoal(target, self.abstractor)
         else:
             if target in self._invalid:
                 return None  # no state has this abstraction, whatever the template
@@ -552,7 +517,7 @@ class QueryEngine:
                 return changed, None, False
             if reached:
                 changed |= observe(step.cap, step.binding, step.before, step.target)
-                if not isinstance(arrived, _AbstractGoal):
+                if not isinstance(arrived, AbstractGoal):
                     self.pool.add(arrived)
                 concrete = arrived
                 if i == last:
@@ -565,7 +530,7 @@ class QueryEngine:
                     self.ask(step.cap, concrete, alt_goal)
                 if alt:
                     changed |= observe(step.cap, step.binding, step.before, step.alternative)
-                    if not isinstance(alt_arrived, _AbstractGoal):
+                    if not isinstance(alt_arrived, AbstractGoal):
                         self.pool.add(alt_arrived)
                     return changed, None, i == last
                 if alt is None and alt_goal is not None:
@@ -611,18 +576,3 @@ def spent(clock: BudgetClock) -> bool:
     if limit is not None and clock.nodes >= limit:
         clock.exhausted = True
     return clock.out_of_time()
-
-
-class _AbstractGoal:
-    """A goal given as an abstract state (when no refinement function is available)."""
-
-    def __init__(self, target: AbstractState, abstractor: Abstractor) -> None:
-        self.target = target
-        self.abstractor = abstractor
-
-    def __call__(self, state: Any) -> bool:
-        return self.abstractor.fluent(state) == self.target
-
-    def __repr__(self) -> str:
-        return "abstract:" + " ".join(sorted(str(a) for a in self.target))
-
