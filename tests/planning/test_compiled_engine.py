@@ -170,6 +170,14 @@ def test_conditional_effects_fall_back_to_builtin() -> None:
     assert result.cost == solve(task, "astar", "lmcut").cost
 
 
+def test_other_searches_fall_back_to_builtin() -> None:
+    task = strips_task(7)
+    for search in ("ehc", "bfs"):
+        result = CompiledEngine(search, "blind" if search == "bfs" else "hff").solve(task)
+        assert result.engine == "builtin"
+        assert result.status == solve(task, search, "blind" if search == "bfs" else "hff").status
+
+
 def test_huge_costs_fall_back_to_builtin() -> None:
     big = GroundAction("big", (), pre=0b1, add=0b10, delete=0, cost=10**15)
     task = _task((big,), init=0b1, goal=0b10)
