@@ -22,12 +22,15 @@ validator needs: the step is applicable when any variant is.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
 
-from xaip.errors import BudgetExhausted, SemanticError, UnsupportedFeature
+from xaip.errors import SemanticError, UnsupportedFeature
+from xaip.planning.grounding_dnf import TRUE_CLAUSE, Clause, and_clauses, conjoin, dedupe
+from xaip.planning.grounding_join import FactIndex, candidate_bindings
+from xaip.planning.grounding_limits import MAX_GROUND_SIZE, UNGUARDED, GroundingGuard
 from xaip.planning.pddl.model import (
     Action,
     And,
@@ -48,7 +51,6 @@ from xaip.planning.pddl.model import (
     Problem,
     TypedName,
     When,
-    conjuncts,
     costs_ignored,
     counts_action_costs,
 )
@@ -62,61 +64,9 @@ IGNORED_FLUENTS = frozenset({"reward"})
 IMPOSSIBLE = Atom("xaip-impossible-goal")
 
 Binding = Mapping[str, str]
-# A DNF clause over fluent atoms: (atoms that must hold, atoms that must not hold).
-Clause = tuple[frozenset[Atom], frozenset[Atom]]
-TRUE_CLAUSE: Clause = (frozenset(), frozenset())
 #: Probability one, shared so that deterministic effects are recognised by identity
 #: (Fraction arithmetic dominated grounding large STRIPS tasks).
 ONE = Fraction(1)
-#: Default memory budget: ground actions plus conditional effects (a ground action costs
-#: roughly a kilobyte in Python, so this is a few gigabytes at most).
-MAX_GROUND_SIZE = 2_000_000
-
-
-class _Guard:
-    """The budget while grounding: the clock, the size cap and how far grounding got.
-
-    Why one object: the checks sit in several nested loops (join, quantifiers, DNF
-    products, assembly); each needs to say how large the task was getting when it stops.
-    """
-
-    __slots__ = ("clock", "max_size", "actions", "facts", "effects")
-
-    def __init__(self, clock: BudgetClock | None, max_size: int) -> None:
-        self.clock = clock if clock is not None and clock.budget.max_seconds is not None \
-            else None
-        self.max_size = max_size
-        self.actions = 0
-        self.facts = 0
-        self.effects = 0
-
-    def sizes(self) -> dict[str, int]:
-        return {"actions": self.actions, "facts": self.facts,
-                "conditional_effects": self.effects}
-
-    def _so_far(self) -> str:
-        text = f"{self.actions} actions / {self.facts} facts"
-        if self.effects:
-            text += f" / {self.effects} conditional effects"
-        return text + " so far"
-
-    def tick(self) -> None:
-        """Raise :class:`BudgetExhausted` once the deadline has passed."""
-        if self.clock is not None and not self.clock.tick():
-            raise BudgetExhausted(
-                f"budget exhausted while grounding: {self._so_far()}",
-                phase="grounding", sizes=self.sizes())
-
-    def grow(self, size: int) -> None:
-        """Raise :class:`BudgetExhausted` when ``size`` more items would pass the cap."""
-        if self.actions + self.effects + size > self.max_size:
-            raise BudgetExhausted(
-                f"grounding stopped: the task would exceed {self.max_size} ground actions "
-                f"and conditional effects ({self._so_far()})",
-                phase="grounding", sizes=self.sizes())
-
-
-UNGUARDED = _Guard(None, 1 << 62)
 
 
 @dataclass(frozen=True)
@@ -132,7 +82,7 @@ class _EffectPart:
 class _Context:
     """Everything grounding needs to know about objects, types and static facts."""
 
-    def __init__(self, domain: Domain, problem: Problem, guard: _Guard = UNGUARDED) -> None:
+    def __init__(self, domain: Domain, problem: Problem, guard: GroundingGuard = UNGUARDED) -> None:
         self.domain = domain
         self.problem = problem
         self.guard = guard
@@ -203,27 +153,6 @@ def _substitute(args: tuple[str, ...], binding: Binding) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- conditions
 
 
-def _and_clauses(left: list[Clause], right: list[Clause], guard: _Guard = UNGUARDED
-                 ) -> list[Clause]:
-    guard.tick()
-    if len(left) * len(right) > guard.max_size:
-        raise BudgetExhausted(
-            f"grounding stopped: a condition's disjunctive normal form would exceed "
-            f"{guard.max_size} clauses ({len(left)} x {len(right)})",
-            phase="grounding", sizes=guard.sizes())
-    if right == [TRUE_CLAUSE]:
-        return left
-    if left == [TRUE_CLAUSE]:
-        return right
-    out: list[Clause] = []
-    for lp, ln in left:
-        for rp, rn in right:
-            pos, neg = lp | rp, ln | rn
-            if not pos & neg:
-                out.append((pos, neg))
-    return _dedupe(out) if len(out) > 1 else out
-
-
 def ground_condition(
     condition: Condition, binding: Binding, ctx: _Context, negated: bool = False
 ) -> list[Clause]:
@@ -244,13 +173,13 @@ def ground_condition(
     if isinstance(condition, And | Or):
         conjunctive = isinstance(condition, And) != negated
         if conjunctive:
-            return _conjoin(
+            return conjoin(
                 (ground_condition(operand, binding, ctx, negated)
                  for operand in condition.operands), ctx.guard)
         disjuncts: list[Clause] = []
         for operand in condition.operands:
             disjuncts.extend(ground_condition(operand, binding, ctx, negated))
-        return _dedupe(disjuncts)
+        return dedupe(disjuncts)
     if isinstance(condition, Imply):
         rewritten = Or((Not(condition.antecedent), condition.consequent))
         return ground_condition(rewritten, binding, ctx, negated)
@@ -261,57 +190,9 @@ def ground_condition(
         )
         universal = isinstance(condition, Forall) != negated
         if universal:
-            return _conjoin(instances, ctx.guard)
-        return _dedupe([c for clauses in instances for c in clauses])
+            return conjoin(instances, ctx.guard)
+        return dedupe([c for clauses in instances for c in clauses])
     raise UnsupportedFeature(f"unsupported condition {type(condition).__name__}")
-
-
-def _conjoin(parts: Iterable[list[Clause]], guard: _Guard) -> list[Clause]:
-    """The conjunction of DNF ``parts``: single-clause parts (plain literals, the usual
-    case) are merged into one clause first, so only real disjunctions multiply out, and a
-    conjunction of k literals costs O(k) rather than O(k^2)."""
-    pos: set[Atom] = set()
-    neg: set[Atom] = set()
-    multi: list[list[Clause]] = []
-    for clauses in parts:
-        if not clauses:
-            return []
-        if len(clauses) == 1:
-            pos |= clauses[0][0]
-            neg |= clauses[0][1]
-        else:
-            multi.append(clauses)
-    if pos & neg:
-        return []
-    result = [(frozenset(pos), frozenset(neg))]
-    for clauses in multi:
-        result = _and_clauses(result, clauses, guard)
-        if not result:
-            break
-    return result
-
-
-def _dedupe(clauses: list[Clause]) -> list[Clause]:
-    """The disjunction without duplicate and subsumed clauses, in first-seen order.
-
-    Why: a clause whose literals include another clause's is implied by it, so dropping it
-    keeps the meaning. Without this, ``(forall (?s) (imply <static test> (not (occupied
-    ?s))))`` (IPC airport) doubles the DNF per object whose static test is false, since
-    ``(or true (not (occupied s)))`` stayed two clauses: 262,144 preconditions for one move.
-    """
-    unique = list(dict.fromkeys(clauses))
-    if len(unique) < 2:
-        return unique
-    if TRUE_CLAUSE in unique:
-        return [TRUE_CLAUSE]
-    kept: list[Clause] = []
-    for pos, neg in sorted(unique, key=lambda c: len(c[0]) + len(c[1])):
-        if not any(kp <= pos and kn <= neg for kp, kn in kept):
-            kept.append((pos, neg))
-    if len(kept) == len(unique):
-        return unique
-    keep = set(kept)
-    return [clause for clause in unique if clause in keep]
 
 
 def _bindings(variables: tuple[TypedName, ...], ctx: _Context) -> Iterator[dict[str, str]]:
@@ -371,7 +252,7 @@ def _ground_effect(
                 combined = (
                     tuple(clauses)
                     if part.conditions is None
-                    else tuple(_and_clauses(list(clauses), list(part.conditions)))
+                    else tuple(and_clauses(list(clauses), list(part.conditions)))
                 )
                 conditioned.append(_EffectPart(combined, part.adds, part.deletes))
             result.append((probability, conditioned))
@@ -420,133 +301,6 @@ def _where(node: object) -> str:
 # --------------------------------------------------------------------------- reachability
 
 
-def _positive_atoms(condition: Condition) -> list[Atom]:
-    """Top-level positive atoms: every binding must make these true."""
-    return [c for c in conjuncts(condition) if isinstance(c, Atom) and c.predicate != "="]
-
-
-class _FactIndex:
-    """Known atoms by predicate, and by (predicate, argument position, value) for the join.
-
-    Why: the join binds parameters one atom at a time; looking up only the atoms that agree
-    with an already bound argument, instead of scanning every atom of the predicate, took
-    IPC logistics-98 problem 3 from 31 s of grounding to well under a second.
-    """
-
-    def __init__(self) -> None:
-        self.by_predicate: dict[str, set[tuple[str, ...]]] = {}
-        self._by_position: dict[tuple[str, int], dict[str, list[tuple[str, ...]]]] = {}
-
-    def add(self, predicate: str, args: tuple[str, ...]) -> None:
-        known = self.by_predicate.setdefault(predicate, set())
-        if args in known:
-            return
-        known.add(args)
-        for position, value in enumerate(args):
-            table = self._by_position.get((predicate, position))
-            if table is not None:
-                table.setdefault(value, []).append(args)
-
-    def matching(self, predicate: str, position: int, value: str
-                 ) -> Sequence[tuple[str, ...]]:
-        table = self._by_position.get((predicate, position))
-        if table is None:
-            table = {}
-            for args in self.by_predicate.get(predicate, ()):
-                table.setdefault(args[position], []).append(args)
-            self._by_position[(predicate, position)] = table
-        return table.get(value, ())
-
-
-def _candidate_bindings(
-    action: Action,
-    ctx: _Context,
-    facts: _FactIndex,
-    delta: Mapping[str, list[tuple[str, ...]]] | None = None,
-) -> Iterator[dict[str, str]]:
-    """Bindings of the action's parameters that satisfy its top-level positive atoms.
-
-    Unary static atoms (type-like predicates such as ``(truck ?t)``) first narrow the
-    parameters' domains; the rest is a backtracking join that always continues with the
-    atom having the fewest candidates under the current binding, looked up through its
-    most selective bound argument. Parameters no atom mentions range over their type.
-
-    With ``delta`` (the atoms reached since the last call, by predicate), only bindings
-    that use at least one of them are produced (semi-naive evaluation): every other
-    binding was produced before. The fixpoint then costs time in proportion to the
-    bindings found rather than to their number times the number of rounds.
-    """
-    params = action.parameters
-    domains = {p.name: set(ctx.objects_of(p.type)) for p in params}
-    atoms: list[Atom] = []
-    for atom in _positive_atoms(action.precondition):
-        term = atom.args[0] if len(atom.args) == 1 else ""
-        if term in domains and not ctx.is_fluent(atom.predicate):
-            domains[term] &= {args[0] for args in ctx.static_by_predicate.get(
-                atom.predicate, ())}
-        else:
-            atoms.append(atom)
-    tick = ctx.guard.tick
-
-    def candidates(atom: Atom, binding: dict[str, str]) -> Sequence[tuple[str, ...]]:
-        found: Sequence[tuple[str, ...]] | None = None
-        for position, term in enumerate(atom.args):
-            value = binding.get(term) if term.startswith("?") else term
-            if value is not None:
-                bucket = facts.matching(atom.predicate, position, value)
-                if found is None or len(bucket) < len(found):
-                    found = bucket
-        if found is None:
-            return tuple(facts.by_predicate.get(atom.predicate, ()))
-        return found
-
-    def extend(remaining: list[Atom], binding: dict[str, str]) -> Iterator[dict[str, str]]:
-        tick()
-        if not remaining:
-            free = [p for p in params if p.name not in binding]
-            for values in itertools.product(*(sorted(domains[p.name]) for p in free)):
-                yield {**binding, **dict(zip((p.name for p in free), values, strict=True))}
-            return
-        options = [(candidates(atom, binding), i) for i, atom in enumerate(remaining)]
-        tuples, chosen = min(options, key=lambda option: len(option[0]))
-        atom = remaining[chosen]
-        rest = remaining[:chosen] + remaining[chosen + 1:]
-        for args in tuples:
-            new = match(atom, args, binding)
-            if new is not None:
-                yield from extend(rest, new)
-
-    def match(atom: Atom, args: tuple[str, ...], binding: dict[str, str]
-              ) -> dict[str, str] | None:
-        """``binding`` extended so that ``atom`` becomes ``args``, or None if it cannot."""
-        new = dict(binding)
-        for term, value in zip(atom.args, args, strict=True):
-            if term.startswith("?"):
-                bound = new.get(term)
-                if bound is None:
-                    if term not in domains or value not in domains[term]:
-                        return None
-                    new[term] = value
-                elif bound != value:
-                    return None
-            elif term != value:
-                return None
-        return new
-
-    if delta is None:
-        yield from extend(atoms, {})
-        return
-    for i, atom in enumerate(atoms):
-        fresh = delta.get(atom.predicate)
-        if not fresh:
-            continue
-        rest = atoms[:i] + atoms[i + 1:]
-        for args in fresh:
-            new = match(atom, args, {})
-            if new is not None:
-                yield from extend(rest, new)
-
-
 def _relaxed_adds(
     parts: Iterable[tuple[Fraction, list[_EffectPart]]], reached: set[Atom]
 ) -> set[Atom]:
@@ -573,7 +327,7 @@ class _Instance:
 def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]:
     """Relaxed reachability fixpoint; returns reachable fluent atoms and action instances."""
     reached: set[Atom] = {_strip(a) for a in ctx.problem.init if ctx.is_fluent(a.predicate)}
-    index = _FactIndex()
+    index = FactIndex()
     for predicate, tuples in ctx.static_by_predicate.items():
         for args in tuples:
             index.add(predicate, args)
@@ -599,7 +353,7 @@ def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]
         pending = still_pending
         for action in domain.actions:
             names = [p.name for p in action.parameters]
-            for binding in _candidate_bindings(action, ctx, index, delta):
+            for binding in candidate_bindings(action, ctx, index, delta):
                 args = tuple(binding[n] for n in names)
                 key = (action.name, args)
                 if key in seen:
@@ -668,7 +422,7 @@ def ground_skeleton(
     task would pass ``max_size`` ground actions and conditional effects.
     """
     clock = None if budget is None else as_clock(budget)
-    ctx = _Context(domain, problem, _Guard(clock, max_size))
+    ctx = _Context(domain, problem, GroundingGuard(clock, max_size))
     reached, instances = _explore(domain, ctx)
     goal_clauses = ground_condition(problem.goal, {}, ctx)
     if len(goal_clauses) > 1:
