@@ -18,14 +18,13 @@ from xaip.agents.agents import (
     AgentTask,
     AnyOf,
     Attempt,
-    PolicyAgent,
     SearchAgent,
     astar,
     bfs,
-    greedy_policy,
     representative,
 )
 from xaip.agents.gym import GymSimulator, GymState
+from xaip.agents.policy import PolicyAgent, greedy_policy
 from xaip.agents.simulator import (
     HasDistanceBound,
     HasSuccessors,

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from xaip.agents.agents import Agent, AnyOf, PolicyAgent, SearchAgent, greedy_policy
+from xaip.agents.agents import Agent, AnyOf, SearchAgent
+from xaip.agents.policy import PolicyAgent, greedy_policy
 from xaip.agents.simulator import OutOfTime, check_deadline, deadline
 from xaip.capabilities.answers import (
     AnswerStore,
