@@ -4,6 +4,8 @@ Why a setup.py next to pyproject.toml: setuptools reads the project metadata fro
 pyproject.toml and only the C extension from here. The extension is ``optional``: when no C
 compiler is present, ``pip install -e .`` and ``pip wheel .`` still succeed and xaip falls
 back to its pure-Python engine (``xaip.planning.engines.compiled.core_available()``).
+In an editable install the module lands next to the sources (src/xaip/_core.*.so, ignored by
+git); after editing the C sources, run ``pip install -e .`` again to rebuild it.
 """
 
 from setuptools import Extension, setup
