@@ -103,7 +103,16 @@ def _failure(code: int | None, err: str) -> str | None:
     return None
 
 
+def preflight(timeout: float) -> None:
+    """Stop at once if ``xaip`` cannot even start (every run would fail the same way)."""
+    done = subprocess.run([sys.executable, "-m", "xaip.cli", "--help"], capture_output=True,
+                          timeout=timeout, check=False)
+    if done.returncode != 0:
+        sys.exit("xaip does not start:\n" + done.stderr.decode("utf-8", "replace")[-2000:])
+
+
 def campaign(minutes: float, seed: int, out: Path, timeout: float, budget: float) -> dict:
+    preflight(timeout)
     rng = random.Random(seed)
     pool = seeds()
     plans = {}
