@@ -51,6 +51,25 @@ class Engine(Protocol):
         ...
 
 
+def ground_and_solve(engine: Engine, domain: Domain, problem: Problem, *, optimal: bool,
+                     cost_bound: int | None, budget: Budget | None) -> PlanResult:
+    """Ground, then ``engine.solve``, within one budget: grounding that runs out of it is
+    an answer (``budget_exhausted``), not an error. The usual ``solve_model`` of engines
+    that plan on our grounded tasks."""
+    from xaip.errors import BudgetExhausted
+    from xaip.planning.grounding import ground
+    from xaip.runtime import Status
+
+    clock = (budget or Budget()).start()
+    try:
+        task = ground(domain, problem, budget=clock)
+    except BudgetExhausted:
+        return PlanResult(status=Status.BUDGET_EXHAUSTED, plan=(), cost=None, optimal=False,
+                          expanded=0, seconds=clock.elapsed(), engine=engine.name)
+    return engine.solve(task, optimal=optimal, cost_bound=cost_bound,
+                        budget=clock.remaining())
+
+
 EngineFactory = Callable[..., Engine]
 
 _FACTORIES: dict[str, EngineFactory] = {}

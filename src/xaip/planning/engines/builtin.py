@@ -8,13 +8,13 @@ rather than silently answered.
 
 from __future__ import annotations
 
-from xaip.errors import BudgetExhausted, InputError
-from xaip.planning.grounding import ground
+from xaip.errors import InputError
+from xaip.planning.engines.base import ground_and_solve
 from xaip.planning.heuristics import ADMISSIBLE
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
-from xaip.runtime import Budget, Status
+from xaip.runtime import Budget
 
 OPTIMAL_SEARCHES = frozenset({"astar", "ucs", "bfs"})
 
@@ -68,15 +68,5 @@ class BuiltinEngine:
     def solve_model(self, domain: Domain, problem: Problem, *, optimal: bool = False,
                     cost_bound: int | None = None, budget: Budget | None = None
                     ) -> PlanResult:
-        """Ground and search within one budget: grounding that runs out of it is an answer
-        (``budget_exhausted``), not an error."""
-        clock = (budget or Budget()).start()
-        try:
-            task = ground(domain, problem, budget=clock)
-        except BudgetExhausted:
-            search, heuristic = choose(optimal, self.search, self.heuristic)
-            return PlanResult(status=Status.BUDGET_EXHAUSTED, plan=(), cost=None,
-                              optimal=False, expanded=0, seconds=clock.elapsed(),
-                              engine=self.name, search=search, heuristic=heuristic)
-        return self.solve(task, optimal=optimal, cost_bound=cost_bound,
-                          budget=clock.remaining())
+        return ground_and_solve(self, domain, problem, optimal=optimal,
+                                cost_bound=cost_bound, budget=budget)

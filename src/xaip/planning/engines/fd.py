@@ -9,6 +9,7 @@ predicate per fact (:mod:`xaip.planning.engines.grounded`).
 
 from __future__ import annotations
 
+from xaip.errors import BudgetExhausted
 from xaip.planning.engines.fast_downward import FDRun, fd_available, fd_solve
 from xaip.planning.engines.grounded import task_pddl
 from xaip.planning.grounding import ground
@@ -83,9 +84,15 @@ class FastDownwardEngine:
         from xaip.planning.pddl import write_domain, write_problem
         from xaip.planning.plans import resolve
 
+        clock = (budget or Budget()).start()
         run = fd_solve(write_domain(domain), write_problem(problem),
                        search=self._search(optimal, cost_bound), budget=budget)
-        task = ground(domain, problem)
+        try:  # our grounding only maps Fast Downward's plan back onto ground actions
+            task = ground(domain, problem, budget=clock)
+        except BudgetExhausted:
+            return PlanResult(status=Status.BUDGET_EXHAUSTED, plan=(), cost=None,
+                              optimal=False, expanded=run.expanded, seconds=clock.elapsed(),
+                              engine=self.name)
         plan: tuple[GroundAction, ...] = ()
         if run.status == Status.SOLVED:
             plan = tuple(variants[0] for variants in resolve(task, run.plan))
