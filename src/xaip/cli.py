@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_capabilities(sub)
 
+    from xaip.explicable.command import add_parser as add_explicable
+
+    add_explicable(sub)
+
     demo = sub.add_parser("demo", help="plan, validate and explain the bundled example")
     _json_arg(demo)
     demo.set_defaults(handler=_cmd_demo)

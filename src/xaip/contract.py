@@ -99,6 +99,7 @@ FAMILY_MODULES = (
     "xaip.reconcile.registry",
     "xaip.summaries.registry",
     "xaip.capabilities.registry",
+    "xaip.explicable.registry",
 )
 
 

@@ -1,0 +1,134 @@
+"""Distances between two plans (book ch. 3, Def. 4–6): action, causal-link, state, composite.
+
+Why a *trace* first: the person compares the robot's plan with plans of *their* model, so
+the two plans may come from different grounded tasks (different static facts, different
+fact numbering). Each plan is therefore turned once into a model-neutral
+:class:`PlanTrace` (action names, states as sets of atom strings, causal links as
+``(producer, fact, consumer)`` names), and every distance works on traces only.
+
+All four distances lie in ``[0, 1]``, are 0 on identical plans and are symmetric:
+
+* action distance: 1 − Jaccard similarity of the *sets* of actions (order ignored);
+* causal-link distance: 1 − Jaccard similarity of the causal-link sets, a link naming its
+  producer (``init`` for the initial state) and consumer (``goal`` for the goal) by action
+  name, not by position, so that equal links in plans of different lengths match;
+* state-sequence distance: states after each step compared position by position
+  (1 − Jaccard), steps beyond the shorter plan counting 1 each, divided by the longer
+  length;
+* composite distance: a weighted *average* of the three ([D]: the book's Def. 4 adds them,
+  which leaves [0, 1]; the average keeps the range and the weights stay configurable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from xaip.errors import InputError
+from xaip.planning.plans import causal_links, simulate
+from xaip.planning.task import GroundAction, Task
+
+#: The distances in [0, 1]; ``cost`` (the cost difference, :mod:`xaip.explicable.measures`)
+#: is the fifth distance an inexplicability score can use.
+TRACE_DISTANCES = ("action", "causal", "state", "composite")
+
+Link = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class PlanTrace:
+    """A plan as the distances see it: names, states and causal links, model-neutral."""
+
+    actions: tuple[str, ...]
+    states: tuple[frozenset[str], ...]  # s_0 .. s_n (fluent atoms)
+    links: frozenset[Link]
+
+
+def trace_of(task: Task, plan: Sequence[GroundAction]) -> PlanTrace:
+    """The trace of ``plan``, executable in ``task`` (raises ``ValueError`` if it is not)."""
+    states = simulate(task, plan)
+    if states is None:
+        raise ValueError("a plan distance needs a plan executable in its task")
+    names = tuple(action.name for action in plan)
+
+    def step_name(index: int) -> str:
+        if index < 0:
+            return "init"
+        return "goal" if index >= len(plan) else names[index]
+
+    links = frozenset(
+        (step_name(link.producer), str(task.facts[link.fact]), step_name(link.consumer))
+        for link in causal_links(task, plan))
+    return PlanTrace(names, tuple(frozenset(map(str, task.true_facts(s))) for s in states),
+                     links)
+
+
+def _jaccard_distance(a: frozenset[str] | frozenset[Link], b: frozenset[str] | frozenset[Link]
+                      ) -> float:
+    union = len(a | b)
+    return 0.0 if union == 0 else 1.0 - len(a & b) / union
+
+
+def action_distance(a: PlanTrace, b: PlanTrace) -> float:
+    """1 − |A(a) ∩ A(b)| / |A(a) ∪ A(b)| over the distinct actions (0 for two empty plans)."""
+    return _jaccard_distance(frozenset(a.actions), frozenset(b.actions))
+
+
+def causal_link_distance(a: PlanTrace, b: PlanTrace) -> float:
+    """1 − Jaccard similarity of the two causal-link sets."""
+    return _jaccard_distance(a.links, b.links)
+
+
+def state_distance(a: PlanTrace, b: PlanTrace) -> float:
+    """Aligned states after each step compared by 1 − Jaccard; the longer plan's extra steps
+    count 1 each; the sum divided by the longer plan's length (0 for two empty plans)."""
+    longer = max(len(a.actions), len(b.actions))
+    if longer == 0:
+        return 0.0
+    shorter = min(len(a.actions), len(b.actions))
+    total = sum(_jaccard_distance(a.states[i], b.states[i]) for i in range(1, shorter + 1))
+    return (total + (longer - shorter)) / longer
+
+
+DEFAULT_WEIGHTS: Mapping[str, float] = {"action": 1.0, "causal": 1.0, "state": 1.0}
+
+
+def composite_distance(a: PlanTrace, b: PlanTrace,
+                       weights: Mapping[str, float] | None = None) -> float:
+    """The weighted average of the action, causal-link and state distances."""
+    w = check_weights(weights)
+    parts = feature_vector(a, b)
+    return sum(w[name] * parts[name] for name in w) / sum(w.values())
+
+
+def check_weights(weights: Mapping[str, float] | None) -> dict[str, float]:
+    """Weights for ``action``, ``causal`` and ``state``: non-negative, not all zero."""
+    w = dict(DEFAULT_WEIGHTS if weights is None else weights)
+    unknown = set(w) - set(DEFAULT_WEIGHTS)
+    if unknown:
+        raise InputError(f"unknown distance weight(s) {sorted(unknown)}; "
+                         "use action, causal and state")
+    if any(value < 0 for value in w.values()) or sum(w.values()) <= 0:
+        raise InputError("composite distance weights must be >= 0 and not all 0")
+    return w
+
+
+def feature_vector(a: PlanTrace, b: PlanTrace) -> dict[str, float]:
+    """The explicability feature vector ⟨δ_A, δ_C, δ_S⟩ of a pair of plans (Def. 6)."""
+    return {"action": action_distance(a, b), "causal": causal_link_distance(a, b),
+            "state": state_distance(a, b)}
+
+
+def trace_distance(name: str, a: PlanTrace, b: PlanTrace,
+                   weights: Mapping[str, float] | None = None) -> float:
+    """The distance called ``name`` (one of :data:`TRACE_DISTANCES`)."""
+    if name == "action":
+        return action_distance(a, b)
+    if name == "causal":
+        return causal_link_distance(a, b)
+    if name == "state":
+        return state_distance(a, b)
+    if name == "composite":
+        return composite_distance(a, b, weights)
+    raise InputError(f"unknown plan distance {name!r}; use one of "
+                     f"{', '.join(TRACE_DISTANCES)} or cost")
