@@ -103,7 +103,8 @@ def _unfinished(args: argparse.Namespace, phase: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """The ``explain`` handler: exit 0 for a finished, verified answer, else 1."""
-    from xaip.reconcile.problem import BudgetExhausted, load_mrp
+    from xaip.errors import BudgetExhausted
+    from xaip.reconcile.problem import load_mrp
     from xaip.render import render
 
     if args.foil and args.kind != "contrastive":

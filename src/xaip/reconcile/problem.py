@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from xaip.errors import InputError, XaipError
+from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.engines import Engine, get_engine
 from xaip.planning.grounding import ground
 from xaip.planning.pddl import check_problem, read_domain, read_problem
@@ -21,15 +21,6 @@ from xaip.planning.pddl.model import NO_EFFECT, TRUE, Domain, Problem
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, read_plan, validate
 from xaip.planning.task import Task
 from xaip.runtime import Budget
-
-
-class BudgetExhausted(XaipError):
-    """The budget ran out before the inputs of an explanation were ready (e.g. while the
-    robot's own optimal plan was being found). Not bad input: the CLI exits 1."""
-
-    def __init__(self, phase: str) -> None:
-        super().__init__(f"budget exhausted while {phase}; raise --max-nodes/--max-seconds")
-        self.phase = phase
 
 
 @dataclass(frozen=True)
@@ -71,11 +62,13 @@ def make_mrp(
     human_problem = human_problem or robot_problem
     check_problem(robot_domain, robot_problem)
     check_problem(human_domain, human_problem)
-    robot_task = ground(robot_domain, robot_problem)
+    clock = (budget or Budget()).start()  # grounding counts against the seconds
+    robot_task = ground(robot_domain, robot_problem, budget=clock)
     solver = get_engine(engine) if isinstance(engine, str) else engine
-    optimum = solver.solve(robot_task, optimal=True, budget=budget)
+    optimum = solver.solve(robot_task, optimal=True, budget=clock.remaining())
     if optimum.status == "budget_exhausted":
-        raise BudgetExhausted("finding the robot's optimal plan")
+        raise BudgetExhausted("budget exhausted while finding the robot's optimal plan; "
+                              "raise --max-nodes/--max-seconds", phase="robot plan")
     if optimum.status != "solved":
         raise InputError("the problem has no solution in the robot's model")
     assert optimum.cost is not None
