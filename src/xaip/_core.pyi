@@ -9,8 +9,9 @@ class Task:
     num_actions: int
     num_active: int
 
-    def __init__(self, num_facts: int, num_actions: int, masks: bytes, costs: bytes,
-                 init: bytes, goal: bytes, goal_neg: bytes, prune: bool = True) -> None: ...
+    def __init__(self, num_facts: int, num_actions: int, masks: bytes, lengths: bytes,
+                 costs: bytes, init: bytes, goal: bytes, goal_neg: bytes,
+                 prune: bool = True) -> None: ...
     def solve(self, mode: str, heuristic: str, admissible: bool, cost_bound: int,
               max_nodes: int, max_seconds: float, max_bytes: int
               ) -> tuple[str, tuple[int, ...], dict[str, Any]]: ...

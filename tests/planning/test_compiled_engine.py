@@ -329,7 +329,7 @@ def test_preferred_engine_is_compiled_here() -> None:
 def test_core_task_cannot_be_reinitialised() -> None:
     core = compile_task(strips_task(2))
     with pytest.raises(RuntimeError):
-        core.__init__(1, 0, b"", b"", b"\0" * 8, b"\0" * 8, b"\0" * 8)
+        core.__init__(1, 0, b"", b"", b"", b"\0" * 8, b"\0" * 8, b"\0" * 8)
 
 
 def test_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -393,3 +393,21 @@ def test_core_under_address_and_undefined_behaviour_sanitisers(tmp_path: Path) -
         cwd=root, env=env, capture_output=True, text=True, timeout=1800)
     output = run.stdout + run.stderr
     assert run.returncode == 0 and "Sanitizer" not in output, output[-4000:]
+
+
+def test_core_task_rejects_inconsistent_input() -> None:
+    from xaip import _core
+
+    zero = b"\0" * 8
+    four = (1).to_bytes(4, "little") * 4  # four one-byte masks
+    cost = (1).to_bytes(8, "little")
+    with pytest.raises(ValueError):  # fact 9 of a 2-fact task
+        _core.Task(2, 1, b"\x01\x01\x01\x00\x02", four[:12] + (2).to_bytes(4, "little"),
+                   cost, zero, zero, zero)
+    with pytest.raises(ValueError):  # masks shorter than the lengths say
+        _core.Task(2, 1, b"\x01", four, cost, zero, zero, zero)
+    with pytest.raises(ValueError):  # a negative cost
+        _core.Task(2, 1, b"\x01" * 4, four, (-1).to_bytes(8, "little", signed=True),
+                   zero, zero, zero)
+    with pytest.raises(ValueError):  # a state of the wrong width
+        _core.Task(2, 1, b"\x01" * 4, four, cost, zero, zero, zero).evaluate("hmax", b"\0")

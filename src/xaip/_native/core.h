@@ -91,12 +91,14 @@ typedef struct {
     Relaxed relax, lm;
 } CTask;
 
-/* Build from masks: ``masks`` holds, per action, the bitsets pre, add, del, neg_pre
- * (``nwords`` words each). ``prune``: drop irrelevant and duplicate actions (task.c).
- * Returns NULL when out of memory. */
-CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
-                 const cost_t *costs, const uint64_t *init, const uint64_t *goal,
-                 const uint64_t *goal_neg, int prune);
+/* Build from the actions' pre, add, del and neg_pre fact lists (``rel``, one CSR each, rows
+ * = actions, indices ascending; the task takes ownership of them, also on failure) and
+ * full-width bitsets of ``nwords`` words for init, goal and goal_neg. ``prune``: drop
+ * irrelevant and duplicate actions (see select_actions in task.c). NULL when out of memory.
+ */
+CTask *ctask_new(int nfacts, int nactions, int nwords, CSR rel[4], const cost_t *costs,
+                 const uint64_t *init, const uint64_t *goal, const uint64_t *goal_neg,
+                 int prune);
 void ctask_free(CTask *t);
 
 static inline int bit_get(const uint64_t *s, int f) { return (int)((s[f >> 6] >> (f & 63)) & 1u); }

@@ -9,6 +9,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
@@ -44,24 +45,107 @@ static int read_words(PyObject *obj, int nwords, size_t count, uint64_t **out, c
     return 0;
 }
 
+/* The actions' masks arrive sparse: ``masks`` is the concatenation of every mask's
+ * little-endian bytes up to its highest set bit (int.to_bytes), ``lengths`` the byte length
+ * of each (4 per action: pre, add, del, neg_pre; int32 little-endian). Full-width bitsets per
+ * action would cost actions x facts / 8 bytes, gigabytes on large tasks. */
+static int read_masks(PyObject *masks_o, PyObject *lengths_o, int nfacts, int nactions,
+                      CSR rel[4]) {
+    Py_buffer mv, lv;
+    if (PyObject_GetBuffer(masks_o, &mv, PyBUF_SIMPLE) < 0) return -1;
+    if (PyObject_GetBuffer(lengths_o, &lv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&mv);
+        return -1;
+    }
+    int rc = -1;
+    IVec idx[4] = {{0}};
+    size_t count = (size_t)nactions * 4;
+    if ((size_t)lv.len != 4 * count) {
+        PyErr_SetString(PyExc_ValueError, "lengths: expected 4 int32 per action");
+        goto done;
+    }
+    for (int k = 0; k < 4; k++) {
+        rel[k].off = malloc(((size_t)nactions + 1) * sizeof(int32_t));
+        if (!rel[k].off) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        rel[k].off[0] = 0;
+    }
+    const unsigned char *lens = lv.buf, *bytes = mv.buf;
+    size_t at = 0;
+    for (size_t m = 0; m < count; m++) {
+        uint32_t len = (uint32_t)lens[4 * m] | (uint32_t)lens[4 * m + 1] << 8 |
+                       (uint32_t)lens[4 * m + 2] << 16 | (uint32_t)lens[4 * m + 3] << 24;
+        int k = (int)(m % 4), a = (int)(m / 4);
+        if (len > (size_t)mv.len - at) {
+            PyErr_SetString(PyExc_ValueError, "masks: shorter than the lengths say");
+            goto done;
+        }
+        for (uint32_t i = 0; i < len; i++) {
+            unsigned byte = bytes[at + i];
+            while (byte) {
+                int64_t f = 8 * (int64_t)i + __builtin_ctz(byte);
+                byte &= byte - 1;
+                if (f >= nfacts) {
+                    PyErr_SetString(PyExc_ValueError, "masks: a fact index beyond num_facts");
+                    goto done;
+                }
+                if (ivec_push(&idx[k], (int32_t)f)) {
+                    PyErr_NoMemory();
+                    goto done;
+                }
+            }
+        }
+        at += len;
+        if (idx[k].n > INT32_MAX) {
+            PyErr_SetString(PyExc_ValueError, "task too large");
+            goto done;
+        }
+        rel[k].off[a + 1] = (int32_t)idx[k].n;
+    }
+    if (at != (size_t)mv.len) {
+        PyErr_SetString(PyExc_ValueError, "masks: longer than the lengths say");
+        goto done;
+    }
+    for (int k = 0; k < 4; k++) {
+        if (!idx[k].a && ivec_push(&idx[k], 0)) { /* never NULL */
+            PyErr_NoMemory();
+            goto done;
+        }
+        rel[k].idx = idx[k].a;
+        idx[k].a = NULL;
+    }
+    rc = 0;
+done:
+    for (int k = 0; k < 4; k++) ivec_free(&idx[k]);
+    PyBuffer_Release(&mv);
+    PyBuffer_Release(&lv);
+    return rc;
+}
+
 static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
-    static char *kwlist[] = {"num_facts", "num_actions", "masks", "costs", "init", "goal",
-                             "goal_neg", "prune", NULL};
+    static char *kwlist[] = {"num_facts", "num_actions", "masks", "lengths", "costs", "init",
+                             "goal", "goal_neg", "prune", NULL};
     int nfacts, nactions, prune = 1;
-    PyObject *masks_o, *costs_o, *init_o, *goal_o, *goal_neg_o;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOO|p", kwlist, &nfacts, &nactions,
-                                     &masks_o, &costs_o, &init_o, &goal_o, &goal_neg_o,
-                                     &prune))
+    PyObject *masks_o, *lengths_o, *costs_o, *init_o, *goal_o, *goal_neg_o;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOOO|p", kwlist, &nfacts, &nactions,
+                                     &masks_o, &lengths_o, &costs_o, &init_o, &goal_o,
+                                     &goal_neg_o, &prune))
         return -1;
     if (nfacts < 0 || nactions < 0 || nfacts > INT32_MAX - 64) {
         PyErr_SetString(PyExc_ValueError, "bad task size");
         return -1;
     }
+    if (self->task) {
+        PyErr_SetString(PyExc_RuntimeError, "task already initialised");
+        return -1;
+    }
     int nwords = nfacts / 64 + 1;
-    uint64_t *masks = NULL, *init = NULL, *goal = NULL, *goal_neg = NULL, *costs = NULL;
+    uint64_t *init = NULL, *goal = NULL, *goal_neg = NULL, *costs = NULL;
+    CSR rel[4] = {{0}};
     int rc = -1;
-    if (read_words(masks_o, nwords, (size_t)nactions * 4, &masks, "masks") ||
-        read_words(costs_o, 1, (size_t)nactions, &costs, "costs") ||
+    if (read_words(costs_o, 1, (size_t)nactions, &costs, "costs") ||
         read_words(init_o, nwords, 1, &init, "init") ||
         read_words(goal_o, nwords, 1, &goal, "goal") ||
         read_words(goal_neg_o, nwords, 1, &goal_neg, "goal_neg"))
@@ -71,12 +155,9 @@ static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
             PyErr_SetString(PyExc_ValueError, "negative action cost");
             goto done;
         }
-    if (self->task) {
-        PyErr_SetString(PyExc_RuntimeError, "task already initialised");
-        goto done;
-    }
+    if (read_masks(masks_o, lengths_o, nfacts, nactions, rel)) goto done;
     Py_BEGIN_ALLOW_THREADS
-    self->task = ctask_new(nfacts, nactions, nwords, masks, (const cost_t *)costs, init, goal,
+    self->task = ctask_new(nfacts, nactions, nwords, rel, (const cost_t *)costs, init, goal,
                            goal_neg, prune);
     Py_END_ALLOW_THREADS
     if (!self->task) {
@@ -85,7 +166,7 @@ static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
     }
     rc = 0;
 done:
-    PyMem_Free(masks);
+    for (int k = 0; k < 4; k++) csr_free(&rel[k]); /* no-op once the task owns them */
     PyMem_Free(costs);
     PyMem_Free(init);
     PyMem_Free(goal);

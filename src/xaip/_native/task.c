@@ -131,8 +131,8 @@ static void relaxed_free(Relaxed *r) {
 }
 
 /* Mirrors RelaxedTask.from_task (lm = 0) and LMCut.__init__ (lm = 1). */
-static int relaxed_build(Relaxed *r, const CTask *t, const uint64_t *masks, int lm) {
-    int nf = t->nfacts + (lm ? 2 : 0), nw = t->nwords, rc = -1;
+static int relaxed_build(Relaxed *r, const CTask *t, int lm) {
+    int nf = t->nfacts + (lm ? 2 : 0), rc = -1;
     memset(r, 0, sizeof *r);
     r->nfacts = nf;
     r->init_fact = lm ? t->nfacts : -1;
@@ -141,23 +141,23 @@ static int relaxed_build(Relaxed *r, const CTask *t, const uint64_t *masks, int 
     int maxops = t->nactions + 1;
     IVec *pres = lists_new(maxops), *adds = lists_new(maxops);
     IVec *pre_of = lists_new(nf), *adders = lists_new(nf);
-    uint64_t *newadd = malloc((size_t)nw * sizeof(uint64_t));
+    uint64_t *in_pre = calloc((size_t)t->nwords, sizeof(uint64_t));
     r->cost = malloc((size_t)maxops * sizeof(cost_t));
     r->npre = malloc((size_t)maxops * sizeof(int32_t));
     r->no_pre = malloc((size_t)maxops * sizeof(int32_t));
-    if (!pres || !adds || !pre_of || !adders || !newadd || !r->cost || !r->npre || !r->no_pre)
+    if (!pres || !adds || !pre_of || !adders || !in_pre || !r->cost || !r->npre || !r->no_pre)
         goto done;
     int nops = 0;
     for (int a = 0; a < t->nactions; a++) {
-        const uint64_t *m = masks + (size_t)a * 4 * nw;
-        int any = 0;
         if (!t->active[a]) continue;
-        for (int w = 0; w < nw; w++) {
-            newadd[w] = m[nw + w] & ~m[w];
-            any |= newadd[w] != 0;
-        }
-        if (!any) continue;
-        if (mask_bits(m, nw, &pres[nops]) || mask_bits(newadd, nw, &adds[nops])) goto done;
+        int32_t lo = t->pre.off[a], hi = t->pre.off[a + 1];
+        for (int32_t i = lo; i < hi; i++) bit_set(in_pre, t->pre.idx[i]);
+        for (int32_t i = t->add.off[a]; i < t->add.off[a + 1]; i++)
+            if (!bit_get(in_pre, t->add.idx[i]) && ivec_push(&adds[nops], t->add.idx[i])) goto done;
+        for (int32_t i = lo; i < hi; i++) bit_clear(in_pre, t->pre.idx[i]);
+        if (adds[nops].n == 0) continue; /* nothing new: never helps a relaxed plan */
+        for (int32_t i = lo; i < hi; i++)
+            if (ivec_push(&pres[nops], t->pre.idx[i])) goto done;
         if (lm && pres[nops].n == 0 && ivec_push(&pres[nops], r->init_fact)) goto done;
         r->cost[nops] = t->cost[a];
         nops++;
@@ -190,26 +190,42 @@ done:
     lists_free(adds, maxops);
     lists_free(pre_of, nf);
     lists_free(adders, nf);
-    free(newadd);
+    free(in_pre);
     return rc;
 }
 
 /* ---------------------------------------------------------------- action selection */
 
-static int intersects(const uint64_t *x, const uint64_t *y, int nw) {
-    for (int w = 0; w < nw; w++)
-        if (x[w] & y[w]) return 1;
+static int any_bit(const CSR *c, int a, const uint64_t *set) {
+    for (int32_t i = c->off[a]; i < c->off[a + 1]; i++)
+        if (bit_get(set, c->idx[i])) return 1;
     return 0;
 }
 
-static uint64_t hash_masks(const uint64_t *m, int n) {
+static uint64_t hash_action(const CTask *t, int a) {
+    const CSR *rel[4] = {&t->pre, &t->add, &t->del, &t->neg};
     uint64_t h = 0xCBF29CE484222325ull;
-    for (int i = 0; i < n; i++) {
-        h ^= m[i];
+    for (int k = 0; k < 4; k++) {
+        for (int32_t i = rel[k]->off[a]; i < rel[k]->off[a + 1]; i++) {
+            h ^= (uint64_t)(uint32_t)rel[k]->idx[i];
+            h *= 0x100000001B3ull;
+        }
+        h ^= 0x9E3779B97F4A7C15ull + (uint64_t)k; /* separates the four lists */
         h *= 0x100000001B3ull;
-        h ^= h >> 29;
     }
-    return h;
+    return h ^ (h >> 29);
+}
+
+static int same_action(const CTask *t, int a, int b) {
+    const CSR *rel[4] = {&t->pre, &t->add, &t->del, &t->neg};
+    for (int k = 0; k < 4; k++) {
+        int32_t na = rel[k]->off[a + 1] - rel[k]->off[a];
+        if (na != rel[k]->off[b + 1] - rel[k]->off[b]) return 0;
+        if (na && memcmp(rel[k]->idx + rel[k]->off[a], rel[k]->idx + rel[k]->off[b],
+                         (size_t)na * sizeof(int32_t)))
+            return 0;
+    }
+    return 1;
 }
 
 /* With ``prune``: keep only relevant actions (backwards from the goal: an action is relevant
@@ -220,7 +236,7 @@ static uint64_t hash_masks(const uint64_t *m, int n) {
  * stops branching on actions that cannot matter (RADAR's ``update``, an ``alert`` per agent).
  * The relaxation heuristics ignore irrelevant actions anyway, so their values are unchanged.
  */
-static int select_actions(CTask *t, const uint64_t *masks, int prune) {
+static int select_actions(CTask *t, int prune) {
     int na = t->nactions, nw = t->nwords;
     t->active = malloc(((size_t)na + 1) * sizeof(uint8_t));
     if (!t->active) return -1;
@@ -242,25 +258,20 @@ static int select_actions(CTask *t, const uint64_t *masks, int prune) {
     for (int changed = 1; changed;) {
         changed = 0;
         for (int a = 0; a < na; a++) {
-            const uint64_t *m = masks + (size_t)a * 4 * nw;
-            if (t->active[a] || !(intersects(m + nw, pos, nw) || intersects(m + 2 * nw, neg, nw)))
+            if (t->active[a] || !(any_bit(&t->add, a, pos) || any_bit(&t->del, a, neg)))
                 continue;
             t->active[a] = 1;
             changed = 1;
-            for (int w = 0; w < nw; w++) {
-                pos[w] |= m[w];
-                neg[w] |= m[3 * nw + w];
-            }
+            for (int32_t i = t->pre.off[a]; i < t->pre.off[a + 1]; i++) bit_set(pos, t->pre.idx[i]);
+            for (int32_t i = t->neg.off[a]; i < t->neg.off[a + 1]; i++) bit_set(neg, t->neg.idx[i]);
         }
     }
     for (size_t i = 0; i < nslots; i++) slots[i] = -1;
-    size_t wb = (size_t)4 * nw * sizeof(uint64_t);
     t->nactive = 0;
     for (int a = 0; a < na; a++) {
         if (!t->active[a]) continue;
-        const uint64_t *m = masks + (size_t)a * 4 * nw;
-        size_t i = hash_masks(m, 4 * nw) & (nslots - 1);
-        while (slots[i] >= 0 && memcmp(masks + (size_t)slots[i] * 4 * nw, m, wb)) i = (i + 1) & (nslots - 1);
+        size_t i = hash_action(t, a) & (nslots - 1);
+        while (slots[i] >= 0 && !same_action(t, slots[i], a)) i = (i + 1) & (nslots - 1);
         if (slots[i] < 0) {
             slots[i] = a;
             t->nactive++;
@@ -298,13 +309,20 @@ void ctask_free(CTask *t) {
     free(t);
 }
 
-CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
-                 const cost_t *costs, const uint64_t *init, const uint64_t *goal,
-                 const uint64_t *goal_neg, int prune) {
+CTask *ctask_new(int nfacts, int nactions, int nwords, CSR rel[4], const cost_t *costs,
+                 const uint64_t *init, const uint64_t *goal, const uint64_t *goal_neg,
+                 int prune) {
     CTask *t = calloc(1, sizeof *t);
-    if (!t) return NULL;
+    if (!t) {
+        for (int k = 0; k < 4; k++) csr_free(&rel[k]);
+        return NULL;
+    }
+    t->pre = rel[0];
+    t->add = rel[1];
+    t->del = rel[2];
+    t->neg = rel[3];
+    for (int k = 0; k < 4; k++) rel[k].off = rel[k].idx = NULL; /* owned by t now */
     int ok = 0;
-    IVec *rel[4] = {NULL, NULL, NULL, NULL};
     IVec *buckets = NULL;
     int32_t *uses = NULL;
     IVec goals = {0};
@@ -328,17 +346,7 @@ CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
     t->min_cost = 0;
     for (int a = 0; a < nactions; a++)
         if (a == 0 || costs[a] < t->min_cost) t->min_cost = costs[a];
-    for (int k = 0; k < 4; k++) {
-        rel[k] = lists_new(nactions);
-        if (!rel[k]) goto done;
-    }
-    for (int a = 0; a < nactions; a++)
-        for (int k = 0; k < 4; k++)
-            if (mask_bits(masks + ((size_t)a * 4 + k) * nwords, nwords, &rel[k][a])) goto done;
-    if (select_actions(t, masks, prune)) goto done;
-    if (csr_from_lists(&t->pre, nactions, rel[0]) || csr_from_lists(&t->add, nactions, rel[1]) ||
-        csr_from_lists(&t->del, nactions, rel[2]) || csr_from_lists(&t->neg, nactions, rel[3]))
-        goto done;
+    if (select_actions(t, prune)) goto done;
     if (mask_bits(goal, nwords, &goals)) goto done;
     t->ngoal = (int)goals.n;
     t->goal_facts = malloc((goals.n + 1) * sizeof(int32_t));
@@ -361,10 +369,9 @@ CTask *ctask_new(int nfacts, int nactions, int nwords, const uint64_t *masks,
         if (ivec_push(&buckets[key], a)) goto done;
     }
     if (csr_from_lists(&t->bucket, nfacts, buckets)) goto done;
-    if (relaxed_build(&t->relax, t, masks, 0) || relaxed_build(&t->lm, t, masks, 1)) goto done;
+    if (relaxed_build(&t->relax, t, 0) || relaxed_build(&t->lm, t, 1)) goto done;
     ok = 1;
 done:
-    for (int k = 0; k < 4; k++) lists_free(rel[k], nactions);
     lists_free(buckets, nfacts);
     free(uses);
     ivec_free(&goals);

@@ -13,8 +13,9 @@ What it does not do itself: tasks with conditional effects, and the searches ``e
 says ``engine="builtin"``). The extension is optional: when it was not built (no C compiler
 at install time), :meth:`CompiledEngine.available` is ``False``.
 
-A grounded task is converted once (bitset words written with ``int.to_bytes``) and the
-compiled copy is cached per task object, so repeated calls on one task pay nothing.
+A grounded task is converted once (each action's masks written with ``int.to_bytes``, up to
+their highest bit, so the copy stays as small as the task) and the compiled copy is cached
+per task object, so repeated calls on one task pay nothing.
 """
 
 from __future__ import annotations
@@ -80,13 +81,13 @@ def compile_task(task: Task, prune: bool = True) -> _core_module.Task:
     if hit is not None and hit[0]() is task:
         return hit[1]
     nbytes = 8 * (task.num_facts // 64 + 1)
-    masks = b"".join(
-        _words(m, nbytes)
-        for action in task.actions
-        for m in (action.pre, action.add, action.delete, action.neg_pre)
-    )
+    # sparse: each mask only up to its highest bit (full width would be actions x facts)
+    parts = [m.to_bytes((m.bit_length() + 7) // 8, "little")
+             for action in task.actions
+             for m in (action.pre, action.add, action.delete, action.neg_pre)]
+    lengths = struct.pack(f"<{len(parts)}i", *map(len, parts))
     costs = struct.pack(f"<{len(task.actions)}q", *(a.cost for a in task.actions))
-    core = _CORE.Task(task.num_facts, len(task.actions), masks, costs,
+    core = _CORE.Task(task.num_facts, len(task.actions), b"".join(parts), lengths, costs,
                       _words(task.init, nbytes), _words(task.goal, nbytes),
                       _words(task.goal_neg, nbytes), prune)
     if len(_cache) >= _CACHE_SIZE:
