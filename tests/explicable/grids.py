@@ -32,13 +32,13 @@ def problem_text(width: int, height: int, opened: list, start: tuple[int, int],
             f"  (:goal (food-at {cell(goal)})))\n")
 
 
-def random_design(folder: Path, seed: int, width: int = 3, height: int = 2,
-                  tasks: int = 2, horizon: int = 3) -> Path:
+def random_design(folder: Path, seed: int, width: int = 3, height: int = 3,
+                  tasks: int = 2, horizon: int = 6) -> Path:
     """A design problem: some passages blocked for the robot only, a barrier per blocked
     passage, random start and booths; returns the spec file."""
     rng = random.Random(seed)
     every = passages(width, height)
-    blocked = rng.sample(every, rng.randint(1, 3))
+    blocked = rng.sample(every, rng.randint(2, 4))
     robot_open = [p for p in every if p not in blocked]
     cells = [(x, y) for x in range(width) for y in range(height)]
     start = rng.choice(cells)
@@ -50,7 +50,7 @@ def random_design(folder: Path, seed: int, width: int = 3, height: int = 2,
         entries.append({"name": f"T{i}", "problem": f"t{i}.pddl",
                         "human_problem": f"t{i}-h.pddl", "probability": 1 / tasks})
     (folder / "domain.pddl").write_text(DOMAIN.read_text())
-    mods = [{"name": f"barrier {cell(a)}-{cell(b)}", "cost": rng.choice([1, 2, 3]),
+    mods = [{"name": f"barrier {cell(a)}-{cell(b)}", "cost": rng.choice([1, 2]),
              "human_init_remove": [f"(open {cell(a)} {cell(b)})", f"(open {cell(b)} {cell(a)})"]}
             for a, b in blocked]
     spec = {"robot_domain": "domain.pddl", "tasks": entries, "modifications": mods,
