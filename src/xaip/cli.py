@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_capabilities(sub)
 
+    from xaip.concepts.command import add_parser as add_why_not
+
+    add_why_not(sub)
+
     from xaip.explicable.command import add_parser as add_explicable
 
     add_explicable(sub)

@@ -100,6 +100,7 @@ FAMILY_MODULES = (
     "xaip.summaries.registry",
     "xaip.capabilities.registry",
     "xaip.explicable.registry",
+    "xaip.concepts.registry",
 )
 
 

@@ -1,0 +1,190 @@
+"""The independent checker of "why not?" answers: exhaustive enumeration, no sampling.
+
+Why exhaustive: on the symbolic Sokoban variants the true rules are known and the levels
+are small, so every state reachable from the initial state can be listed. An explanation
+is then confirmed exactly where the search only sampled:
+
+* a missing precondition ``c`` of ``a``: ``c`` truly holds in *every* reachable state where
+  ``a`` succeeds, and is false in the state where the foil fails;
+* "the vocabulary is incomplete" (precondition): every concept false at the failure is
+  also false in some reachable state where ``a`` succeeds;
+* a cost claim "``a`` where ``C'`` holds costs at least ``k``": ``C'`` truly holds at that
+  foil step, and every reachable state where ``C'`` holds and ``a`` succeeds costs ≥ ``k``;
+  the bounds add up to more than the plan's cost;
+* "incomplete" (cost): even the exact best bounds (subsets of up to the search's concept
+  limit, exact minima over all reachable states) do not exceed the plan's cost;
+* ``not_worse`` and "does not reach the goal": by re-running plan and foil.
+
+What it shares with the search: the simulator's ``step`` and the concepts' exact ``truth``
+functions (the definitions under test). It does not share the sampler, the noisy labels,
+the posterior computations or the greedy subset choice; it has its own breadth-first
+enumeration and its own plan runner.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from xaip.concepts.results import COSTLIER, INVALID_FOIL, NOT_WORSE, Query, WhyNot
+from xaip.concepts.simulator import Invalid
+from xaip.contract import CheckReport
+from xaip.runtime import Status
+
+MAX_STATES = 200_000
+
+
+def _all_states(sim: Any, limit: int) -> list[Hashable] | None:
+    start = sim.initial()
+    seen = {start}
+    order = [start]
+    index = 0
+    while index < len(order):
+        state = order[index]
+        index += 1
+        for action in sim.actions:
+            outcome = sim.step(state, action)
+            if isinstance(outcome, Invalid):
+                continue
+            following = outcome[0]
+            if following not in seen:
+                if len(seen) >= limit:
+                    return None
+                seen.add(following)
+                order.append(following)
+    return order
+
+
+def _replay(sim: Any, actions: Sequence[str]) -> tuple[list[Hashable], float, int | None]:
+    """States before each step (and the last), total cost, first failing step."""
+    state = sim.initial()
+    states, total = [state], 0.0
+    for index, action in enumerate(actions):
+        outcome = sim.step(state, action)
+        if isinstance(outcome, Invalid):
+            return states, total, index
+        state, cost = outcome
+        total += cost
+        states.append(state)
+    return states, total, None
+
+
+def check(query: Query, result: WhyNot, max_states: int = MAX_STATES) -> CheckReport:
+    """Confirm ``result`` for ``query`` by exhaustive enumeration (module docstring)."""
+    if not Status(result.status).finished:
+        return CheckReport(None, "the search did not finish: nothing to confirm")
+    sim, vocab = query.sim, query.vocabulary
+    plan_states, plan_cost, plan_fail = _replay(sim, query.plan)
+    foil_states, foil_cost, foil_fail = _replay(sim, query.foil)
+    if plan_fail is not None:
+        return CheckReport(False, f"the plan fails at step {plan_fail}")
+    if plan_cost != result.plan_cost:
+        return CheckReport(False, f"the plan costs {plan_cost}, not {result.plan_cost}")
+    if result.foil_outcome == NOT_WORSE:
+        ok = foil_fail is None and foil_cost <= plan_cost
+        return CheckReport(ok, f"foil cost {foil_cost} against plan cost {plan_cost}")
+    if result.foil_outcome == INVALID_FOIL and result.action == "reach-goal":
+        ok = foil_fail is None and sim.is_goal(plan_states[-1]) \
+            and not sim.is_goal(foil_states[-1])
+        return CheckReport(ok, "the foil runs but ends outside the goal" if ok
+                           else "the foil does not end outside the goal")
+    states = _all_states(sim, max_states)
+    if states is None:
+        return CheckReport(None, f"more than {max_states} reachable states: too many to "
+                                 "enumerate")
+    if result.foil_outcome == INVALID_FOIL:
+        if foil_fail != result.failed_step or query.foil[foil_fail or 0] != result.action:
+            return CheckReport(False, f"the foil fails at step {foil_fail}, not "
+                                      f"{result.failed_step}")
+        return _check_precondition(sim, vocab, states, foil_states[-1], result)
+    if result.foil_outcome != COSTLIER or foil_fail is not None or foil_cost <= plan_cost:
+        return CheckReport(False, f"the foil is not costlier ({foil_cost} against "
+                                  f"{plan_cost})")
+    return _check_cost(sim, vocab, states, query.foil, foil_states, plan_cost, result)
+
+
+def _succeeds(sim: Any, states: list[Hashable], action: str) -> list[tuple[Hashable, float]]:
+    out = []
+    for state in states:
+        outcome = sim.step(state, action)
+        if not isinstance(outcome, Invalid):
+            out.append((state, outcome[1]))
+    return out
+
+
+def _check_precondition(sim: Any, vocab: Any, states: list[Hashable], failing: Hashable,
+                        result: WhyNot) -> CheckReport:
+    assert result.action is not None
+    good = [s for s, _ in _succeeds(sim, states, result.action)]
+    if result.incomplete:
+        for concept in vocab.concepts:
+            if concept.truth(failing):
+                continue
+            if all(concept.truth(s) for s in good):
+                return CheckReport(False, f"`{concept.name}` explains the failure: the "
+                                          "vocabulary is not incomplete")
+        return CheckReport(True, f"no concept is false at the failure and true in all "
+                                 f"{len(good)} reachable states where {result.action} "
+                                 f"succeeds ({len(states)} states enumerated)")
+    if not result.concepts:
+        return CheckReport(False, "no concept named")
+    concept = vocab[result.concepts[0]]
+    if concept.truth(failing):
+        return CheckReport(False, f"`{concept.name}` holds where the foil fails")
+    for state in good:
+        if not concept.truth(state):
+            return CheckReport(False, f"{result.action} succeeds in a reachable state "
+                                      f"without `{concept.name}`")
+    return CheckReport(True, f"`{concept.name}` holds in all {len(good)} reachable states "
+                             f"where {result.action} succeeds and not where the foil "
+                             f"fails ({len(states)} states enumerated)")
+
+
+def _check_cost(sim: Any, vocab: Any, states: list[Hashable], foil: Sequence[str],
+                foil_states: list[Hashable], plan_cost: float, result: WhyNot) -> CheckReport:
+    rows: dict[str, list[tuple[Hashable, float]]] = {}
+
+    def table(action: str) -> list[tuple[Hashable, float]]:
+        if action not in rows:
+            rows[action] = _succeeds(sim, states, action)
+        return rows[action]
+
+    if result.incomplete:
+        return _check_no_cost_explanation(vocab, foil, foil_states, plan_cost, result, table)
+    total = 0.0
+    for claim in result.claims:
+        concepts = [vocab[name] for name in claim.concepts]
+        state = foil_states[claim.step]
+        if not all(c.truth(state) for c in concepts):
+            return CheckReport(False, f"step {claim.step}: not all of {claim.concepts} hold")
+        for other, cost in table(claim.action):
+            if cost < claim.at_least and all(c.truth(other) for c in concepts):
+                return CheckReport(False, f"{claim.action} costs {cost} < {claim.at_least} "
+                                          f"in a reachable state where {claim.concepts} hold")
+        total += claim.at_least
+    if len(result.claims) != len(foil_states) - 1 or total <= plan_cost:
+        return CheckReport(False, f"the bounds add up to {total}, not more than the plan's "
+                                  f"{plan_cost}")
+    return CheckReport(True, f"every bound holds in all reachable states ({len(states)}); "
+                             f"they add up to {total} > {plan_cost}")
+
+
+def _check_no_cost_explanation(vocab: Any, foil: Sequence[str], foil_states: list[Hashable],
+                               plan_cost: float, result: WhyNot, table: Any) -> CheckReport:
+    limit = int(result.stats.get("max_concepts", 3))
+    total = 0.0
+    for step, action in enumerate(foil):
+        labelled = [(tuple(c.truth(s) for c in vocab.concepts), cost)
+                    for s, cost in table(action)]
+        here = [i for i, c in enumerate(vocab.concepts) if c.truth(foil_states[step])]
+        best = 0.0
+        for size in range(min(limit, len(here)) + 1):
+            for combo in itertools.combinations(here, size):
+                costs = [cost for marks, cost in labelled if all(marks[i] for i in combo)]
+                best = max(best, min(costs) if costs else 0.0)
+        total += best
+    if total > plan_cost:
+        return CheckReport(False, f"exact bounds with up to {limit} concepts per step add "
+                                  f"up to {total} > {plan_cost}: an explanation exists")
+    return CheckReport(True, f"even exact bounds add up to only {total} <= {plan_cost}")

@@ -1,0 +1,112 @@
+"""``xaip why-not``: why is the plan preferred over the foil, in the user's concepts?
+
+    xaip why-not ENV [--level FILE] [--plan FILE] [--foil FILE] [--variant precondition|cost]
+                 [--vocabulary FILE] [--budget N] [--seed N] [--workers N] [--picture FILE]
+                 [--json]
+
+Without ``--level`` the bundled example of ENV runs (``--level switch-2`` names another
+bundled level). Exit codes: 0 an explanation was found and confirmed by the exhaustive
+checker; 1 no explanation (the vocabulary is incomplete, the foil is not worse), the
+budget ran out, or the checker did not confirm; 2 bad input (one line).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from xaip.commandline import (
+    add_budget_args,
+    add_json_arg,
+    budget_from,
+    check_output,
+    emit,
+    non_negative_int,
+    write_output,
+)
+from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
+from xaip.runtime import Status
+
+ENVS = ("sokoban-switch", "sokoban-cells")
+
+
+def _positive(text: str) -> int:
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``why-not`` on the ``xaip`` sub-command parser."""
+    parser = sub.add_parser(
+        "why-not", help="why not my plan? explain a foil of a black-box agent in concepts",
+        description="Say why the agent's plan is preferred over the foil: the foil fails "
+                    "(a missing precondition) or costs more (an abstract cost function), in "
+                    "the user's concepts, with a confidence (ICLR'22, book ch. 8).")
+    parser.add_argument("env", choices=ENVS)
+    parser.add_argument("--level", default=None, metavar="FILE",
+                        help="level text file, or a bundled level name (default: the "
+                             "bundled example)")
+    parser.add_argument("--plan", default=None, metavar="FILE",
+                        help="the agent's plan, one action per line")
+    parser.add_argument("--foil", default=None, metavar="FILE",
+                        help="the user's alternative, one action per line")
+    parser.add_argument("--variant", default=None, choices=("precondition", "cost"),
+                        help="sokoban-switch: pushing with the switch off fails "
+                             "(precondition, default) or costs 10 (cost)")
+    parser.add_argument("--vocabulary", default=None, metavar="FILE",
+                        help="JSON vocabulary file (default: every bundled Sokoban concept)")
+    parser.add_argument("--budget", type=_positive, default=None, metavar="N",
+                        help="sampling budget (default 500 for a failing foil, 750 for a "
+                             "costlier one, as in the paper)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--workers", type=_positive, default=1, metavar="N",
+                        help="draw samples on N processes (same answer for a seed)")
+    parser.add_argument("--picture", default=None, metavar="FILE",
+                        help="write a PNG of the state where the foil fails (or costs more)")
+    add_budget_args(parser)
+    add_json_arg(parser)
+    parser.set_defaults(handler=run)
+
+
+def _query(args: argparse.Namespace) -> object:
+    from xaip.concepts.bundled import LEVELS, bundled, bundled_files, load_query
+
+    variant = args.variant
+    if args.env == "sokoban-cells" and variant == "precondition":
+        raise InputError("sokoban-cells has only the cost variant")
+    level = args.level
+    if level is None or (level in LEVELS[args.env] and not Path(level).exists()):
+        if args.plan is None and args.foil is None:
+            return bundled(args.env, level, variant, args.vocabulary)
+        files = bundled_files(args.env, level, variant or "precondition")
+        return load_query(args.env, files[0], args.plan or files[1], args.foil or files[2],
+                          variant, args.vocabulary)
+    if args.plan is None or args.foil is None:
+        raise InputError("--level FILE needs --plan FILE and --foil FILE")
+    return load_query(args.env, level, args.plan, args.foil, variant, args.vocabulary)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``why-not`` handler."""
+    from xaip.concepts.explain import why_not
+    from xaip.concepts.results import Query
+    from xaip.render import render
+
+    inputs = (args.level, args.plan, args.foil, args.vocabulary)
+    if args.picture:
+        check_output(args.picture, inputs)
+    query = _query(args)
+    assert isinstance(query, Query)
+    result = why_not(query.sim, query.plan, query.foil, query.vocabulary, samples=args.budget,
+                     budget=budget_from(args), seed=args.seed, workers=args.workers)
+    if args.picture:
+        if result.failing_picture:
+            write_output(args.picture, render(result, "png"), inputs)
+        else:
+            print(f"no picture written to {args.picture}: the foil neither fails nor costs "
+                  "more", file=sys.stderr)
+    emit(args, result.to_dict(), render(result))
+    return EXIT_OK if result.status == Status.FOUND and result.verified else EXIT_NEGATIVE

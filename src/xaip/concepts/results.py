@@ -1,0 +1,130 @@
+"""The answer to "why not my foil?": one frozen result, and its English sentence.
+
+Why the sentence is computed here and stored: the issue's JSON carries a ``text`` field,
+so the sentence must exist without a renderer; it is a pure function of the result's
+fields (:func:`sentence`) and the text renderer (:mod:`xaip.render.concepts`) prints it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from xaip.concepts.search import Claim
+from xaip.runtime import Status
+
+INVALID_FOIL, COSTLIER, NOT_WORSE = "invalid", "costlier", "not_worse"
+
+
+@dataclass(frozen=True)
+class WhyNot:
+    """Why the plan is preferred over the foil, in the user's concepts.
+
+    ``foil_outcome`` is ``invalid`` (the foil fails at ``failed_step``, 0-based, trying
+    ``action``), ``costlier`` (by ``foil_cost - plan_cost``) or ``not_worse``. For an
+    invalid foil ``concepts`` holds the missing precondition (one concept); for a costlier
+    one, the concepts of the cost claims. ``incomplete`` says that no concept of the
+    vocabulary explains it. ``confidence`` is the posterior of the explanation.
+    """
+
+    env: str
+    variant: str
+    foil_outcome: str
+    plan_cost: float
+    foil_cost: float | None
+    failed_step: int | None
+    action: str | None
+    concepts: tuple[str, ...]
+    confidence: float | None
+    incomplete: bool
+    claims: tuple[Claim, ...]
+    candidates: tuple[tuple[str, float], ...]
+    samples: int
+    status: Status
+    seconds: float
+    stats: Mapping[str, int | float]
+    failing_state: Hashable | None = field(default=None, compare=False)
+    failing_picture: str = ""
+    verified: bool = False
+    text: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "env": self.env,
+            "variant": self.variant,
+            "foil_outcome": self.foil_outcome,
+            "failed_step": self.failed_step,
+            "action": self.action,
+            "concepts": list(self.concepts),
+            "confidence": self.confidence,
+            "incomplete": self.incomplete,
+            "plan_cost": self.plan_cost,
+            "foil_cost": self.foil_cost,
+            "claims": [claim.to_dict() for claim in self.claims],
+            "candidates": [{"concept": n, "confidence": p} for n, p in self.candidates],
+            "failing_state": self.failing_picture or None,
+            "samples": self.samples,
+            "seconds": self.seconds,
+            "status": str(self.status),
+            "verified": self.verified,
+            "stats": dict(self.stats),
+            "text": self.text,
+        }
+
+
+def _num(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _conf(value: float | None) -> str:
+    return "" if value is None else f" (confidence {value:.3f})"
+
+
+def sentence(result: WhyNot) -> str:
+    """One English sentence (two for a budget that ran out) for ``result``."""
+    unfinished = "" if result.status.finished else \
+        " The sampling budget ran out before the search finished; this answer is unfinished."
+    if result.foil_outcome == NOT_WORSE:
+        return (f"The foil is not worse than the plan (cost {_num(result.foil_cost)} against "
+                f"{_num(result.plan_cost)}): there is nothing to explain.")
+    if result.foil_outcome == INVALID_FOIL:
+        where = f"The foil fails at step {_num(result.failed_step)}, `{result.action}`"
+        if result.action == "reach-goal":
+            return f"{where}: it ends without reaching the goal.{unfinished}"
+        if result.incomplete:
+            return (f"{where}, but no concept in the vocabulary explains why: the vocabulary "
+                    f"is incomplete.{unfinished}")
+        if not result.concepts:
+            return f"{where}; no explanation was established.{unfinished}"
+        return (f"{where}: `{result.action}` needs `{result.concepts[0]}`, which is false "
+                f"there{_conf(result.confidence)}.{unfinished}")
+    extra = (result.foil_cost or 0.0) - result.plan_cost
+    head = (f"The foil costs {_num(result.foil_cost)}, {_num(extra)} more than the plan "
+            f"({_num(result.plan_cost)})")
+    if result.incomplete:
+        return f"{head}, but no concepts in the vocabulary explain why: the vocabulary is " \
+               f"incomplete.{unfinished}"
+    named = [c for c in result.claims if c.concepts]
+    if not named:
+        if not result.claims:
+            return f"{head}; no explanation was established.{unfinished}"
+        return (f"{head}: its {len(result.claims)} steps cost at least "
+                f"{_num(sum(c.at_least for c in result.claims))} whatever holds.{unfinished}")
+    parts = [f"`{c.action}` where {' and '.join(f'`{n}`' for n in c.concepts)} "
+             f"hold{'s' if len(c.concepts) == 1 else ''} costs at least {_num(c.at_least)} "
+             f"(step {c.step})" for c in named]
+    return f"{head}: {'; '.join(parts)}{_conf(result.confidence)}.{unfinished}"
+
+
+@dataclass(frozen=True)
+class Query:
+    """The inputs of one "why not?" question: the simulator, the plan, the foil and the
+    user's vocabulary (what :func:`xaip.concepts.check` re-examines)."""
+
+    sim: Any
+    plan: tuple[str, ...]
+    foil: tuple[str, ...]
+    vocabulary: Any
