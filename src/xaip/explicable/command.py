@@ -70,7 +70,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                            "distance, twice the robot's optimum otherwise)")
     plan.add_argument("--method", default="auto", choices=list(METHODS),
                       help="product: search in both models (cost distance); enumerate: "
-                           "score every robot plan within the bound")
+                           "score every robot plan within the bound; search: anytime "
+                           "reconciliation search")
     add_budget_args(plan)
     add_json_arg(plan)
     plan.set_defaults(handler=run_explicable)

@@ -22,7 +22,7 @@ All four distances lie in ``[0, 1]``, are 0 on identical plans and are symmetric
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xaip.errors import InputError
 from xaip.planning.plans import causal_links, simulate
@@ -44,8 +44,17 @@ class PlanTrace:
     links: frozenset[Link]
 
 
-def trace_of(task: Task, plan: Sequence[GroundAction]) -> PlanTrace:
-    """The trace of ``plan``, executable in ``task`` (raises ``ValueError`` if it is not)."""
+_NO_GOAL: dict[int, Task] = {}
+
+
+def trace_of(task: Task, plan: Sequence[GroundAction], prefix: bool = False) -> PlanTrace:
+    """The trace of ``plan``, executable in ``task`` (raises ``ValueError`` if it is not).
+
+    With ``prefix`` the plan need not reach the goal and has no links to the goal (the
+    reconciliation search compares plan prefixes).
+    """
+    if prefix:
+        task = _without_goal(task)
     states = simulate(task, plan)
     if states is None:
         raise ValueError("a plan distance needs a plan executable in its task")
@@ -61,6 +70,17 @@ def trace_of(task: Task, plan: Sequence[GroundAction]) -> PlanTrace:
         for link in causal_links(task, plan))
     return PlanTrace(names, tuple(frozenset(map(str, task.true_facts(s))) for s in states),
                      links)
+
+
+def _without_goal(task: Task) -> Task:
+    """``task`` with an empty goal (cached: building a task indexes its actions)."""
+    bare = _NO_GOAL.get(id(task))
+    if bare is None or bare.actions is not task.actions:
+        bare = replace(task, goal=0, goal_neg=0)
+        if len(_NO_GOAL) > 64:
+            _NO_GOAL.clear()
+        _NO_GOAL[id(task)] = bare
+    return bare
 
 
 def _jaccard_distance(a: frozenset[str] | frozenset[Link], b: frozenset[str] | frozenset[Link]

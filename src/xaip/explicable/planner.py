@@ -14,7 +14,8 @@ Two methods:
   enumeration, each scored against the expected set. Without ``max_cost`` the bound is
   twice the robot's optimal cost ([D]).
 
-``auto`` takes ``product`` for the cost distance and ``enumerate`` otherwise.
+``auto`` takes ``product`` for the cost distance and ``enumerate`` otherwise; ``search``
+is the anytime reconciliation search of :mod:`xaip.explicable.search`.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from xaip.planning.task import GroundAction
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
 
-METHODS = ("auto", "product", "enumerate")
+METHODS = ("auto", "product", "enumerate", "search")
 
 
 def explicable_plan(
@@ -58,6 +59,14 @@ def explicable_plan(
         raise InputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     if max_cost is not None and max_cost < 0:
         raise InputError(f"the cost bound must not be negative, not {max_cost}")
+    if method == "search":
+        if expected is not None:
+            raise InputError("method search uses the person's optimal plans as the "
+                             "expected set")
+        from xaip.explicable.search import reconciliation_search
+
+        return reconciliation_search(problem, distance, max_cost, mapping, weights, budget,
+                                     check=check)
     if method == "auto":
         method = "product" if distance == "cost" and expected is None else "enumerate"
     if method == "product" and (distance != "cost" or expected is not None):

@@ -35,14 +35,16 @@ def restaurant_problem(task: str = "B2") -> ExplicableProblem:
                         chosen.human_problem)
 
 
-def _plan_spec(distance: str, max_cost: int | None) -> ExplainerSpec:
+def _plan_spec(distance: str, max_cost: int | None, method: str = "auto") -> ExplainerSpec:
     def example(budget: Budget) -> Any:
-        return explicable_plan(restaurant_problem(), distance, max_cost, budget=budget)
+        return explicable_plan(restaurant_problem(), distance, max_cost, method,
+                               budget=budget)
 
     def checker(result: Any) -> CheckReport:
         return check(restaurant_problem(), result)
 
-    return ExplainerSpec(name=f"explicable.plan-{distance}", family="explicable",
+    name = f"explicable.{'search' if method == 'search' else 'plan'}-{distance}"
+    return ExplainerSpec(name=name, family="explicable",
                          example=example, check=checker,
                          description=f"the most explicable restaurant plan under the "
                                      f"{distance} distance")
@@ -59,6 +61,7 @@ def _design_check(result: Any) -> CheckReport:
 for _spec in (
     _plan_spec("cost", None),
     _plan_spec("composite", 9),
+    _plan_spec("action", 8, "search"),
     ExplainerSpec(name="explicable.design", family="explicable", example=_design_example,
                   check=_design_check,
                   description="environment design for the restaurant robot, horizon 10"),

@@ -69,6 +69,8 @@ class ExplicablePlan:
     stats: Mapping[str, int | float] = field(default_factory=dict)
     verified: bool = False
     check: CheckReport | None = None
+    #: Anytime search: each better plan when found, as (seconds, IE or None, robot cost).
+    improvements: tuple[tuple[float, float | None, int], ...] = ()
 
     @property
     def score(self) -> float:
@@ -96,6 +98,8 @@ class ExplicablePlan:
             "seconds": round(self.seconds, 6),
             "stats": dict(self.stats),
             "check": None if self.check is None else self.check.to_dict(),
+            "improvements": [{"seconds": round(t, 6), "inexplicability": finite(ie),
+                              "robot_cost": c} for t, ie, c in self.improvements],
         }
 
 
