@@ -223,13 +223,15 @@ def find_cost_explanation(vocab: Vocabulary, steps: Sequence[tuple[str, Hashable
 def _prune(table: _CostTable, steps: Sequence[tuple[str, Hashable]],
            chosen: list[tuple[float, int, float, int]], plan_cost: float) -> tuple[Claim, ...]:
     """Drop concept sets (fall back to the baseline) while the bounds still exceed the
-    plan's cost, least useful first: the most abstract explanation the greedy pick allows."""
+    plan's cost, least useful first (then least confident): the most abstract explanation
+    the greedy pick allows, keeping its best-supported claims."""
     picks = [(-rank[3], rank[0]) for rank in chosen]  # (subset, bound)
     base = [table.bound(action, 0) for action, _ in steps]
-    gains = sorted((bound - (base[i] or (0.0, None))[0], i)
+    # the smallest gains go first; among equal gains the least confident claim
+    gains = sorted((bound - (base[i] or (0.0, None))[0], chosen[i][2], i)
                    for i, (subset, bound) in enumerate(picks) if subset)
     total = sum(bound for _, bound in picks)
-    for gain, i in gains:
+    for gain, _, i in gains:
         if total - gain > plan_cost:
             total -= gain
             picks[i] = (0, (base[i] or (0.0, None))[0])
