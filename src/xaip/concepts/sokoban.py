@@ -231,7 +231,8 @@ class Sokoban:
         return SokobanState(ahead, boxes, switch_on), cost
 
     def show(self, state: SokobanState) -> str:
-        """The state as level text (the switch cell shows ``S`` while on)."""
+        """The state as level text, for people and pictures: the switch cell shows ``S``
+        while on; ``P`` and ``B`` are the player and a box on a pink cell."""
         level = self.level
         rows = []
         for row in range(level.height):
@@ -241,9 +242,11 @@ class Sokoban:
                 if cell in level.walls:
                     line.append("#")
                 elif cell == state.player:
-                    line.append("+" if cell in level.targets else "@")
+                    line.append("+" if cell in level.targets
+                                else "P" if cell in level.pink else "@")
                 elif cell in state.boxes:
-                    line.append("*" if cell in level.targets else "$")
+                    line.append("*" if cell in level.targets
+                                else "B" if cell in level.pink else "$")
                 elif cell in level.targets:
                     line.append(".")
                 elif cell == level.switch:

@@ -3,7 +3,9 @@
 Why the picture is drawn from the result's level text: a result is plain data and the
 renderer gets nothing else, so the explainer keeps the failing state as level text
 (``failing_picture``) and this module turns its symbols into coloured cells, marking the
-cell the failing action pointed at (or pushed from) in red.
+cell the failing action pointed at in red, with a caption naming the explaining concept
+(a 3x5 pixel font below: the PNG writer draws only cells, and a font library would be
+a heavy dependency for one caption).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ _COLOURS: dict[str, list[Colour]] = {
     "s": [(30, 110, 50)],
     "S": [(120, 230, 120)],
     "c": [(245, 160, 200)],
+    "P": [(245, 160, 200), (40, 90, 220)],
+    "B": [(245, 160, 200), (150, 95, 40)],
 }
 _MARK: Colour = (220, 30, 30)
 _STEP = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
@@ -59,7 +63,7 @@ def why_not_png(result: WhyNot) -> bytes:
     for r, row in enumerate(rows):
         for c, symbol in enumerate(row.ljust(width)):
             layers[(r, c)] = list(_COLOURS.get(symbol, _COLOURS[" "]))
-            if symbol in "@+":
+            if symbol in "@+P":
                 player = (r, c)
     direction = (result.action or "").partition("-")[2]
     if player is not None and direction in _STEP:
@@ -68,4 +72,86 @@ def why_not_png(result: WhyNot) -> bytes:
         if mark in layers:
             layers[mark] = [*layers[mark], _MARK]
     w, h, rgb = draw_cells(len(rows), width, layers, cell=24)
+    w, h, rgb = caption(rgb, w, h, _label(result))
     return encode_png(w, h, rgb)
+
+
+def _label(result: WhyNot) -> list[str]:
+    """The caption: where the foil fails (or costs more) and the explaining concepts."""
+    if result.foil_outcome == "invalid":
+        head = f"step {result.failed_step}: {result.action} fails"
+        if result.incomplete:
+            return [head, "vocabulary incomplete"]
+        if result.concepts:
+            return [head, f"needs {result.concepts[0]}"]
+        return [head]
+    named = [claim for claim in result.claims if claim.concepts]
+    if not named:
+        return [f"foil costs {result.foil_cost:g} > {result.plan_cost:g}"]
+    claim = named[0]
+    return [f"step {claim.step}: {claim.action}", f"{' '.join(claim.concepts)}: "
+            f"cost >= {claim.at_least:g}"]
+
+
+# ------------------------------------------------------------------ a 3x5 pixel font
+
+_FONT = {
+    "a": "010101111101101", "b": "110101110101110", "c": "011100100100011",
+    "d": "110101101101110", "e": "111100110100111", "f": "111100110100100",
+    "g": "011100101101011", "h": "101101111101101", "i": "111010010010111",
+    "j": "001001001101010", "k": "101101110101101", "l": "100100100100111",
+    "m": "101111111101101", "n": "110101101101101", "o": "010101101101010",
+    "p": "110101110100100", "q": "010101101110011", "r": "110101110101101",
+    "s": "011100010001110", "t": "111010010010010", "u": "101101101101111",
+    "v": "101101101101010", "w": "101101111111101", "x": "101101010101101",
+    "y": "101101010010010", "z": "111001010100111", "0": "111101101101111",
+    "1": "010110010010111", "2": "110001010100111", "3": "110001010001110",
+    "4": "101101111001001", "5": "111100110001110", "6": "011100111101111",
+    "7": "111001010010010", "8": "111101111101111", "9": "111101111001110",
+    "-": "000000111000000", ".": "000000000000010", "(": "010100100100010",
+    ")": "010001001001010", ":": "000010000010000", " ": "000000000000000",
+    ">": "100010001010100", "=": "000111000111000", ",": "000000000010100",
+}
+
+GLYPH_W, GLYPH_H = 3, 5
+
+
+def text_width(text: str, scale: int) -> int:
+    """Pixel width of ``text`` (one blank column between glyphs)."""
+    return len(text) * (GLYPH_W + 1) * scale
+
+
+def draw_text(img: bytearray, width: int, x0: int, y0: int, text: str, scale: int,
+              colour: tuple[int, int, int]) -> None:
+    """Draw ``text`` into an RGB buffer ``width`` pixels wide (unknown characters blank)."""
+    pixel = bytes(colour) * scale
+    for index, char in enumerate(text.lower()):
+        bits = _FONT.get(char, _FONT[" "])
+        left = x0 + index * (GLYPH_W + 1) * scale
+        for row in range(GLYPH_H):
+            for col in range(GLYPH_W):
+                if bits[row * GLYPH_W + col] != "1":
+                    continue
+                x = left + col * scale
+                if x + scale > width:
+                    continue
+                for dy in range(scale):
+                    start = 3 * ((y0 + row * scale + dy) * width + x)
+                    if start >= 0 and start + 3 * scale <= len(img):
+                        img[start:start + 3 * scale] = pixel
+
+
+def caption(rgb: bytes, width: int, height: int, lines: list[str],
+            scale: int = 2) -> tuple[int, int, bytes]:
+    """The picture with ``lines`` of text in a white strip below it (widened to fit)."""
+    pad = 4
+    line_h = (GLYPH_H + 2) * scale
+    new_w = max(width, max((text_width(t, scale) for t in lines), default=0) + 2 * pad)
+    new_h = height + pad + line_h * len(lines) + pad
+    white = bytes((255, 255, 255))
+    img = bytearray(white * (new_w * new_h))
+    for y in range(height):
+        img[3 * y * new_w:3 * y * new_w + 3 * width] = rgb[3 * y * width:3 * (y + 1) * width]
+    for number, text in enumerate(lines):
+        draw_text(img, new_w, pad, height + pad + number * line_h, text, scale, (20, 20, 20))
+    return new_w, new_h, bytes(img)
