@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from xaip.contract import CheckReport
-from xaip.explicable.distances import trace_distance, trace_of
+from xaip.explicable.distances import DistanceParams, trace_distance, trace_of
 from xaip.explicable.problem import ExplicableProblem, ground_plan
 from xaip.explicable.results import ExplicablePlan
 from xaip.planning.plans import PlanStep, parse_plan, validate
@@ -98,7 +98,7 @@ def _steps(plan: Sequence[str]) -> tuple[PlanStep, ...]:
 def check(problem: ExplicableProblem, result: ExplicablePlan,
           expected: Sequence[Sequence[GroundAction]] | None = None,
           mapping: Callable[[float], float] = lambda d: d,
-          weights: Mapping[str, float] | None = None, limit: int = 200_000) -> CheckReport:
+          weights: DistanceParams = None, limit: int = 200_000) -> CheckReport:
     """Confirm ``result``: valid plans with the claimed costs, and no robot plan within the
     bound with a lower (IE, robot cost). See the module docstring for what is shared."""
     if not result.status.finished:
@@ -111,7 +111,7 @@ def check(problem: ExplicableProblem, result: ExplicablePlan,
 
 def _check(problem: ExplicableProblem, result: ExplicablePlan,
            expected: Sequence[Sequence[GroundAction]] | None,
-           mapping: Callable[[float], float], weights: Mapping[str, float] | None,
+           mapping: Callable[[float], float], weights: DistanceParams,
            limit: int) -> CheckReport:
     robot, human = problem.robot_task, problem.human_task
     if not result.plan:
@@ -155,7 +155,7 @@ def _check(problem: ExplicableProblem, result: ExplicablePlan,
 
 def _scorer(problem: ExplicableProblem, distance: str,
             expected: Sequence[Sequence[GroundAction]], mapping: Callable[[float], float],
-            weights: Mapping[str, float] | None) -> Callable[[Sequence[GroundAction]], float]:
+            weights: DistanceParams) -> Callable[[Sequence[GroundAction]], float]:
     human = problem.human_task
     plans = [ground_plan(human, p) for p in expected]
     costs = [sum(a.cost for a in p) for p in plans if p is not None]

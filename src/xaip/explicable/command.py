@@ -31,7 +31,7 @@ def _weights(text: str) -> dict[str, float]:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``distance``, ``explicable`` and ``design`` on the ``xaip`` parser."""
-    from xaip.explicable.measures import DISTANCES, MAPPINGS
+    from xaip.explicable.measures import ALL_DISTANCES, MAPPINGS
     from xaip.explicable.planner import METHODS
 
     distance = sub.add_parser(
@@ -58,9 +58,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     plan.add_argument("problem")
     plan.add_argument("--human-problem", default=None, metavar="FILE",
                       help="the problem as the person sees it (default: PROBLEM)")
-    plan.add_argument("--distance", default="cost", choices=list(DISTANCES),
+    plan.add_argument("--distance", default="cost", choices=list(ALL_DISTANCES),
                       help="plan distance (default: cost, the extra cost in the person's "
-                           "model)")
+                           "model); learned needs --model")
+    plan.add_argument("--model", default=None, metavar="FILE",
+                      help="a learned distance (JSON weights, see docs/explicable.md)")
     plan.add_argument("--mapping", default="identity", choices=list(MAPPINGS),
                       help="increasing map from distance to inexplicability")
     plan.add_argument("--weights", type=_weights, default=None, metavar="A,C,S",
@@ -114,10 +116,17 @@ def run_explicable(args: argparse.Namespace) -> int:
 
     if args.max_cost is not None and args.max_cost < 0:
         raise InputError(f"--max-cost must not be negative, not {args.max_cost}")
+    params = args.weights
+    if (args.distance == "learned") != (args.model is not None):
+        raise InputError("--distance learned goes with --model FILE")
+    if args.model is not None:
+        from xaip.explicable.learned import LearnedDistance
+
+        params = LearnedDistance.load(args.model)
     problem = load_problem(args.robot_domain, args.human_domain, args.problem,
                            args.human_problem)
     result = explicable_plan(problem, args.distance, args.max_cost, args.method,
-                             args.mapping, args.weights, budget=budget_from(args))
+                             args.mapping, params, budget=budget_from(args))
     emit(args, result.to_dict(), render(result))
     found = bool(result.plan) and result.status.finished and result.verified
     return EXIT_OK if found else EXIT_NEGATIVE

@@ -21,7 +21,7 @@ All four distances lie in ``[0, 1]``, are 0 on identical plans and are symmetric
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from xaip.errors import InputError
@@ -33,6 +33,10 @@ from xaip.planning.task import GroundAction, Task
 TRACE_DISTANCES = ("action", "causal", "state", "composite")
 
 Link = tuple[str, str, str]
+
+#: The parameters of a distance: composite weights, or for ``learned`` the fitted model
+#: (:class:`xaip.explicable.learned.LearnedDistance`, a function of the feature vector).
+DistanceParams = Mapping[str, float] | Callable[[Mapping[str, float]], float] | None
 
 
 @dataclass(frozen=True)
@@ -140,8 +144,15 @@ def feature_vector(a: PlanTrace, b: PlanTrace) -> dict[str, float]:
 
 
 def trace_distance(name: str, a: PlanTrace, b: PlanTrace,
-                   weights: Mapping[str, float] | None = None) -> float:
-    """The distance called ``name`` (one of :data:`TRACE_DISTANCES`)."""
+                   weights: DistanceParams = None) -> float:
+    """The distance called ``name`` (one of :data:`TRACE_DISTANCES`, or ``learned`` with
+    the fitted model as ``weights``)."""
+    if name == "learned":
+        if weights is None or isinstance(weights, Mapping):
+            raise InputError("the learned distance needs a fitted model")
+        return weights(feature_vector(a, b))
+    if weights is not None and not isinstance(weights, Mapping):
+        raise InputError(f"the {name} distance takes weights, not a model")
     if name == "action":
         return action_distance(a, b)
     if name == "causal":

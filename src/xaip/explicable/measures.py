@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from xaip.errors import InputError
 from xaip.explicable.distances import (
     TRACE_DISTANCES,
+    DistanceParams,
     PlanTrace,
     check_weights,
     composite_distance,
@@ -39,6 +40,8 @@ from xaip.planning.task import GroundAction, Task
 from xaip.runtime import Budget, Status
 
 DISTANCES = ("cost", *TRACE_DISTANCES)
+#: ``learned`` needs a fitted model (:mod:`xaip.explicable.learned`) passed as ``weights``.
+ALL_DISTANCES = (*DISTANCES, "learned")
 
 #: Increasing mappings ``F`` from the minimum distance to IE (configurable, [D]).
 MAPPINGS: dict[str, Callable[[float], float]] = {
@@ -84,11 +87,11 @@ class Scorer:
     def __init__(self, problem: ExplicableProblem, distance: str = "cost",
                  expected: Sequence[Sequence[GroundAction]] | None = None,
                  mapping: str | Callable[[float], float] = "identity",
-                 weights: Mapping[str, float] | None = None,
+                 weights: DistanceParams = None,
                  budget: Budget | None = None) -> None:
-        if distance not in DISTANCES:
+        if distance not in ALL_DISTANCES:
             raise InputError(f"unknown plan distance {distance!r}; use one of "
-                             f"{', '.join(DISTANCES)}")
+                             f"{', '.join(ALL_DISTANCES)}")
         if isinstance(mapping, str):
             if mapping not in MAPPINGS:
                 raise InputError(f"unknown mapping {mapping!r}; use one of {', '.join(MAPPINGS)}")
@@ -96,7 +99,15 @@ class Scorer:
         self.problem = problem
         self.distance = distance
         self.mapping = mapping
-        self.weights = check_weights(weights) if distance == "composite" else None
+        self.weights: DistanceParams = None
+        if distance == "composite":
+            if weights is not None and not isinstance(weights, Mapping):
+                raise InputError("the composite distance takes weights, not a model")
+            self.weights = check_weights(weights)
+        elif distance == "learned":
+            if weights is None or isinstance(weights, Mapping):
+                raise InputError("the learned distance needs a fitted model")
+            self.weights = weights
         if expected is None:
             expected = expected_plans(problem, budget).plans
         plans = [plan_in(problem.human_task, plan) for plan in expected]

@@ -21,9 +21,10 @@ is the anytime reconciliation search of :mod:`xaip.explicable.search`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 
 from xaip.errors import InputError
+from xaip.explicable.distances import DistanceParams
 from xaip.explicable.measures import ExpectedPlansUnfinished, Scored, Scorer, expected_plans
 from xaip.explicable.problem import ExplicableProblem
 from xaip.explicable.product import product_search
@@ -43,7 +44,7 @@ def explicable_plan(
     max_cost: int | None = None,
     method: str = "auto",
     mapping: str | Callable[[float], float] = "identity",
-    weights: Mapping[str, float] | None = None,
+    weights: DistanceParams = None,
     expected: Sequence[Sequence[GroundAction]] | None = None,
     budget: Budget | BudgetClock | None = None,
     check: bool = True,

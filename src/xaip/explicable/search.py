@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
 
-from xaip.explicable.distances import trace_distance, trace_of
+from xaip.explicable.distances import DistanceParams, trace_distance, trace_of
 from xaip.explicable.measures import ExpectedPlansUnfinished, Scorer, expected_plans
 from xaip.explicable.planner import default_bound
 from xaip.explicable.problem import ExplicableProblem, ground_plan
@@ -91,7 +91,7 @@ def reconciliation_search(
     distance: str = "cost",
     max_cost: int | None = None,
     mapping: str | Callable[[float], float] = "identity",
-    weights: Mapping[str, float] | None = None,
+    weights: DistanceParams = None,
     budget: Budget | BudgetClock | None = None,
     progress: Progress | None = None,
     check: bool = True,
