@@ -41,6 +41,7 @@ class Concept:
     description: str = ""
     false_positive: float = 0.0
     false_negative: float = 0.0
+    simulate_noise: bool = True  # False for a real classifier: its errors are its own
 
     @property
     def noisy(self) -> bool:
@@ -52,7 +53,7 @@ class Concept:
     def observe(self, state: Hashable, rng: random.Random | None = None) -> bool:
         """The classifier's label: the truth, flipped at the concept's error rates."""
         value = self.truth(state)
-        if rng is None or not self.noisy:
+        if rng is None or not self.noisy or not self.simulate_noise:
             return value
         flip = self.false_negative if value else self.false_positive
         return (not value) if rng.random() < flip else value
@@ -117,7 +118,7 @@ def negation(concept: Concept, name: str | None = None) -> Concept:
     test = concept.test
     return Concept(name or f"not-{concept.name}", lambda s: not test(s),
                    f"not ({concept.description})" if concept.description else "",
-                   concept.false_negative, concept.false_positive)
+                   concept.false_negative, concept.false_positive, concept.simulate_noise)
 
 
 # ---------------------------------------------------------------------- Sokoban library
