@@ -35,7 +35,7 @@ from xaip.errors import (
     InputError,
     XaipError,
 )
-from xaip.planning.engines import engine_names
+from xaip.planning.engines import DEFAULT_ENGINE, engine_names
 from xaip.render import render
 from xaip.runtime import Status
 
@@ -78,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help="astar, ucs, gbfs, ehc or bfs (default: astar if --optimal, else gbfs)")
     plan.add_argument("--cost-bound", type=non_negative_int, default=None, metavar="C",
                       help="only accept plans cheaper than C (with --optimal: prove none exists)")
-    plan.add_argument("--engine", choices=engine_names(), default="builtin",
-                      help="planning engine (fd: Fast Downward, if installed)")
+    plan.add_argument("--engine", choices=engine_names(), default=DEFAULT_ENGINE,
+                      help="planning engine: default (compiled when built, else builtin), "
+                           "builtin (pure Python), compiled (C), fd (Fast Downward)")
     plan.add_argument("--output", "-o", default=None, metavar="FILE",
                       help="also write the plan to FILE in plan-file format")
     _budget_args(plan)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xaip.planning.engines import get_engine
+from xaip.errors import InputError
+from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.engines.builtin import choose
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.result import PlanResult
@@ -17,6 +18,18 @@ from xaip.planning.task import Task
 from xaip.runtime import Budget
 
 __all__ = ["PlanResult", "plan", "plan_files", "plan_model", "plan_task"]
+
+#: engines configured with xaip's search and heuristic names
+_CONFIGURABLE = frozenset({"builtin", "compiled", DEFAULT_ENGINE})
+
+
+def _engine(name: str, optimal: bool, search: str | None, heuristic: str | None) -> Engine:
+    if name in _CONFIGURABLE:
+        choose(optimal, search, heuristic)  # reject bad combinations before any work
+        return get_engine(name, search=search, heuristic=heuristic)
+    if search is not None or heuristic is not None:
+        raise InputError(f"--search/--heuristic configure xaip's own engines, not '{name}'")
+    return get_engine(name)
 
 
 def plan_task(
@@ -26,15 +39,11 @@ def plan_task(
     heuristic: str | None = None,
     cost_bound: int | None = None,
     budget: Budget | None = None,
-    engine: str = "builtin",
+    engine: str = DEFAULT_ENGINE,
 ) -> PlanResult:
     """Plan on a grounded task."""
-    if engine == "builtin":
-        choose(optimal, search, heuristic)  # reject bad combinations before any work
-        return get_engine("builtin", search=search, heuristic=heuristic).solve(
-            task, optimal=optimal, cost_bound=cost_bound, budget=budget)
-    return get_engine(engine).solve(task, optimal=optimal, cost_bound=cost_bound,
-                                    budget=budget)
+    return _engine(engine, optimal, search, heuristic).solve(
+        task, optimal=optimal, cost_bound=cost_bound, budget=budget)
 
 
 def plan_model(
@@ -45,16 +54,11 @@ def plan_model(
     heuristic: str | None = None,
     cost_bound: int | None = None,
     budget: Budget | None = None,
-    engine: str = "builtin",
+    engine: str = DEFAULT_ENGINE,
 ) -> PlanResult:
     """Ground and plan (engines with their own grounding, such as ``fd``, take the model)."""
-    if engine == "builtin":
-        choose(optimal, search, heuristic)
-        chosen = get_engine("builtin", search=search, heuristic=heuristic)
-    else:
-        chosen = get_engine(engine)
-    return chosen.solve_model(domain, problem, optimal=optimal, cost_bound=cost_bound,
-                              budget=budget)
+    return _engine(engine, optimal, search, heuristic).solve_model(
+        domain, problem, optimal=optimal, cost_bound=cost_bound, budget=budget)
 
 
 def plan_files(
@@ -65,7 +69,7 @@ def plan_files(
     heuristic: str | None = None,
     cost_bound: int | None = None,
     budget: Budget | None = None,
-    engine: str = "builtin",
+    engine: str = DEFAULT_ENGINE,
 ) -> PlanResult:
     """Read, check and plan: the CLI's entry point."""
     from xaip.planning.pddl import check_problem, read_domain, read_problem
@@ -84,7 +88,7 @@ def plan(
     heuristic: str | None = None,
     cost_bound: int | None = None,
     budget: Budget | None = None,
-    engine: str = "builtin",
+    engine: str = DEFAULT_ENGINE,
 ) -> PlanResult:
     """Plan for a grounded task, a ``(domain, problem)`` pair, or two PDDL file paths.
 

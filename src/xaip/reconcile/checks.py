@@ -33,7 +33,7 @@ from typing import Any
 
 from xaip.contract import CheckReport
 from xaip.errors import InputError
-from xaip.planning.engines import get_engine
+from xaip.planning.engines import DEFAULT_ENGINE, get_engine
 from xaip.planning.features import Edit, model_diff
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
@@ -62,6 +62,8 @@ __all__ = ["CheckResult", "brute_force_complete", "check", "is_complete", "is_mo
 
 #: The checker's own optimal search: a different algorithm from the explainers' A* + LM-cut.
 CHECK_ALGORITHM, CHECK_HEURISTIC = "ucs", "hmax"
+#: Engines that run xaip's searches (the checker asks them for uniform-cost search).
+OWN_ENGINES = frozenset({"builtin", "compiled", DEFAULT_ENGINE})
 
 
 def _lifted_only(edits: Iterable[Edit]) -> list[Edit]:
@@ -85,12 +87,12 @@ def _cheaper(domain: Domain, problem: Problem, task: Task, bound: int, budget: B
     """(status, cost) of a plan cheaper than ``bound``: "solved", "unsolvable" or
     "budget_exhausted".
 
-    The built-in engine answers with uniform-cost search (h^max only prunes) on ``task``;
-    an external engine (``"fd"``) reads the updated model as lifted PDDL and grounds it
-    itself, sharing nothing with our grounding or search.
+    xaip's own engines (``builtin``, ``compiled``, ``default``) answer with uniform-cost
+    search (h^max only prunes) on ``task``; an external engine (``"fd"``) reads the updated
+    model as lifted PDDL and grounds it itself, sharing nothing with our grounding or search.
     """
-    if engine == "builtin":
-        result = get_engine("builtin", search=CHECK_ALGORITHM, heuristic=CHECK_HEURISTIC
+    if engine in OWN_ENGINES:
+        result = get_engine(engine, search=CHECK_ALGORITHM, heuristic=CHECK_HEURISTIC
                             ).solve(task, optimal=True, cost_bound=bound, budget=budget)
     else:
         result = get_engine(engine).solve_model(domain, problem, optimal=True,
@@ -99,7 +101,7 @@ def _cheaper(domain: Domain, problem: Problem, task: Task, bound: int, budget: B
 
 
 def is_complete(mrp: MRP, edits: Iterable[Edit], budget: Budget | None = None,
-                engine: str = "builtin", plan: Sequence[PlanStep] | None = None
+                engine: str = DEFAULT_ENGINE, plan: Sequence[PlanStep] | None = None
                 ) -> CheckResult:
     """Is the plan valid and optimal in the human model updated by lifted ``edits``?
 
@@ -209,7 +211,7 @@ def _check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRe
         method = "brute force over sets of atoms"
     else:
         outcome = is_complete(mrp, result.edits, budget, result.engine)
-        method = ("uniform-cost search on a fresh grounding" if result.engine == "builtin"
+        method = ("uniform-cost search on a fresh grounding" if result.engine in OWN_ENGINES
                   else f"{result.engine} on the lifted PDDL")
     if outcome.complete is None:
         return CheckReport(None, f"{outcome.reason}; {method}")
@@ -263,7 +265,7 @@ def _check_contrastive(mrp: MRP, result: Explanation, budget: Budget) -> CheckRe
             continue
         task = task or ground(domain, problem)
         status, found = _cheaper(domain, problem, _foil_task(task, foil.kind, foil.action),
-                                 cost, budget, "builtin")
+                                 cost, budget, DEFAULT_ENGINE)
         if status == "budget_exhausted":
             return CheckReport(None, "the checker's budget ran out")
         if status == "solved":

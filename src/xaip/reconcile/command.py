@@ -25,7 +25,7 @@ from xaip.commandline import (
     write_output,
 )
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
-from xaip.planning.engines import engine_names
+from xaip.planning.engines import DEFAULT_ENGINE, engine_names
 from xaip.reconcile.explain import ALL_TYPES, UNCERTAIN_TYPES
 from xaip.runtime import Status
 
@@ -45,7 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--type", default="mce", dest="kind", choices=list(ALL_TYPES),
                         help="explanation type (default: mce); conformant, conditional and "
                              "anytime need --annotations")
-    parser.add_argument("--engine", default="builtin", choices=list(engine_names()),
+    parser.add_argument("--engine", default=DEFAULT_ENGINE, choices=list(engine_names()),
                         help="optimal planner for the goal tests: built-in A* + LM-cut, or "
                              "Fast Downward in a subprocess (for large models); the checker "
                              "then also uses it")

@@ -33,7 +33,7 @@ from typing import Any
 
 from xaip.contract import CheckReport, with_check
 from xaip.errors import InputError
-from xaip.planning.engines import Engine, get_engine
+from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.features import Edit, Feature, model_diff, model_features
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
@@ -99,7 +99,7 @@ class ConformantExplainer:
     budget: Budget = field(default_factory=lambda: Budget(max_seconds=300))
     goal_tests: int = 0
     check_budget: Budget | None = None
-    engine: str | Engine = "builtin"
+    engine: str | Engine = DEFAULT_ENGINE
     _cache: dict[Any, bool] = field(default_factory=dict, repr=False)
     _clock: BudgetClock | None = field(default=None, repr=False)
 
@@ -456,7 +456,7 @@ def explain_uncertain(
     question_cost: float = 0.1,
     annotation_cost: float = 1.0,
     check_budget: Budget | None = None,
-    engine: str | Engine = "builtin",
+    engine: str | Engine = DEFAULT_ENGINE,
 ) -> ConformantExplanation | ConditionalExplanation | AnytimeExplanation:
     """:func:`xaip.reconcile.explain` for ``conformant``, ``conditional`` and ``anytime``."""
     if isinstance(mrp, AnnotatedMRP):

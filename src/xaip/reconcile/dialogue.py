@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from xaip.contract import with_check
 from xaip.errors import InputError
+from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.features import Edit
 from xaip.planning.features.apply import apply_edits
 from xaip.reconcile.checks import check
@@ -36,7 +37,7 @@ class DecisionSupport:
     mrp: MRP
     kind: str = "mce"
     budget: Budget | None = None
-    engine: str = "builtin"
+    engine: str = DEFAULT_ENGINE
     rounds: list[Round] = field(default_factory=list)
     stopped: str = ""  # why the dialogue could not go on (a round ran out of budget)
 
@@ -104,7 +105,7 @@ class DecisionSupport:
 
 
 def decision_support(mrp: MRP, vetoes: Sequence[int | Edit], kind: str = "mce",
-                     budget: Budget | None = None, engine: str = "builtin") -> Dialogue:
+                     budget: Budget | None = None, engine: str = DEFAULT_ENGINE) -> Dialogue:
     """Explain, apply the person's vetoes in turn (0-based edit numbers or edits), and
     return the whole dialogue."""
     dialogue = DecisionSupport(mrp, kind, budget, engine)

@@ -21,7 +21,7 @@ from typing import Any
 
 from xaip.contract import CheckReport, with_check
 from xaip.errors import InputError
-from xaip.planning.engines import Engine
+from xaip.planning.engines import DEFAULT_ENGINE, Engine
 from xaip.planning.features import Feature
 from xaip.planning.pddl import write_domain
 from xaip.planning.plans import PlanStep, validate
@@ -70,7 +70,7 @@ class Explainer:
         grounded: bool = False,
         edit_costs: dict[Feature, int] | None = None,
         budget: Budget | None = None,
-        engine: str | Engine = "builtin",
+        engine: str | Engine = DEFAULT_ENGINE,
     ) -> None:
         self.mrp = mrp
         self.budget = budget or DEFAULT_BUDGET
@@ -235,7 +235,7 @@ def explain(
     *,
     budget: Budget | None = None,
     progress: Progress | None = None,
-    engine: str | Engine = "builtin",
+    engine: str | Engine = DEFAULT_ENGINE,
     foils: Sequence[Foil] = (),
     annotations: Sequence[Any] | str | Path | None = None,
     answers: Callable[[Feature], bool] | Mapping[Feature, bool] | None = None,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from xaip.errors import InputError
-from xaip.planning.engines import Engine, get_engine
+from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.pddl.model import Atom
 from xaip.planning.plans import causal_links
 from xaip.planning.task import GroundAction, Task
@@ -49,7 +49,7 @@ class _Planner:
     any registered engine (``"fd"``: Fast Downward in a subprocess).
     """
 
-    def __init__(self, budget: Budget, engine: str | Engine = "builtin",
+    def __init__(self, budget: Budget, engine: str | Engine = DEFAULT_ENGINE,
                  clock: BudgetClock | None = None) -> None:
         self.budget = budget
         self.clock = clock or budget.start()

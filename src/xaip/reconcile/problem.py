@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.errors import BudgetExhausted, InputError
-from xaip.planning.engines import Engine, get_engine
+from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.grounding import ground
 from xaip.planning.pddl import check_problem, read_domain, read_problem
 from xaip.planning.pddl.model import NO_EFFECT, TRUE, Domain, Problem
@@ -50,7 +50,7 @@ def make_mrp(
     human_problem: Problem | None = None,
     plan: Sequence[PlanStep] | str | None = None,
     budget: Budget | None = None,
-    engine: str | Engine = "builtin",
+    engine: str | Engine = DEFAULT_ENGINE,
 ) -> MRP:
     """Check the inputs and build the MRP; without ``plan``, plan optimally for the robot.
 
@@ -121,7 +121,7 @@ def load_mrp(
     plan: str | Path | None = None,
     human_problem: str | Path | None = None,
     budget: Budget | None = None,
-    engine: str | Engine = "builtin",
+    engine: str | Engine = DEFAULT_ENGINE,
 ) -> MRP:
     """Read the files of an MRP (the CLI's entry point).
 

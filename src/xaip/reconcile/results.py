@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.contract import CheckReport
+from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.features import Edit
 from xaip.planning.features.sentences import sentence
 from xaip.reconcile.annotated import Possible
@@ -55,7 +56,7 @@ class Explanation:
     difference_size: int = 0
     grounded: bool = False
     foils: tuple[Foil, ...] = ()
-    engine: str = "builtin"
+    engine: str = DEFAULT_ENGINE
     updated_domain: str | None = field(default=None, repr=False)
     #: A plan the human model found cheaper than the robot's before the explanation (the
     #: plan the person expects), and what becomes of it in the updated model.

@@ -12,6 +12,7 @@ Typical use::
 """
 
 from xaip.planning.engines.base import (
+    DEFAULT_ENGINE,
     Engine,
     describe_engines,
     engine_names,
@@ -19,7 +20,7 @@ from xaip.planning.engines.base import (
     register_engine,
 )
 from xaip.planning.engines.builtin import BuiltinEngine
-from xaip.planning.engines.compiled import CompiledEngine
+from xaip.planning.engines.compiled import CompiledEngine, preferred_engine
 from xaip.planning.engines.fast_downward import (
     FDLandmark,
     FDLandmarks,
@@ -37,8 +38,11 @@ register_engine("compiled", CompiledEngine,
                 "the same searches and heuristics in C (xaip._core; built at install time)")
 register_engine("fd", FastDownwardEngine,
                 "Fast Downward in a separate process (optional: pip install 'xaip[fd]')")
+register_engine(DEFAULT_ENGINE, preferred_engine,
+                "the compiled engine when xaip._core is built, else builtin (the default)")
 
 __all__ = [
+    "DEFAULT_ENGINE",
     "BuiltinEngine",
     "CompiledEngine",
     "Engine",

@@ -72,6 +72,10 @@ def ground_and_solve(engine: Engine, domain: Domain, problem: Problem, *, optima
 
 EngineFactory = Callable[..., Engine]
 
+#: The engine every planning call uses unless told otherwise: the compiled core when it
+#: was built, else the pure-Python builtin engine (announced once).
+DEFAULT_ENGINE = "default"
+
 _FACTORIES: dict[str, EngineFactory] = {}
 _DESCRIPTIONS: dict[str, str] = {}
 
@@ -91,7 +95,7 @@ def describe_engines() -> dict[str, str]:
     return dict(_DESCRIPTIONS)
 
 
-def get_engine(name: str = "builtin", **options: Any) -> Engine:
+def get_engine(name: str = DEFAULT_ENGINE, **options: Any) -> Engine:
     """The engine called ``name``; options configure it (e.g. ``search``, ``heuristic``).
 
     Raises :class:`~xaip.errors.InputError` for an unknown name and

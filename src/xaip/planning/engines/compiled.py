@@ -29,9 +29,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from xaip.errors import InputError
-from xaip.planning.engines.base import Engine
+from xaip.planning.engines.base import Engine, ground_and_solve
 from xaip.planning.engines.builtin import BuiltinEngine, choose
-from xaip.planning.grounding import ground
 from xaip.planning.heuristics import ADMISSIBLE
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.result import PlanResult
@@ -193,8 +192,8 @@ class CompiledEngine:
     def solve_model(self, domain: Domain, problem: Problem, *, optimal: bool = False,
                     cost_bound: int | None = None, budget: Budget | None = None
                     ) -> PlanResult:
-        return self.solve(ground(domain, problem), optimal=optimal, cost_bound=cost_bound,
-                          budget=budget)
+        return ground_and_solve(self, domain, problem, optimal=optimal,
+                                cost_bound=cost_bound, budget=budget)
 
 
 _warned = False
