@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from xaip.agents.png import Colour, draw_cells, encode_png
 from xaip.concepts.results import WhyNot
+from xaip.concepts.teach import Teaching
 from xaip.errors import InputError
 from xaip.render import renderer
 
@@ -155,3 +156,15 @@ def caption(rgb: bytes, width: int, height: int, lines: list[str],
     for number, text in enumerate(lines):
         draw_text(img, new_w, pad, height + pad + number * line_h, text, scale, (20, 20, 20))
     return new_w, new_h, bytes(img)
+
+
+@renderer(Teaching, "text")
+def teaching_text(teaching: Teaching) -> str:
+    if not teaching.added:
+        head = "No new concept was taught."
+    else:
+        head = f"Learned the new concept `{teaching.added[0]}`"
+        if teaching.rejected:
+            head += f" (after rejecting {', '.join(teaching.rejected)})"
+        head += f" in {teaching.questions} questions."
+    return f"{head}\n{why_not_text(teaching.final)}"
