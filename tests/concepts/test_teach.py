@@ -60,3 +60,44 @@ def test_positive_states_come_most_similar_first() -> None:
     with pytest.raises(InputError, match="not incomplete"):
         full = bundled("sokoban-switch")
         teach(full, why_not(full.sim, full.plan, full.foil, full.vocabulary), Scripted())
+
+
+def test_terminal_teacher_learns_from_labels() -> None:
+    from xaip.concepts.teach import TerminalTeacher
+
+    query, result = incomplete()
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        if prompt.rstrip().endswith("(empty: stop):"):
+            return "lit"
+        state = prompt.split("Does")[0]
+        return "y" if "S" in state else "n"   # the person sees the lit switch (S)
+
+    from xaip.concepts import random_walks
+
+    pool = positive_states(query, result)[:20] + random_walks(
+        query.sim, [query.sim.initial()], 30, seed=0)
+    teacher = TerminalTeacher(query.sim, pool, ask=ask)
+    teaching = teach(query, result, teacher)
+    assert teaching.added == ("lit",) and teaching.final.concepts == ("lit",)
+    assert teaching.final.verified and len(prompts) > 10
+
+
+def test_cli_teach_with_piped_answers(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from xaip.cli import main
+    from xaip.concepts.bundled import folder
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))  # the person stops at once
+    code = main(["why-not", "sokoban-switch", "--teach", "--vocabulary",
+                 str(folder() / "switch-incomplete.json")])
+    out = capsys.readouterr().out
+    assert code == 1 and "No new concept" in out and "incomplete" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code = main(["why-not", "sokoban-switch", "--teach", "--vocabulary",
+                 str(folder() / "switch-incomplete.json")])
+    assert code == 2 and "standard input" in capsys.readouterr().err

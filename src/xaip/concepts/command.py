@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from xaip.commandline import (
     add_budget_args,
@@ -25,6 +26,7 @@ from xaip.commandline import (
     non_negative_int,
     write_output,
 )
+from xaip.concepts.results import Query, WhyNot
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 from xaip.runtime import Status
 
@@ -64,6 +66,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--workers", type=_positive, default=1, metavar="N",
                         help="draw samples on N processes (same answer for a seed)")
+    parser.add_argument("--teach", action="store_true",
+                        help="when no concept explains a failing foil, teach a new one: name "
+                             "it and label example states on the terminal (book 7.7)")
     parser.add_argument("--picture", default=None, metavar="FILE",
                         help="write a PNG of the state where the foil fails (or costs more)")
     add_budget_args(parser)
@@ -92,7 +97,6 @@ def _query(args: argparse.Namespace) -> object:
 def run(args: argparse.Namespace) -> int:
     """The ``why-not`` handler."""
     from xaip.concepts.explain import why_not
-    from xaip.concepts.results import Query
     from xaip.render import render
 
     inputs = (args.level, args.plan, args.foil, args.vocabulary)
@@ -108,5 +112,22 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"no picture written to {args.picture}: the foil neither fails nor costs "
                   "more", file=sys.stderr)
-    emit(args, result.to_dict(), render(result))
+    if args.teach and result.incomplete and result.foil_outcome == "invalid":
+        teaching = _teach(query, result, args)
+        emit(args, teaching.to_dict(), render(teaching))
+        result = teaching.final
+    else:
+        emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.status == Status.FOUND and result.verified else EXIT_NEGATIVE
+
+
+def _teach(query: object, result: object, args: argparse.Namespace) -> Any:
+    from xaip.concepts.simulator import random_walks
+    from xaip.concepts.teach import TerminalTeacher, positive_states, teach
+
+    assert isinstance(query, Query) and isinstance(result, WhyNot)
+    pool = positive_states(query, result, seed=args.seed)[:20]
+    pool += random_walks(query.sim, [query.sim.initial()], 30, args.seed)
+    teacher = TerminalTeacher(query.sim, pool, seed=args.seed)
+    return teach(query, result, teacher, seed=args.seed, samples=args.budget,
+                 budget=budget_from(args))

@@ -122,7 +122,7 @@ def learn_concept(name: str, positives: Sequence[Hashable], negatives: Sequence[
     rng = random.Random(seed)
     rng.shuffle(examples)
     cut = max(1, int(len(examples) * (1 - holdout))) if len(examples) > 1 else 1
-    train, test = examples[:cut], examples[cut:] or examples[:cut]
+    train, test = examples[:cut], examples[cut:] or examples[:cut]  # no holdout: train set
     stumps = train_stumps([list(features(s)) for s, _ in train], [y for _, y in train],
                           rounds)
     classifier = BoostedStumps(stumps, features)

@@ -16,8 +16,10 @@ workbench) or a script (in tests) answer:
 
 from __future__ import annotations
 
+import random
+import sys
 import time
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -120,3 +122,55 @@ def teach(query: Query, result: WhyNot, teacher: Teacher, *, confirmations: int 
                     {"questions": questions, "positives_shown": min(len(positives),
                                                                      confirmations + 1)},
                     final.verified)
+
+
+Ask = Callable[[str], str]
+
+
+def ask_terminal(prompt: str) -> str:
+    """Ask on standard error, read one line from standard input (EOF: bad input)."""
+    print(prompt, end="", file=sys.stderr, flush=True)
+    line = sys.stdin.readline()
+    if not line:
+        raise InputError("the teaching dialogue needs answers on standard input")
+    if not sys.stdin.isatty():
+        print(line.strip(), file=sys.stderr)  # a piped answer is not echoed: show it
+    return line.strip()
+
+
+class TerminalTeacher:
+    """A person at a terminal: names the concept, then labels example states (shown as
+    level text), from which the concept is learned (:func:`~xaip.concepts.learn.
+    learn_concept` on :func:`~xaip.concepts.learn.grid_features`)."""
+
+    def __init__(self, sim: Any, pool: Sequence[Hashable], examples: int = 12,
+                 ask: Ask = ask_terminal, seed: int = 0) -> None:
+        self.sim, self.pool, self.examples, self.ask, self.seed = sim, pool, examples, ask, seed
+
+    def _show(self, state: Hashable) -> str:
+        show = getattr(self.sim, "show", None)
+        return show(state) if show is not None else repr(state)
+
+    def _yes(self, concept: str, state: Hashable) -> bool:
+        answer = self.ask(f"\n{self._show(state)}\nDoes `{concept}` hold here? [y/n] ")
+        return answer.lower() in ("y", "yes", "true", "1")
+
+    def new_concept(self, failing: Hashable, positive: Hashable, action: str) -> Concept | None:
+        from xaip.concepts.learn import grid_features, learn_concept
+
+        name = self.ask(f"\n`{action}` fails here:\n{self._show(failing)}\nbut works here:\n"
+                        f"{self._show(positive)}\nName a concept true in the second state and "
+                        "false in the first (empty: stop): ").strip()
+        if not name:
+            return None
+        chosen = random.Random(self.seed).sample(list(self.pool),
+                                                 min(self.examples, len(self.pool)))
+        labelled = [(positive, True), (failing, False)]
+        labelled += [(s, self._yes(name, s)) for s in chosen]
+        learned = learn_concept(name, [s for s, y in labelled if y],
+                                [s for s, y in labelled if not y],
+                                grid_features(self.sim.level.width), holdout=0.0)
+        return learned.concept
+
+    def holds(self, concept: str, state: Hashable) -> bool:
+        return self._yes(concept, state)
