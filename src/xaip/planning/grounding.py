@@ -28,10 +28,14 @@ from fractions import Fraction
 from typing import Literal
 
 from xaip.errors import SemanticError, UnsupportedFeature
+from xaip.planning.axioms import AxiomEvaluator, GroundAxiom, closing
 from xaip.planning.grounding_dnf import TRUE_CLAUSE, Clause, and_clauses, conjoin, dedupe
 from xaip.planning.grounding_join import FactIndex, candidate_bindings
 from xaip.planning.grounding_limits import MAX_GROUND_SIZE, UNGUARDED, GroundingGuard
+from xaip.planning.pddl.derived import stratify
 from xaip.planning.pddl.model import (
+    COST_FLUENT,
+    IMPOSSIBLE,
     Action,
     And,
     AndEffect,
@@ -57,11 +61,9 @@ from xaip.planning.pddl.model import (
 from xaip.planning.task import ConditionalEffect, GroundAction, Task, mask_of
 from xaip.runtime.budget import Budget, BudgetClock, as_clock
 
-COST_FLUENT = "total-cost"
 #: Numeric fluents we accept in effects but ignore when grounding a classical task.
 IGNORED_FLUENTS = frozenset({"reward"})
 #: The atom used as an unreachable goal when a goal literal is statically false.
-IMPOSSIBLE = Atom("xaip-impossible-goal")
 
 Binding = Mapping[str, str]
 #: Probability one, shared so that deterministic effects are recognised by identity
@@ -94,7 +96,8 @@ class _Context:
         self.by_type: dict[str, tuple[str, ...]] = {}
         for type_name, group in below.items():
             self.by_type[type_name] = tuple(o for o, t in objects.items() if t in group)
-        self.fluent_predicates = _fluent_predicates(domain)
+        # Derived predicates change with the state, so they are fluent (never static).
+        self.fluent_predicates = _fluent_predicates(domain) | domain.derived_predicates
         self.static_facts: set[Atom] = {
             _strip(a) for a in problem.init if a.predicate not in self.fluent_predicates
         }
@@ -324,8 +327,23 @@ class _Instance:
         return any(part.conditions is not None for _, parts in self.outcomes for part in parts)
 
 
+#: Name prefix of the pseudo-actions standing for ``:derived`` rules during exploration
+#: (a space cannot occur in a PDDL name, so they never clash with an action).
+RULE_PREFIX = ":derived "
+
+
+def _rule_actions(domain: Domain) -> tuple[Action, ...]:
+    """Each ``:derived`` rule as a zero-cost pseudo-action adding its head, so relaxed
+    exploration grounds rules by reachability exactly like actions."""
+    return tuple(
+        Action(f"{RULE_PREFIX}{number} {rule.name}", rule.parameters, rule.condition,
+               Atom(rule.name, tuple(p.name for p in rule.parameters)), rule.location)
+        for number, rule in enumerate(domain.derived))
+
+
 def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]:
-    """Relaxed reachability fixpoint; returns reachable fluent atoms and action instances."""
+    """Relaxed reachability fixpoint; returns reachable fluent atoms and action instances
+    (instances of rules, named with :data:`RULE_PREFIX`, included)."""
     reached: set[Atom] = {_strip(a) for a in ctx.problem.init if ctx.is_fluent(a.predicate)}
     index = FactIndex()
     for predicate, tuples in ctx.static_by_predicate.items():
@@ -351,7 +369,7 @@ def _explore(domain: Domain, ctx: _Context) -> tuple[set[Atom], list[_Instance]]
             else:
                 still_pending.append(instance)
         pending = still_pending
-        for action in domain.actions:
+        for action in (*domain.actions, *_rule_actions(domain)):
             names = [p.name for p in action.parameters]
             for binding in candidate_bindings(action, ctx, index, delta):
                 args = tuple(binding[n] for n in names)
@@ -405,6 +423,8 @@ class GroundSkeleton:
     init: int
     goal: int
     goal_neg: int
+    #: Instances of ``:derived`` rules (``instances`` holds only actions).
+    rules: tuple[_Instance, ...] = ()
 
     def mask(self, atoms: Iterable[Atom]) -> int:
         return mask_of(self.index[a] for a in atoms if a in self.index)
@@ -415,12 +435,18 @@ def ground_skeleton(
     problem: Problem,
     budget: Budget | BudgetClock | None = None,
     max_size: int = MAX_GROUND_SIZE,
+    derived: bool = False,
 ) -> GroundSkeleton:
     """Reachability analysis and fact numbering for ``problem`` (static facts removed).
 
     Raises :class:`~xaip.errors.BudgetExhausted` when ``budget``'s time runs out or the
-    task would pass ``max_size`` ground actions and conditional effects.
+    task would pass ``max_size`` ground actions and conditional effects. A caller that
+    handles ``:derived`` rules (``skeleton.rules``) says so with ``derived``; for the others
+    a domain with rules is refused.
     """
+    if domain.derived and not derived:
+        raise UnsupportedFeature(_where(domain.derived[0]) + "derived predicates in a "
+                                 "probabilistic task are not supported")
     clock = None if budget is None else as_clock(budget)
     ctx = _Context(domain, problem, GroundingGuard(clock, max_size))
     reached, instances = _explore(domain, ctx)
@@ -440,7 +466,11 @@ def ground_skeleton(
     # Exploration order follows set iteration (string hashing, which varies between
     # processes); sorting makes tasks, and so search tie-breaking, the same in every run.
     ordered = sorted(instances, key=lambda i: (i.action.name, i.args))
+    rules = tuple(i for i in ordered if i.action.name.startswith(RULE_PREFIX))
+    if rules:
+        ordered = [i for i in ordered if not i.action.name.startswith(RULE_PREFIX)]
     return GroundSkeleton(
+        rules=rules,
         ctx=ctx, reached=reached, instances=ordered, facts=tuple(facts), index=index,
         init=mask(_strip(a) for a in problem.init if ctx.is_fluent(a.predicate)),
         goal=mask(goal_pos) | (1 << index[IMPOSSIBLE] if impossible else 0),
@@ -466,7 +496,7 @@ def ground(
     out, :class:`~xaip.errors.BudgetExhausted` says how large the task was getting
     (``.sizes``: actions, facts, conditional effects).
     """
-    skeleton = ground_skeleton(domain, problem, budget, max_size)
+    skeleton = ground_skeleton(domain, problem, budget, max_size, derived=True)
     guard = skeleton.ctx.guard
     guard.actions = 0
     actions: list[GroundAction] = []
@@ -479,11 +509,22 @@ def ground(
             guard.grow(1 + len(action.conditional))
             guard.actions += 1
             guard.effects += len(action.conditional)
+    init = skeleton.init
+    axioms: tuple[GroundAxiom, ...] = ()
+    derived = 0
+    if domain.derived:
+        axioms, derived = ground_axioms(domain, skeleton)
+        guard.grow(len(axioms))
+        closure = AxiomEvaluator(axioms, derived)
+        actions = [closing(action, closure) for action in actions]
+        init = closure(init)
     return Task(
         name=problem.name,
         facts=skeleton.facts,
         actions=tuple(actions),
-        init=skeleton.init,
+        init=init,
+        axioms=axioms,
+        derived=derived,
         goal=skeleton.goal,
         goal_neg=skeleton.goal_neg,
         static_facts=frozenset(skeleton.ctx.static_facts),
@@ -543,3 +584,20 @@ def _assemble(
                 neg_pre=mask(neg),
                 conditional=tuple(dict.fromkeys(conditional)),
             )
+
+
+def ground_axioms(domain: Domain, skeleton: GroundSkeleton) -> tuple[tuple[GroundAxiom, ...], int]:
+    """The ground axioms of the reachable rule instances (one per DNF clause of a rule's
+    body, in its head predicate's stratum) and the mask of the derived facts."""
+    strata = stratify(domain)
+    names = domain.derived_predicates
+    index, reached, mask = skeleton.index, skeleton.reached, skeleton.mask
+    axioms: list[GroundAxiom] = []
+    for instance in skeleton.rules:
+        head = Atom(instance.action.effect.predicate, instance.args)  # type: ignore[union-attr]
+        stratum = strata[head.predicate]
+        for pos, neg in instance.pre:
+            if pos <= reached:
+                axioms.append(GroundAxiom(index[head], mask(pos), mask(neg), stratum))
+    derived = mask(a for a in skeleton.facts if a.predicate in names)
+    return tuple(dict.fromkeys(axioms)), derived

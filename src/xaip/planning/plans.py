@@ -22,6 +22,7 @@ from typing import Any
 from xaip.errors import InputError, PlanFormatError, UnsupportedFeature
 from xaip.planning.pddl.limits import quoted, read_input, strip_bom
 from xaip.planning.pddl.model import (
+    COST_FLUENT,
     OBJECT,
     And,
     AndEffect,
@@ -271,7 +272,7 @@ def _effects(
             Fraction(0),
         )
     if isinstance(effect, Increase):
-        if effect.fluent.name != "total-cost":
+        if effect.fluent.name != COST_FLUENT:
             return Fraction(0)
         value = effect.value
         if isinstance(value, FunctionTerm):

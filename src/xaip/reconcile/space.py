@@ -38,11 +38,10 @@ from xaip.planning.features import (
 )
 from xaip.planning.features.extract import split_action, split_goal
 from xaip.planning.grounding import ground
-from xaip.planning.pddl.model import Atom, Domain, FunctionTerm, Problem
+from xaip.planning.pddl.model import IMPOSSIBLE, Atom, Domain, FunctionTerm, Problem
 from xaip.planning.task import GroundAction, Task
 
 _K = FeatureKind
-IMPOSSIBLE = Atom("xaip-impossible-goal")
 
 
 @dataclass(frozen=True)

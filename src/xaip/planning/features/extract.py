@@ -25,6 +25,7 @@ from fractions import Fraction
 
 from xaip.planning.features.feature import Feature, FeatureKind
 from xaip.planning.pddl.model import (
+    COST_FLUENT,
     Action,
     Atom,
     Condition,
@@ -37,8 +38,6 @@ from xaip.planning.pddl.model import (
     conjuncts,
     effect_parts,
 )
-
-COST_FLUENT = "total-cost"
 
 
 def strip(atom: Atom) -> Atom:

@@ -70,6 +70,13 @@ class Atom:
         return "(" + " ".join((self.predicate, *self.args)) + ")"
 
 
+#: The cost fluent of ``:action-costs`` (the only numeric fluent classical tasks use).
+COST_FLUENT = "total-cost"
+#: A fact no action adds: a goal that contains it is unreachable (used to encode "no goal
+#: can be met" in compiled tasks).
+IMPOSSIBLE = Atom("xaip-impossible-goal")
+
+
 @dataclass(frozen=True)
 class Not:
     operand: Condition
@@ -206,6 +213,21 @@ class Action:
 
 
 @dataclass(frozen=True)
+class DerivedRule:
+    """``(:derived (name ?x - t ...) condition)``: one rule defining a derived predicate.
+
+    Why rules and not actions: a derived predicate is not changed by actions; in every
+    state it holds exactly where the least fixpoint of its rules (stratified by negation,
+    see :mod:`xaip.planning.pddl.derived`) says it does.
+    """
+
+    name: str
+    parameters: tuple[TypedName, ...] = ()
+    condition: Condition = TRUE
+    location: Location | None = _loc()
+
+
+@dataclass(frozen=True)
 class Domain:
     """A PDDL domain.
 
@@ -224,6 +246,8 @@ class Domain:
     source: str | None = field(default=None, compare=False, repr=False)
     #: Where named declarations were read: keys ``type:NAME`` and ``constant:NAME``.
     locations: tuple[tuple[str, Location], ...] = field(default=(), compare=False, repr=False)
+    #: ``:derived`` rules, in file order (several rules may define one predicate).
+    derived: tuple[DerivedRule, ...] = ()
 
     def location_of(self, key: str) -> Location | None:
         """Where ``key`` (e.g. ``type:truck``) was declared, if the domain was read from text."""
@@ -263,9 +287,14 @@ class Domain:
         return {name: frozenset(group) for name, group in below.items()}
 
     @property
+    def derived_predicates(self) -> frozenset[str]:
+        """Names of the predicates that ``:derived`` rules define."""
+        return frozenset(rule.name for rule in self.derived)
+
+    @property
     def uses_action_costs(self) -> bool:
         return ":action-costs" in self.requirements or any(
-            f.name == "total-cost" for f in self.functions
+            f.name == COST_FLUENT for f in self.functions
         )
 
 
@@ -309,6 +338,11 @@ def _either_types(domain: Domain) -> set[str]:
             for node in walk(part):
                 if isinstance(node, Exists | Forall | ForallEffect):
                     typed.extend(node.variables)
+    for rule in domain.derived:
+        typed.extend(rule.parameters)
+        for node in walk(rule.condition):
+            if isinstance(node, Exists | Forall):
+                typed.extend(node.variables)
     return {t.type for t in typed if t.type.startswith("(either ")}
 
 
@@ -321,7 +355,7 @@ def counts_action_costs(domain: Domain, problem: Problem) -> bool:
     if not domain.uses_action_costs or problem.metric is None:
         return False
     direction, term = problem.metric
-    return direction == "minimize" and term.name == "total-cost"
+    return direction == "minimize" and term.name == COST_FLUENT
 
 
 def costs_ignored(domain: Domain, problem: Problem) -> bool:
