@@ -308,7 +308,10 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # --help, --version or a usage error (already printed)
+        return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
     handler: Handler = args.handler
     if argv is None:  # a real command line (tests call main() in-process: no limit there)
         _limit_memory(args.max_memory)

@@ -202,9 +202,9 @@ def test_strict_mode_still_reports_a_real_missing_proper_policy(tmp_path: Path) 
     (["--dead-end-cost", "-5"], "--dead-end-cost must be a finite number >= 0"),
     (["--dead-end-cost", "nan"], "--dead-end-cost must be a finite number >= 0"),
     (["--dead-end-cost", "inf"], "--dead-end-cost must be a finite number >= 0"),
-    (["--max-seconds", "nan"], "--max-seconds must be a finite number >= 0"),
-    (["--max-seconds", "-1"], "--max-seconds must be a finite number >= 0"),
-    (["--max-nodes", "-1"], "--max-nodes must be >= 0"),
+    (["--max-seconds", "nan"], "--max-seconds: must be a finite number >= 0"),
+    (["--max-seconds", "-1"], "--max-seconds: must be a finite number >= 0"),
+    (["--max-nodes", "-1"], "--max-nodes: must not be negative"),
 ])
 def test_bad_numbers(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(argv)
@@ -258,7 +258,7 @@ def test_outputs_never_overwrite_inputs(tmp_path: Path,
     copy.write_text(Path(problem).read_text())
     code = main([str(domain), str(copy), "--save-policy", str(copy)])
     err = capsys.readouterr().err
-    assert code == 2 and "would overwrite an input file" in err
+    assert code == 2 and "refusing to overwrite the input file" in err
     assert copy.read_text() == Path(problem).read_text()
 
 

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from xaip.commandline import non_negative_float, non_negative_int
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 
@@ -45,10 +46,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     discover.add_argument("--pictures", default=None, metavar="DIR",
                           help="write PNGs of an example transition per capability "
                                "(NAME-before.png, NAME-after.png)")
-    discover.add_argument("--max-seconds", type=float, default=None, metavar="S",
-                          help="stop asking queries after S seconds (the model is built "
-                               "from what was learned)")
-    discover.add_argument("--max-queries", type=int, default=None, metavar="N",
+    discover.add_argument("--max-seconds", type=non_negative_float, default=None,
+                          metavar="S", help="stop asking queries after S seconds (the model "
+                                            "is built from what was learned)")
+    discover.add_argument("--max-queries", type=non_negative_int, default=None, metavar="N",
                           help="stop after N queries")
     discover.add_argument("--recheck", type=int, default=0, metavar="N",
                           help="ask N earlier queries again at the end; a different answer "
@@ -72,9 +73,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     learn.add_argument("problem")
     learn.add_argument("--output", "-o", default=None, metavar="FILE",
                        help="also write the learned domain to FILE")
-    learn.add_argument("--max-seconds", type=float, default=None, metavar="S",
+    learn.add_argument("--max-seconds", type=non_negative_float, default=None, metavar="S",
                        help="stop learning after S seconds")
-    learn.add_argument("--max-queries", type=int, default=None, metavar="N",
+    learn.add_argument("--max-queries", type=non_negative_int, default=None, metavar="N",
                        help="stop learning after N queries")
     learn.add_argument("--json", action="store_true", help="print machine-readable JSON")
     learn.set_defaults(handler=run)
@@ -102,9 +103,6 @@ def parse_grid(text: str) -> tuple[int, int]:
 def _budget(args: argparse.Namespace) -> Any:
     from xaip.runtime import Budget
 
-    for flag, value in (("--max-seconds", args.max_seconds), ("--max-queries", args.max_queries)):
-        if value is not None and not value >= 0:
-            raise InputError(f"{flag} must be a number at least 0, got {value}")
     if args.max_seconds is None and args.max_queries is None:
         return None
     return Budget(args.max_queries, args.max_seconds)

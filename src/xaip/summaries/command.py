@@ -14,12 +14,11 @@ Every ``--json`` output has ``status`` and ``verified``.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from pathlib import Path
 
+from xaip.commandline import add_budget_args, add_json_arg, budget_from, check_output, emit
 from xaip.errors import (
-    EXIT_BAD_INPUT,
     EXIT_NEGATIVE,
     EXIT_OK,
     EngineUnavailable,
@@ -34,7 +33,6 @@ from xaip.planning.mdp import (
 )
 from xaip.render import render
 from xaip.render.dot import dot_available, write_svg
-from xaip.runtime.budget import Budget
 from xaip.runtime.status import Status
 from xaip.summaries.drill import GOAL_NAMES, INIT_NAMES, DrillDown, drill_down, resolve_fact
 from xaip.summaries.summary import COMPILATIONS, summarize
@@ -82,12 +80,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="require a proper policy: fail (listing dead ends) if none exists")
     parser.add_argument("--no-check", action="store_true",
                         help="skip the independent check of the landmarks on the policy graph")
-    parser.add_argument("--max-nodes", type=int, default=None, metavar="N",
-                        help="node budget for the whole run (solving, policy graph and "
-                             "dead ends, compilations, landmarks, check)")
-    parser.add_argument("--max-seconds", type=float, default=None, metavar="S",
-                        help="time budget in seconds for the whole run")
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_budget_args(parser)  # one budget for the whole run: solving, policy graph and dead
+    add_json_arg(parser)     # ends, compilations, landmarks, check
     parser.set_defaults(handler=run)
 
 
@@ -122,29 +116,21 @@ def _check_numbers(args: argparse.Namespace) -> None:
     cost = args.dead_end_cost
     if not math.isfinite(cost) or cost < 0:
         raise InputError(f"--dead-end-cost must be a finite number >= 0, not {cost}")
-    if args.max_nodes is not None and args.max_nodes < 0:
-        raise InputError(f"--max-nodes must be >= 0, not {args.max_nodes}")
-    seconds = args.max_seconds
-    if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
-        raise InputError(f"--max-seconds must be a finite number >= 0, not {seconds}")
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """Outputs never overwrite an input file."""
-    inputs = {Path(p).resolve() for p in (args.domain, args.problem, args.policy, args.phrases)
-              if p}
-    for option, path in (("--save-policy", args.save_policy), ("--dot", args.dot)):
-        if path and Path(path).resolve() in inputs:
-            raise InputError(f"{option} {path} would overwrite an input file")
-    if args.dot and Path(args.dot).with_suffix(".svg").resolve() in inputs:
-        raise InputError(f"--dot {args.dot}: its SVG would overwrite an input file")
+    inputs = (args.domain, args.problem, args.policy, args.phrases)
+    for path in (args.save_policy, args.dot, args.dot and Path(args.dot).with_suffix(".svg")):
+        if path:
+            check_output(path, inputs)
 
 
 def run(args: argparse.Namespace) -> int:
     """Handle ``xaip summarize`` (see the module docstring for exit codes)."""
     _check_numbers(args)
     _check_outputs(args)
-    clock = Budget(args.max_nodes, args.max_seconds).start()  # reading counts too
+    clock = budget_from(args).start()  # reading counts too
     ptask, phrases, label = _load(args)
     dead_end_cost = None if args.strict else args.dead_end_cost
     ends: tuple[int | None, int | None] | None = None
@@ -175,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
             verified=verified, input=label, summary=narration(summary),
             drill=None if drill is None else drill.to_dict(), dot=dot_note,
             seconds=round(clock.elapsed(), 6))
-        print(json.dumps(payload, indent=2))
+        emit(args, payload, "")
     else:
         parts = [str(render(summary, "text"))]
         if drill is not None:
@@ -206,19 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     exit codes and one-line errors of the ``xaip`` command."""
     import sys
 
-    parser = argparse.ArgumentParser(prog="xaip")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    add_parser(sub)
-    args = parser.parse_args(["summarize", *(sys.argv[1:] if argv is None else argv)])
-    try:
-        code: int = args.handler(args)
-        return code
-    except (InputError, EngineUnavailable) as error:
-        print(f"xaip: error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as error:
-        print(f"xaip: error: cannot read {error.filename}: {error.strerror}", file=sys.stderr)
-        return EXIT_BAD_INPUT
+    from xaip.cli import main as xaip_main
+
+    return xaip_main(["summarize", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":  # pragma: no cover
