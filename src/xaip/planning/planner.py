@@ -8,6 +8,7 @@ caring which engine answers; engines are objects from the registry
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict, Unpack
 
 from xaip.errors import InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
@@ -17,91 +18,73 @@ from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
 from xaip.runtime import Budget
 
-__all__ = ["PlanResult", "plan", "plan_files", "plan_model", "plan_task"]
+__all__ = ["PlanOptions", "PlanResult", "plan", "plan_files", "plan_model", "plan_task"]
 
 #: engines configured with xaip's search and heuristic names
 _CONFIGURABLE = frozenset({"builtin", "compiled", DEFAULT_ENGINE})
 
 
-def _engine(name: str, optimal: bool, search: str | None, heuristic: str | None) -> Engine:
+class PlanOptions(TypedDict, total=False):
+    """What every planning call may ask for (all optional).
+
+    ``optimal`` proves optimality (A* with LM-cut by default); ``cost_bound=c`` asks for a
+    plan cheaper than ``c`` or a proof that none exists; ``search``/``heuristic`` configure
+    xaip's own engines; ``engine`` names one from the registry.
+    """
+
+    optimal: bool
+    search: str | None
+    heuristic: str | None
+    cost_bound: int | None
+    budget: Budget | None
+    engine: str
+
+
+def _engine(options: PlanOptions) -> Engine:
+    name = options.get("engine", DEFAULT_ENGINE)
+    search, heuristic = options.get("search"), options.get("heuristic")
     if name in _CONFIGURABLE:
-        choose(optimal, search, heuristic)  # reject bad combinations before any work
+        choose(options.get("optimal", False), search, heuristic)  # reject bad combinations
         return get_engine(name, search=search, heuristic=heuristic)
     if search is not None or heuristic is not None:
         raise InputError(f"--search/--heuristic configure xaip's own engines, not '{name}'")
     return get_engine(name)
 
 
-def plan_task(
-    task: Task,
-    optimal: bool = False,
-    search: str | None = None,
-    heuristic: str | None = None,
-    cost_bound: int | None = None,
-    budget: Budget | None = None,
-    engine: str = DEFAULT_ENGINE,
-) -> PlanResult:
+def plan_task(task: Task, **options: Unpack[PlanOptions]) -> PlanResult:
     """Plan on a grounded task."""
-    return _engine(engine, optimal, search, heuristic).solve(
-        task, optimal=optimal, cost_bound=cost_bound, budget=budget)
+    return _engine(options).solve(task, optimal=options.get("optimal", False),
+                                  cost_bound=options.get("cost_bound"),
+                                  budget=options.get("budget"))
 
 
-def plan_model(
-    domain: Domain,
-    problem: Problem,
-    optimal: bool = False,
-    search: str | None = None,
-    heuristic: str | None = None,
-    cost_bound: int | None = None,
-    budget: Budget | None = None,
-    engine: str = DEFAULT_ENGINE,
-) -> PlanResult:
-    """Ground and plan (engines with their own grounding, such as ``fd``, take the model)."""
-    return _engine(engine, optimal, search, heuristic).solve_model(
-        domain, problem, optimal=optimal, cost_bound=cost_bound, budget=budget)
+def plan_model(domain: Domain, problem: Problem, **options: Unpack[PlanOptions]) -> PlanResult:
+    """Ground and plan within one budget (engines with their own grounding, such as ``fd``,
+    take the model)."""
+    return _engine(options).solve_model(domain, problem, optimal=options.get("optimal", False),
+                                        cost_bound=options.get("cost_bound"),
+                                        budget=options.get("budget"))
 
 
-def plan_files(
-    domain_path: str | Path,
-    problem_path: str | Path,
-    optimal: bool = False,
-    search: str | None = None,
-    heuristic: str | None = None,
-    cost_bound: int | None = None,
-    budget: Budget | None = None,
-    engine: str = DEFAULT_ENGINE,
-) -> PlanResult:
+def plan_files(domain_path: str | Path, problem_path: str | Path,
+               **options: Unpack[PlanOptions]) -> PlanResult:
     """Read, check and plan: the CLI's entry point."""
     from xaip.planning.pddl import check_problem, read_domain, read_problem
 
     domain = read_domain(domain_path)
     problem = read_problem(problem_path)
     check_problem(domain, problem)
-    return plan_model(domain, problem, optimal, search, heuristic, cost_bound, budget, engine)
+    return plan_model(domain, problem, **options)
 
 
-def plan(
-    model: Task | tuple[Domain, Problem] | tuple[str | Path, str | Path],
-    *,
-    optimal: bool = False,
-    search: str | None = None,
-    heuristic: str | None = None,
-    cost_bound: int | None = None,
-    budget: Budget | None = None,
-    engine: str = DEFAULT_ENGINE,
-) -> PlanResult:
-    """Plan for a grounded task, a ``(domain, problem)`` pair, or two PDDL file paths.
-
-    ``optimal=True`` proves optimality (A* with LM-cut by default); ``cost_bound=c`` asks
-    for a plan cheaper than ``c`` or a proof that none exists.
-    """
-    options = dict(optimal=optimal, search=search, heuristic=heuristic,
-                   cost_bound=cost_bound, budget=budget, engine=engine)
+def plan(model: Task | tuple[Domain, Problem] | tuple[str | Path, str | Path],
+         **options: Unpack[PlanOptions]) -> PlanResult:
+    """Plan for a grounded task, a ``(domain, problem)`` pair, or two PDDL file paths."""
     if isinstance(model, Task):
-        return plan_task(model, **options)  # type: ignore[arg-type]
+        return plan_task(model, **options)
     first, second = model
     if isinstance(first, Domain) and isinstance(second, Problem):
-        return plan_model(first, second, **options)  # type: ignore[arg-type]
+        return plan_model(first, second, **options)
     if isinstance(first, str | Path) and isinstance(second, str | Path):
-        return plan_files(first, second, **options)  # type: ignore[arg-type]
+        return plan_files(first, second, **options)
     raise TypeError("plan() takes a Task, a (Domain, Problem) pair or two file paths")
