@@ -204,7 +204,6 @@ def test_missing_file_is_input_error(tmp_path: Path) -> None:
     [
         ("(:requirements :durative-actions)", "durative actions"),
         ("(:requirements :shiny)", "unknown requirement ':shiny'"),
-        ("(:derived (p) (p))", "':derived'"),
         ("(:types a - (either b c))", "'either' types"),
         ("(:predicates (p)) (:action a :effect (assign (f) 1))", "'assign'"),
         ("(:predicates (p)) (:action a :precondition (> (f) 1))", "numeric comparison '>'"),

@@ -261,7 +261,6 @@ def test_unknown_type_in_the_domain_blames_the_domain() -> None:
 
 
 @pytest.mark.parametrize("construct,expected", [
-    ("(:derived (q) (p))", "derived predicates"),
     ("(:durative-action a)", "':durative-action'"),
 ])
 def test_unsupported_sections_are_named_with_their_place(construct: str, expected: str) -> None:

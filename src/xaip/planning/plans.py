@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError, PlanFormatError, UnsupportedFeature
+from xaip.planning.pddl.derived import stratify
 from xaip.planning.pddl.limits import quoted, read_input, strip_bom
 from xaip.planning.pddl.model import (
     COST_FLUENT,
@@ -329,7 +330,10 @@ def validate(domain: Domain, problem: Problem, steps: Sequence[PlanStep],
     actions = {a.name: a for a in domain.actions}
     current = {Atom(a.predicate, a.args) for a in problem.init}
     state: frozenset[Atom] = current  # type: ignore[assignment]  # read-only below
-    trace = [frozenset(current)] if keep_trace else []
+    derive = _Derivation(domain, world) if domain.derived else None
+    if derive is not None:
+        state = derive(current)
+    trace = [frozenset(state)] if keep_trace else []
     cost: Fraction | int = 0
     for i, step in enumerate(steps):
         action = actions[step.name]
@@ -358,8 +362,10 @@ def validate(domain: Domain, problem: Problem, steps: Sequence[PlanStep],
             cost = cost + step_cost
         current.difference_update(deletes)
         current.update(adds)
+        if derive is not None:
+            state = derive(current)
         if keep_trace:
-            trace.append(frozenset(current))
+            trace.append(frozenset(state))
     if not _holds(problem.goal, state, {}, world):
         unmet = tuple(
             _render(c, {}) for c in conjuncts(problem.goal) if not _holds(c, state, {}, world)
@@ -374,6 +380,41 @@ def validate(domain: Domain, problem: Problem, steps: Sequence[PlanStep],
             tuple(trace),
         )
     return ValidationResult(True, int(cost), len(steps), trace=tuple(trace))
+
+
+class _Derivation:
+    """The state with its derived atoms: the stratified least fixpoint of the ``:derived``
+    rules, evaluated directly on atoms (it shares only the stratum order with grounding,
+    :func:`~xaip.planning.pddl.derived.stratify`, not the ground axioms).
+
+    Naive on purpose: each stratum repeats "every rule, every binding of its parameters"
+    until nothing new is derived; a negated derived atom is of a lower stratum, complete by
+    then, so evaluating the body with :func:`_holds` is exact.
+    """
+
+    def __init__(self, domain: Domain, world: _World) -> None:
+        strata = stratify(domain)
+        self.world = world
+        self.layers = [
+            [rule for rule in domain.derived if strata[rule.name] == level]
+            for level in sorted(set(strata.values()))
+        ]
+
+    def __call__(self, basic: set[Atom]) -> frozenset[Atom]:
+        state = set(basic)
+        for rules in self.layers:
+            changed = True
+            while changed:
+                changed = False
+                frozen = frozenset(state)
+                for rule in rules:
+                    for binding in self.world.quantify(rule.parameters):
+                        head = Atom(rule.name, tuple(binding[p.name] for p in rule.parameters))
+                        if head not in state and _holds(rule.condition, frozen, binding,
+                                                        self.world):
+                            state.add(head)
+                            changed = True
+        return frozenset(state)
 
 
 # --------------------------------------------------------------------------- grounded plans

@@ -12,10 +12,14 @@ deletes happen before all adds, so a fact both added and deleted ends up true.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from xaip.planning.pddl.model import Atom
+
+if TYPE_CHECKING:
+    from xaip.planning.axioms import GroundAxiom
 
 State = int
 
@@ -108,6 +112,10 @@ class Task(FactRendering):
     ``facts[i]`` is the atom of bit ``i``. Static facts (true in every reachable state) were
     removed by grounding and are kept in ``static_facts`` for rendering only.
     ``goal_neg`` holds facts that must be false at the goal.
+
+    Derived predicates: ``derived`` marks the derived facts and ``axioms`` computes them
+    (:mod:`xaip.planning.axioms`); ``init`` and every successor are closed under the axioms
+    (the actions of such a task close the states they produce).
     """
 
     name: str
@@ -121,8 +129,12 @@ class Task(FactRendering):
     #: The domain declares action costs but the problem has no ``(:metric minimize
     #: (total-cost))``, so (as in Fast Downward and VAL) every action costs 1.
     costs_ignored: bool = False
+    axioms: tuple[GroundAxiom, ...] = ()
+    derived: int = 0
     fact_index: dict[Atom, int] = field(init=False, compare=False, repr=False)
     action_index: dict[str, tuple[int, ...]] = field(init=False, compare=False, repr=False)
+    _closure: Callable[[State], State] | None = field(
+        default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fact_index", {f: i for i, f in enumerate(self.facts)})
@@ -132,6 +144,18 @@ class Task(FactRendering):
         object.__setattr__(
             self, "action_index", {name: tuple(ids) for name, ids in by_name.items()}
         )
+
+    def close(self, state: State) -> State:
+        """``state`` with its derived facts recomputed from its basic facts (see
+        :mod:`xaip.planning.axioms`); ``state`` itself when the task has no axioms."""
+        if not self.axioms and not self.derived:
+            return state
+        if self._closure is None:
+            from xaip.planning.axioms import AxiomEvaluator  # imports this module
+
+            object.__setattr__(self, "_closure", AxiomEvaluator(self.axioms, self.derived))
+        assert self._closure is not None
+        return self._closure(state)
 
     # ------------------------------------------------------------------ queries
 

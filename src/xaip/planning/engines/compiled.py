@@ -8,9 +8,10 @@ same heuristic definitions and supporter ties), so both give the same costs, heu
 and budget verdicts, and the Python engine stays the readable reference that the differential
 tests compare against (tests/planning/test_compiled_engine.py).
 
-What it does not do itself: tasks with conditional effects, and the searches ``ehc`` and
-``bfs``, are handed to :class:`~xaip.planning.engines.builtin.BuiltinEngine` (its result then
-says ``engine="builtin"``). The extension is optional: when it was not built (no C compiler
+What it does not do itself: tasks with conditional effects or derived predicates, and the
+searches ``ehc`` and ``bfs``, are handed to
+:class:`~xaip.planning.engines.builtin.BuiltinEngine` (its result then says
+``engine="builtin"``). The extension is optional: when it was not built (no C compiler
 at install time), :meth:`CompiledEngine.available` is ``False``.
 
 A grounded task is converted once (each action's masks written with ``int.to_bytes``, up to
@@ -114,6 +115,8 @@ MAX_COST = 1 << 40
 def _unsupported(task: Task) -> str | None:
     if task.has_conditional_effects():
         return "the compiled core does not support conditional effects"
+    if task.axioms or task.derived:
+        return "the compiled core does not support derived predicates (axioms)"
     if any(action.cost > MAX_COST for action in task.actions):
         return f"the compiled core needs action costs up to {MAX_COST}"
     return None

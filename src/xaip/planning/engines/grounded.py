@@ -30,6 +30,8 @@ def task_pddl(task: Task) -> tuple[str, str]:
     """The task as a (domain, problem) pair of PDDL texts (no conditional effects)."""
     if any(a.conditional for a in task.actions):
         raise XaipError("conditional effects cannot be written as a grounded PDDL task")
+    if task.axioms or task.derived:
+        raise XaipError("derived predicates (axioms) cannot be written as a grounded PDDL task")
     predicates = " ".join(f"(f{i})" for i in range(len(task.facts))) or "(dummy)"
     lines = ["(define (domain grounded)",
              "  (:requirements :strips :negative-preconditions :action-costs)",

@@ -28,7 +28,8 @@ After a cut, h_max is updated incrementally: only costs of cut operators dropped
 values only decrease, and an operator's value can only change when its pcf's value
 drops; then its pcf is recomputed. This is the part that makes LM-cut affordable in Python.
 
-Relaxations: negative preconditions and negative goals are ignored (as in h_max).
+Relaxations: negative preconditions and negative goals are ignored (as in h_max); axioms
+(derived predicates) are zero-cost operators with their positive body as precondition.
 Conditional effects are *not* supported by the cut computation (charging one action's cost
 to several unary operators breaks the landmark argument), so on a task with conditional
 effects this heuristic falls back to h_max, which is admissible and handles them.
@@ -72,6 +73,11 @@ class LMCut:
             pres.append(tuple(bits(action.pre)) or (self.init_fact,))
             adds.append(tuple(bits(add)))
             costs.append(action.cost)
+        for axiom in task.axioms:  # zero-cost operators; negative bodies are ignored
+            if not (axiom.pos >> axiom.head) & 1:
+                pres.append(tuple(bits(axiom.pos)) or (self.init_fact,))
+                adds.append((axiom.head,))
+                costs.append(0)
         self.goal_op = len(pres)
         pres.append(tuple(bits(task.goal)) or (self.init_fact,))
         adds.append((self.goal_fact,))

@@ -19,6 +19,10 @@ What the relaxation ignores, and why this keeps ``inf`` a sound dead-end test:
   h_add charge the cost per operator; h_FF counts each action at most once in its relaxed
   plan however many of its effects the plan uses.
 
+* an axiom (derived predicate) becomes a zero-cost operator whose precondition is its
+  positive body; its negative body is ignored like any negative condition. Its operators
+  have ``op_action`` ``-1`` and never appear in a relaxed plan's actions.
+
 Operators with nothing new to add (adds minus preconditions) are dropped: they never help a
 relaxed plan.
 """
@@ -76,6 +80,8 @@ class RelaxedTask:
             add_op(index, action.pre, action.add, action.cost)
             for effect in action.conditional:
                 add_op(index, action.pre | effect.cond_pos, effect.add, action.cost)
+        for axiom in task.axioms:
+            add_op(-1, axiom.pos, 1 << axiom.head, 0)
 
         pre_of: list[list[int]] = [[] for _ in range(task.num_facts)]
         for op, pre in enumerate(op_pre):
@@ -297,7 +303,8 @@ class HFF:
                     seen |= 1 << pre
                     stack.append(pre)
         op_action = rt.op_action
-        return tuple(op_action[op] for op in sorted(used, key=stamp.__getitem__))
+        return tuple(op_action[op] for op in sorted(used, key=stamp.__getitem__)
+                     if op_action[op] >= 0)
 
     def helpful_actions(self, state: int) -> tuple[int, ...]:
         """Relaxed-plan actions applicable in ``state`` (empty at dead ends and goals)."""

@@ -18,6 +18,7 @@ The result lists initial facts and goal facts that are landmarks too, flagged
 from __future__ import annotations
 
 from xaip.errors import InputError
+from xaip.planning.axioms import axioms_as_actions
 from xaip.planning.landmarks.achievers import (
     BudgetExhausted,
     Meter,
@@ -82,6 +83,9 @@ def find_landmarks(
         raise InputError(
             f"unknown landmark method {method!r}; expected one of: {', '.join(METHODS)}"
         )
+    # Axioms (derived predicates) become zero-cost actions ``derived:PRED``, reported as
+    # achievers like actions.
+    task = axioms_as_actions(task)
     # Negative goals and conditions become positive "not p" facts (indices from
     # task.num_facts on): without them the relaxation would miss every landmark needed only
     # to make something false. Landmarks on those companion facts are not reported.

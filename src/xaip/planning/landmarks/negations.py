@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from xaip.planning.axioms import axioms_as_actions
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import ConditionalEffect, GroundAction, Task, bits
 
@@ -33,8 +34,10 @@ def compile_negations(task: Task) -> Task:
     The original facts keep their indices; companions come after them (index
     ``task.num_facts`` onwards), and the actions keep their order, so landmark and action
     indices found on the result mean the same in ``task``. Returns ``task`` itself when it
-    has no negative conditions.
+    has no negative conditions. Axioms (derived predicates) become zero-cost actions first
+    (:func:`~xaip.planning.axioms.axioms_as_actions`).
     """
+    task = axioms_as_actions(task)
     negated = task.goal_neg
     for action in task.actions:
         negated |= action.neg_pre

@@ -7,11 +7,13 @@ its domain. Errors carry the location of the offending construct when it is know
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from xaip.errors import SemanticError
+from xaip.planning.pddl.derived import stratify
 from xaip.planning.pddl.limits import quoted
 from xaip.planning.pddl.model import (
+    COST_FLUENT,
     OBJECT,
     And,
     AndEffect,
@@ -37,7 +39,7 @@ from xaip.planning.pddl.model import (
 from xaip.planning.pddl.visitor import Visitor
 
 #: Numeric fluents a PPDDL/action-cost file may use without declaring them.
-IMPLICIT_FUNCTIONS = frozenset({"total-cost", "reward"})
+IMPLICIT_FUNCTIONS = frozenset({COST_FLUENT, "reward"})
 
 
 def _where(location: Location | None, fallback: str | None) -> str:
@@ -243,6 +245,57 @@ def check_domain(domain: Domain) -> None:
             variables[parameter.name] = parameter.type
         scope.check_condition(action.precondition, variables, domain.source)
         scope.check_effect(action.effect, variables, domain.source)
+    _check_derived(domain, scope)
+
+
+def _check_derived(domain: Domain, scope: _Scope) -> None:
+    """Rules name declared predicates with their arity, bind their variables, define
+    predicates that no action changes, and are stratifiable (negation through lower
+    strata only)."""
+    if not domain.derived:
+        return
+    for rule in domain.derived:
+        at = _where(rule.location, domain.source)
+        predicate = scope.predicates.get(rule.name)
+        if predicate is None:
+            raise SemanticError(f"{at}derived predicate {quoted(rule.name)} is not declared in"
+                                f" :predicates")
+        if len(predicate.parameters) != len(rule.parameters):
+            raise SemanticError(f"{at}predicate {quoted(rule.name)} takes "
+                                f"{len(predicate.parameters)} argument(s), the :derived rule "
+                                f"has {len(rule.parameters)}")
+        variables: dict[str, str] = {}
+        for parameter in rule.parameters:
+            if parameter.name in variables:
+                raise SemanticError(f"{at}parameter {quoted(parameter.name)} of the :derived "
+                                    f"rule for {quoted(rule.name)} declared twice")
+            scope.check_type(parameter, at)
+            variables[parameter.name] = parameter.type
+        scope.check_condition(rule.condition, variables, domain.source)
+    names = domain.derived_predicates
+    for action in domain.actions:
+        for node in _effect_atoms(action.effect):
+            if node.predicate in names:
+                at = _where(node.location or action.location, domain.source)
+                raise SemanticError(f"{at}derived predicate {quoted(node.predicate)} cannot be"
+                                    f" an effect of action {quoted(action.name)}")
+    stratify(domain)
+
+
+def _effect_atoms(effect: Effect) -> Iterator[Atom]:
+    """The atoms an effect adds or deletes (not those of its ``when`` conditions)."""
+    if isinstance(effect, Atom):
+        yield effect
+    elif isinstance(effect, Not) and isinstance(effect.operand, Atom):
+        yield effect.operand
+    elif isinstance(effect, AndEffect):
+        for operand in effect.operands:
+            yield from _effect_atoms(operand)
+    elif isinstance(effect, When | ForallEffect):
+        yield from _effect_atoms(effect.effect)
+    elif isinstance(effect, Probabilistic):
+        for _, outcome in effect.outcomes:
+            yield from _effect_atoms(outcome)
 
 
 def check_problem(domain: Domain, problem: Problem) -> None:
@@ -264,8 +317,12 @@ def check_problem(domain: Domain, problem: Problem) -> None:
                                 f"{quoted(known)} and as {quoted(obj.type)}")
         declared[obj.name] = obj.type
         scope.objects[obj.name] = obj.type
+    derived = domain.derived_predicates
     for atom in problem.init:
         scope.check_atom(atom, {}, problem.source, ground=True)
+        if atom.predicate in derived:
+            raise SemanticError(f"{_where(atom.location, problem.source)}derived predicate "
+                                f"{quoted(atom.predicate)} cannot be in :init ({quoted(atom)})")
     for term, _ in problem.numeric_init:
         scope.check_function(term, {}, where)
     scope.check_condition(problem.goal, {}, problem.source, ground=True)

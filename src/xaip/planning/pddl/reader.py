@@ -2,11 +2,12 @@
 
 Supported: STRIPS, ``:typing`` with hierarchies and ``either`` parameter types, constants,
 negative and disjunctive preconditions, ``=``, ``imply``/``exists``/``forall`` conditions,
-conditional and universal effects, ``:action-costs`` (``increase`` of ``total-cost`` by a
-constant or a static function), PPDDL ``probabilistic`` effects, rewards
-(``increase``/``decrease`` of ``reward``) and ``:goal-reward``. Anything else (derived
-predicates, durative actions, ...) is refused with :class:`~xaip.errors.UnsupportedFeature`
-naming the construct and where it is, so a user never gets a silently wrong model. Input
+conditional and universal effects, derived predicates (``:derived``), ``:action-costs``
+(``increase`` of ``total-cost`` by a constant or a static function), PPDDL
+``probabilistic`` effects, rewards (``increase``/``decrease`` of ``reward``) and
+``:goal-reward``. Anything else (durative actions, ...) is refused with
+:class:`~xaip.errors.UnsupportedFeature` naming the construct and where it is, so a user
+never gets a silently wrong model. Input
 limits (size, nesting, numbers) are in :mod:`xaip.planning.pddl.limits`.
 """
 
@@ -27,6 +28,7 @@ from xaip.planning.pddl.model import (
     AndEffect,
     Atom,
     Condition,
+    DerivedRule,
     Domain,
     Effect,
     Exists,
@@ -52,12 +54,12 @@ SUPPORTED_REQUIREMENTS = frozenset({
     ":equality", ":existential-preconditions", ":universal-preconditions",
     ":quantified-preconditions", ":conditional-effects", ":adl", ":action-costs",
     ":probabilistic-effects", ":rewards", ":mdp", ":fluents", ":numeric-fluents",
+    ":derived-predicates",
 })
 UNSUPPORTED_REQUIREMENTS = {
     ":durative-actions": "durative actions",
     ":duration-inequalities": "duration inequalities",
     ":continuous-effects": "continuous effects",
-    ":derived-predicates": "derived predicates",
     ":timed-initial-literals": "timed initial literals",
     ":preferences": "preferences",
     ":constraints": "state-trajectory constraints",
@@ -404,6 +406,7 @@ class _Reader:
         predicates: list[Predicate] = []
         functions: list[Function] = []
         actions: list[Action] = []
+        derived: list[DerivedRule] = []
         for section in sections:
             keyword = self.head(section)
             if keyword == ":requirements":
@@ -432,17 +435,28 @@ class _Reader:
             elif keyword == ":action":
                 actions.append(self.action(section))
             elif keyword == ":derived":
-                raise self.unsupported(section, "derived predicates (':derived') are")
+                derived.append(self.derived(section))
             elif keyword in (":durative-action", ":constraints", ":process", ":event"):
                 raise self.unsupported(section, f"{quoted(keyword)} is")
             else:
                 raise self.source.error(
                     section.offset,
                     f"expected one of :requirements, :types, :constants, :predicates, "
-                    f":functions, :action; found {quoted(keyword)}")
+                    f":functions, :action, :derived; found {quoted(keyword)}")
         return Domain(name, requirements, tuple(types), tuple(constants), tuple(predicates),
                       tuple(functions), tuple(actions), self.source.file,
-                      tuple(self.locations))
+                      tuple(self.locations), tuple(derived))
+
+    def derived(self, section: SList) -> DerivedRule:
+        """``(:derived (name ?x - t ...) CONDITION)``."""
+        self.arity(section, 2, "'(:derived (PREDICATE ?x - type ...) CONDITION)'")
+        head = self.list_of(section.items[1], "a head '(predicate ?x - type ...)'")
+        if not head.items:
+            raise self.source.error(head.offset, "expected a derived predicate name")
+        parameters = self.typed_list(head.items[1:], self.variable, "variables", either=True)
+        return DerivedRule(self.name(head.items[0], "a predicate name"), tuple(parameters),
+                           self.condition(section.items[2]),
+                           self.source.location(section.offset))
 
     def functions(self, section: SList) -> list[Function]:
         out: list[Function] = []

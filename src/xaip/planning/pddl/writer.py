@@ -88,6 +88,11 @@ def write_domain(domain: Domain) -> str:
         if isinstance(eff, AndEffect) and len(eff.operands) == 1:
             eff_items = [effect_text(eff)]
         lines.append(_block(":effect", eff_items, 2) + ")")
+    for rule in domain.derived:
+        params = _typed(rule.parameters)
+        lines.append("")
+        lines.append(f"{_INDENT}(:derived ({rule.name}{' ' + params if params else ''})")
+        lines.append(f"{_INDENT * 2}{condition_text(rule.condition)})")
     lines.append(")")
     return "\n".join(lines) + "\n"
 

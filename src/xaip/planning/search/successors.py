@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from xaip.planning.task import GroundAction, Task, bits
 
-# (action index, pre, neg_pre, ~delete, add, cost, action if it has conditional effects)
+# (action index, pre, neg_pre, ~delete, add, cost, action if it has conditional effects or
+# the task has axioms: then ``action.apply`` computes the successor)
 _Entry = tuple[int, int, int, int, int, int, GroundAction | None]
 
 
@@ -26,6 +27,9 @@ class Successors:
                 uses[fact] += 1
         buckets: dict[int, list[_Entry]] = {}
         always: list[_Entry] = []
+        # With axioms every successor must be closed, which ``action.apply`` does; without
+        # them the fast path below stays exactly as it was.
+        closes = bool(task.axioms or task.derived)
         for index, action in enumerate(task.actions):
             entry: _Entry = (
                 index,
@@ -34,7 +38,7 @@ class Successors:
                 ~action.delete,
                 action.add,
                 action.cost,
-                action if action.conditional else None,
+                action if action.conditional or closes else None,
             )
             if not action.pre:
                 always.append(entry)
