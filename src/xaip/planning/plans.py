@@ -402,18 +402,26 @@ class _Derivation:
 
     def __call__(self, basic: set[Atom]) -> frozenset[Atom]:
         state = set(basic)
+        # Read while it grows (only membership is tested): within a stratum the rules are
+        # monotone, so atoms derived earlier in a round may be used in the same round.
+        view: frozenset[Atom] = state  # type: ignore[assignment]
         for rules in self.layers:
+            pending = [(rule, binding, Atom(rule.name, tuple(binding[p.name]
+                                                              for p in rule.parameters)))
+                       for rule in rules for binding in self.world.quantify(rule.parameters)]
             changed = True
             while changed:
                 changed = False
-                frozen = frozenset(state)
-                for rule in rules:
-                    for binding in self.world.quantify(rule.parameters):
-                        head = Atom(rule.name, tuple(binding[p.name] for p in rule.parameters))
-                        if head not in state and _holds(rule.condition, frozen, binding,
-                                                        self.world):
-                            state.add(head)
-                            changed = True
+                still = []
+                for rule, binding, head in pending:
+                    if head in state:
+                        continue
+                    if _holds(rule.condition, view, binding, self.world):
+                        state.add(head)
+                        changed = True
+                    else:
+                        still.append((rule, binding, head))
+                pending = still
         return frozenset(state)
 
 
