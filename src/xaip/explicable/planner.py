@@ -170,6 +170,9 @@ def _by_enumeration(problem: ExplicableProblem, scorer: Scorer, max_cost: int | 
         else Status.FOUND
     best: tuple[tuple[float, int], int, Scored] | None = None
     for index, plan in enumerate(found.plans):
+        if index % 64 == 0 and clock.out_of_time():
+            status = Status.BUDGET_EXHAUSTED  # the best among the plans scored so far
+            break
         scored = scorer.score(plan)
         key = (scored.inexplicability, found.costs[index])
         if best is None or key < best[0]:
