@@ -59,9 +59,9 @@ def test_distance(capsys) -> None:
     assert payload["action"] == pytest.approx(0.75)
     code, _, err = run(capsys, "distance", str(DOMAIN), B1, expected, detour)
     assert code == EXIT_BAD_INPUT and "first plan" in err
-    with pytest.raises(SystemExit) as stop:
-        main(["distance", str(DOMAIN), B1H, expected, detour, "--weights", "1,2"])
-    assert stop.value.code == EXIT_BAD_INPUT
+    code, _, err = run(capsys, "distance", str(DOMAIN), B1H, expected, detour,
+                       "--weights", "1,2")
+    assert code == EXIT_BAD_INPUT and "A,C,S" in err
 
 
 def test_design(capsys) -> None:
@@ -73,3 +73,14 @@ def test_design(capsys) -> None:
     assert code == EXIT_BAD_INPUT and "setting" in err
     code, out, _ = run(capsys, "design", "--max-nodes", "1", "--json")
     assert code == EXIT_NEGATIVE and json.loads(out)["status"] == "budget_exhausted"
+
+
+def test_pictures(capsys, tmp_path) -> None:
+    png = tmp_path / "plan.png"
+    code, _, _ = run(capsys, "explicable", str(DOMAIN), str(DOMAIN), B1, "--human-problem",
+                     B1H, "--png", str(png))
+    assert code == EXIT_OK and png.read_bytes().startswith(b"\x89PNG")
+    code, _, _ = run(capsys, "design", "--setting", "c", "--png", str(tmp_path / "d.png"))
+    assert code == EXIT_OK and (tmp_path / "d.png").read_bytes().startswith(b"\x89PNG")
+    code, _, err = run(capsys, "explicable", str(DOMAIN), str(DOMAIN), B1, "--png", B1)
+    assert code == EXIT_BAD_INPUT and "overwrite" in err

@@ -2,8 +2,9 @@
 
     xaip distance DOMAIN PROBLEM PLAN_A PLAN_B [--weights A,C,S] [--json]
     xaip explicable ROBOT_DOMAIN HUMAN_DOMAIN PROBLEM [--human-problem FILE]
-                    [--distance cost|action|causal|state|composite] [--max-cost C] [--json]
-    xaip design [SPEC] [--setting a|b|c] [--no-pruning] [--json]
+                    [--distance cost|action|causal|state|composite|learned] [--max-cost C]
+                    [--method auto|product|enumerate|search] [--png FILE] [--json]
+    xaip design [SPEC] [--setting a|b|c] [--no-pruning] [--png FILE] [--json]
 
 Exit codes: 0 a finished (for ``explicable`` and ``design``: verified) answer; 1 no plan
 within the bound, budget exhausted or not verified; 2 bad input (one line).
@@ -13,7 +14,14 @@ from __future__ import annotations
 
 import argparse
 
-from xaip.commandline import add_budget_args, add_json_arg, budget_from, emit
+from xaip.commandline import (
+    add_budget_args,
+    add_json_arg,
+    budget_from,
+    check_output,
+    emit,
+    write_output,
+)
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 
@@ -74,6 +82,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                       help="product: search in both models (cost distance); enumerate: "
                            "score every robot plan within the bound; search: anytime "
                            "reconciliation search")
+    plan.add_argument("--png", default=None, metavar="FILE",
+                      help="grid domains: draw the plan beside the expected one as PNG")
     add_budget_args(plan)
     add_json_arg(plan)
     plan.set_defaults(handler=run_explicable)
@@ -89,6 +99,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="a named setting of the spec (restaurant: a, b or c; default c)")
     design.add_argument("--no-pruning", action="store_true",
                         help="search every design subset (no relevance pruning)")
+    design.add_argument("--png", default=None, metavar="FILE",
+                        help="grid domains: draw each task's plan with the design as PNG")
     add_budget_args(design)
     add_json_arg(design)
     design.set_defaults(handler=run_design)
@@ -123,10 +135,16 @@ def run_explicable(args: argparse.Namespace) -> int:
         from xaip.explicable.learned import LearnedDistance
 
         params = LearnedDistance.load(args.model)
+    inputs = (args.robot_domain, args.human_domain, args.problem, args.human_problem,
+              args.model)
+    if args.png:
+        check_output(args.png, inputs)
     problem = load_problem(args.robot_domain, args.human_domain, args.problem,
                            args.human_problem)
     result = explicable_plan(problem, args.distance, args.max_cost, args.method,
                              args.mapping, params, budget=budget_from(args))
+    if args.png and result.plan:
+        write_output(args.png, render(result, "png"), inputs)
     emit(args, result.to_dict(), render(result))
     found = bool(result.plan) and result.status.finished and result.verified
     return EXIT_OK if found else EXIT_NEGATIVE
@@ -136,7 +154,11 @@ def run_design(args: argparse.Namespace) -> int:
     from xaip.explicable.design import design_search, load_design, restaurant_spec
     from xaip.render import render
 
+    if args.png:
+        check_output(args.png, (args.spec,))
     spec = load_design(args.spec if args.spec else restaurant_spec(), args.setting)
     result = design_search(spec, prune=not args.no_pruning, budget=budget_from(args))
+    if args.png and result.tasks:
+        write_output(args.png, render(result, "png"), (args.spec,))
     emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.status.finished and result.verified else EXIT_NEGATIVE

@@ -2,12 +2,18 @@
 
 Why here: results are plain data; what an unfinished or unverified answer may claim is
 decided once, in these renderers ("budget exhausted" is always said; "verified" only when
-the independent checker confirmed a finished answer).
+the independent checker confirmed a finished answer). Grid plans (the restaurant's
+``move cXY cZW``) are also drawn as PNG: cells, and the passages between them.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+
+from xaip.agents.png import Colour, draw_cells, encode_png
 from xaip.contract import CheckReport
+from xaip.errors import InputError
 from xaip.explicable.results import DesignResult, ExplicablePlan, PlanDistances
 from xaip.render import renderer
 from xaip.runtime import Status
@@ -95,3 +101,94 @@ def design_text(result: DesignResult) -> str:
                  f"{result.seconds:.3f} s.")
     lines.append(_check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- pictures (grid domains)
+
+_FLOOR: Colour = (235, 235, 235)
+_ROBOT: Colour = (40, 90, 220)
+_EXPECTED: Colour = (240, 150, 40)
+_BARRIER: Colour = (200, 30, 30)
+_GAP: Colour = (255, 255, 255)
+_CELL = re.compile(r"^c(\d)(\d)$")
+
+
+def _grid_moves(plan: Sequence[str]) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The ``move cXY cZW`` steps of a plan as cell pairs (grid domains such as the
+    restaurant name their cells ``c<x><y>``)."""
+    moves = []
+    for step in plan:
+        words = step.split()
+        if len(words) == 3 and words[0] == "move":
+            a, b = _CELL.match(words[1]), _CELL.match(words[2])
+            if a and b:
+                moves.append(((int(a[1]), int(a[2])), (int(b[1]), int(b[2]))))
+    return moves
+
+
+def _panel(moves: list[tuple[tuple[int, int], tuple[int, int]]], colour: Colour,
+           barriers: list[tuple[tuple[int, int], tuple[int, int]]], size: int
+           ) -> dict[tuple[int, int], list[Colour]]:
+    """Cells of one panel: grid cell (x, y) at row 2*(size-1-y), column 2*x; a passage
+    between two cells at the position between them."""
+    def at(cell: tuple[int, int]) -> tuple[int, int]:
+        return 2 * (size - 1 - cell[1]), 2 * cell[0]
+
+    layers: dict[tuple[int, int], list[Colour]] = {}
+    for x in range(size):
+        for y in range(size):
+            layers[at((x, y))] = [_FLOOR]
+    for a, b in moves:
+        (ra, ca), (rb, cb) = at(a), at(b)
+        for pos in ((ra, ca), (rb, cb), ((ra + rb) // 2, (ca + cb) // 2)):
+            layers[pos] = [_FLOOR, colour]
+    for a, b in barriers:
+        (ra, ca), (rb, cb) = at(a), at(b)
+        layers[((ra + rb) // 2, (ca + cb) // 2)] = [_BARRIER]
+    return layers
+
+
+def _draw(panels: list[dict[tuple[int, int], list[Colour]]], size: int) -> bytes:
+    span = 2 * size - 1
+    combined: dict[tuple[int, int], list[Colour]] = {}
+    for index, layers in enumerate(panels):
+        for (r, c), colours in layers.items():
+            combined[(r, c + index * (span + 1))] = colours
+    cols = len(panels) * (span + 1) - 1
+    for r in range(span):
+        for index in range(1, len(panels)):
+            combined[(r, index * (span + 1) - 1)] = [_GAP]
+    w, h, rgb = draw_cells(span, cols, combined, background=(120, 120, 120), cell=20,
+                           grid_line=None)
+    return encode_png(w, h, rgb)
+
+
+def _size(*plans: Sequence[tuple[tuple[int, int], tuple[int, int]]]) -> int:
+    cells = [c for moves in plans for pair in moves for c in pair]
+    if not cells:
+        raise InputError("only grid plans (steps 'move cXY cZW') can be drawn")
+    return 1 + max(max(x, y) for x, y in cells)
+
+
+@renderer(ExplicablePlan, "png")
+def explicable_png(result: ExplicablePlan) -> bytes:
+    """The robot's plan (blue) beside the person's nearest expected plan (orange)."""
+    robot = _grid_moves(result.plan)
+    expected = _grid_moves(result.nearest_expected or ())
+    size = _size(robot, expected)
+    return _draw([_panel(robot, _ROBOT, [], size), _panel(expected, _EXPECTED, [], size)],
+                 size)
+
+
+@renderer(DesignResult, "png")
+def design_png(result: DesignResult) -> bytes:
+    """Each task's robot plan (blue) with the chosen barriers (red), side by side."""
+    barriers = []
+    for name in result.design:
+        cells = re.findall(r"c(\d)(\d)", name)
+        if len(cells) == 2:
+            barriers.append(((int(cells[0][0]), int(cells[0][1])),
+                             (int(cells[1][0]), int(cells[1][1]))))
+    plans = [_grid_moves(task.plan) for task in result.tasks]
+    size = _size(*plans)
+    return _draw([_panel(moves, _ROBOT, barriers, size) for moves in plans], size)
