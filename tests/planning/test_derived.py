@@ -23,18 +23,20 @@ from pathlib import Path
 import pytest
 
 from xaip.cli import main
-from xaip.errors import SemanticError
+from xaip.errors import SemanticError, UnsupportedFeature, XaipError
 from xaip.planning.engines import get_engine
 from xaip.planning.engines.compiled import core_available
-from xaip.planning.grounding import ground
+from xaip.planning.engines.grounded import task_pddl
+from xaip.planning.grounding import ground, ground_skeleton
 from xaip.planning.heuristics import make_heuristic
 from xaip.planning.landmarks import find_landmarks
-from xaip.planning.pddl import parse_domain, parse_problem
-from xaip.planning.pddl.model import Atom
+from xaip.planning.pddl import check_problem, parse_domain, parse_problem
+from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.planning.pddl.writer import write_domain
 from xaip.planning.plans import parse_plan, validate
 from xaip.planning.search import solve
 from xaip.planning.search.successors import Successors
+from xaip.planning.task import Task
 
 DOMAIN = """(define (domain towers)
   (:requirements :strips :typing :derived-predicates :negative-preconditions)
@@ -159,7 +161,7 @@ CASES = [((frozenset({("a", "b"), ("b", "c")}), None),
           ((("c", "a"), ("d", "c")), (("a", "d"),)))] + random_cases(5)
 
 
-def task_of(start: BState, goal: Goal):  # type: ignore[no-untyped-def]
+def task_of(start: BState, goal: Goal) -> tuple[Domain, Problem, Task]:
     domain = parse_domain(DOMAIN)
     problem = parse_problem(problem_text(start, goal))
     return domain, problem, ground(domain, problem)
@@ -274,8 +276,6 @@ def test_round_trip_and_checks() -> None:
                                     "(and (on ?x ?z) (not (above ?z ?y)))"))
     problem = parse_problem(problem_text(*CASES[0]).replace("(handempty)",
                                                             "(handempty) (above a c)"))
-    from xaip.planning.pddl import check_problem
-
     with pytest.raises(SemanticError, match="cannot be in :init"):
         check_problem(domain, problem)
 
@@ -299,3 +299,11 @@ def test_cli_plan_validate_landmarks_and_refusal(tmp_path: Path,
     assert main(["plan", str(domain), str(problem)]) == 2
     err = capsys.readouterr().err
     assert "not stratifiable" in err and "Traceback" not in err
+
+
+def test_probabilistic_grounding_and_grounded_pddl_export_refuse_axioms_clearly() -> None:
+    domain, problem, task = task_of(*CASES[0])
+    with pytest.raises(UnsupportedFeature, match="derived predicates in a probabilistic task"):
+        ground_skeleton(domain, problem)
+    with pytest.raises(XaipError, match="derived predicates"):
+        task_pddl(task)
