@@ -84,3 +84,22 @@ def test_pictures(capsys, tmp_path) -> None:
     assert code == EXIT_OK and (tmp_path / "d.png").read_bytes().startswith(b"\x89PNG")
     code, _, err = run(capsys, "explicable", str(DOMAIN), str(DOMAIN), B1, "--png", B1)
     assert code == EXIT_BAD_INPUT and "overwrite" in err
+
+
+def test_labels_and_compile(capsys, tmp_path) -> None:
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text(json.dumps({"plan": ["pick-up c10", "move c10 c20", "move c20 c21",
+                                          "move c21 c22", "move c22 c12", "put-down c12"],
+                                 "labels": [["serve"], [], ["go"], ["go"], ["go"],
+                                            ["serve"]]}) + "\n")
+    code, out, _ = run(capsys, "explicable", str(DOMAIN), str(DOMAIN), B1, "--labels",
+                       str(notes), "--json")
+    payload = json.loads(out)
+    assert code == EXIT_OK and payload["verified"] and payload["labels"][0] == ["serve"]
+    notes.write_text('{"plan": ["a"], "labels": []}\n')
+    code, _, err = run(capsys, "explicable", str(DOMAIN), str(DOMAIN), B1, "--labels",
+                       str(notes))
+    assert code == EXIT_BAD_INPUT and "notes.jsonl:1" in err
+    code, out, _ = run(capsys, "explicable", str(DOMAIN), str(DOMAIN), B1, "--human-problem",
+                       B1H, "--method", "compile", "--json")
+    assert code == EXIT_OK and json.loads(out)["method"] == "product"

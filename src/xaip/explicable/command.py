@@ -82,6 +82,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                       help="product: search in both models (cost distance); enumerate: "
                            "score every robot plan within the bound; search: anytime "
                            "reconciliation search")
+    plan.add_argument("--labels", default=None, metavar="FILE",
+                      help="annotated plans (JSON Lines: plan, labels per step): build the "
+                           "plan with the labelling model instead (book ch. 3)")
     plan.add_argument("--png", default=None, metavar="FILE",
                       help="grid domains: draw the plan beside the expected one as PNG")
     add_budget_args(plan)
@@ -136,7 +139,9 @@ def run_explicable(args: argparse.Namespace) -> int:
 
         params = LearnedDistance.load(args.model)
     inputs = (args.robot_domain, args.human_domain, args.problem, args.human_problem,
-              args.model)
+              args.model, args.labels)
+    if args.labels is not None:
+        return _run_labels(args)
     if args.png:
         check_output(args.png, inputs)
     problem = load_problem(args.robot_domain, args.human_domain, args.problem,
@@ -162,3 +167,21 @@ def run_design(args: argparse.Namespace) -> int:
         write_output(args.png, render(result, "png"), (args.spec,))
     emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.status.finished and result.verified else EXIT_NEGATIVE
+
+
+def _run_labels(args: argparse.Namespace) -> int:
+    """``--labels FILE``: a majority labeller trained on the annotated plans, then plan
+    synthesis (EHC + exact completion) in the robot's model."""
+    from xaip.explicable.labels import MajorityLabeller, read_annotations, synthesize
+    from xaip.explicable.problem import load_problem
+    from xaip.render import render
+
+    if args.distance != "cost" or args.model is not None or args.png:
+        raise InputError("--labels goes without --distance, --model and --png")
+    labeller = MajorityLabeller().fit(read_annotations(args.labels))
+    problem = load_problem(args.robot_domain, args.human_domain, args.problem,
+                           args.human_problem)
+    result = synthesize(problem, labeller, budget=budget_from(args))
+    emit(args, result.to_dict(), render(result))
+    found = bool(result.plan) and result.status.finished and result.verified
+    return EXIT_OK if found else EXIT_NEGATIVE

@@ -25,9 +25,11 @@ step they cannot label is inexplicable, so ``IE(π) = |{i : L(a_i) = ∅}| / |π
 from __future__ import annotations
 
 import heapq
+import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from xaip.contract import CheckReport
@@ -335,3 +337,31 @@ def check_labelled(problem: ExplicableProblem, labeller: Labeller, result: Label
                     return CheckReport(None, "the checker's search passed 200000 states")
     return CheckReport(True, "valid; labels and IE recomputed; no plan without unlabelled "
                              "steps exists (reachability over labelled steps)")
+
+
+def read_annotations(path: str | Path) -> list[tuple[list[str], list[list[str]]]]:
+    """Annotated plans, JSON Lines: ``{"plan": ["pick-up c10", ...], "labels": [["serve"],
+    [], ...]}`` with one label list per step (an empty list: the step was inexplicable)."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read annotations {path}: "
+                         f"{getattr(error, 'strerror', None) or 'not UTF-8'}") from None
+    out = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            plan = [str(s) for s in record["plan"]]
+            labels = [[str(t) for t in tags] for tags in record["labels"]]
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise InputError(f"{path}:{number}: expected a JSON object with a plan and one "
+                             "label list per step") from None
+        if len(plan) != len(labels):
+            raise InputError(f"{path}:{number}: {len(plan)} steps but {len(labels)} label "
+                             "lists")
+        out.append((plan, labels))
+    if not out:
+        raise InputError(f"{path} has no annotated plans")
+    return out

@@ -14,7 +14,9 @@ Two methods:
   enumeration, each scored against the expected set. Without ``max_cost`` the bound is
   twice the robot's optimal cost ([D]).
 
-``auto`` takes ``product`` for the cost distance and ``enumerate`` otherwise; ``search``
+``compile`` is another name for ``product`` (the book compiles the two models into one
+planning problem). ``auto`` takes ``product`` for the cost distance and ``enumerate``
+otherwise; ``search``
 is the anytime reconciliation search of :mod:`xaip.explicable.search`.
 """
 
@@ -35,7 +37,7 @@ from xaip.planning.task import GroundAction
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
 
-METHODS = ("auto", "product", "enumerate", "search")
+METHODS = ("auto", "product", "compile", "enumerate", "search")
 
 
 def explicable_plan(
@@ -58,6 +60,8 @@ def explicable_plan(
     """
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
+    if method == "compile":
+        method = "product"
     if max_cost is not None and max_cost < 0:
         raise InputError(f"the cost bound must not be negative, not {max_cost}")
     if method == "search":

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from xaip.agents.png import Colour, draw_cells, encode_png
 from xaip.contract import CheckReport
 from xaip.errors import InputError
+from xaip.explicable.labels import LabelledPlan
 from xaip.explicable.results import DesignResult, ExplicablePlan, PlanDistances
 from xaip.render import renderer
 from xaip.runtime import Status
@@ -76,6 +77,20 @@ def explicable_text(result: ExplicablePlan) -> str:
         lines.append(f"Nearest expected plan: {_steps(result.nearest_expected)}")
     lines.append(f"{result.candidates} candidate plan(s), {result.expected_count} expected "
                  f"plan(s), method {result.method}, {result.seconds:.3f} s.")
+    lines.append(_check_line(result.verified, result.check, result.status))
+    return "\n".join(lines)
+
+
+@renderer(LabelledPlan, "text")
+def labelled_text(result: LabelledPlan) -> str:
+    if not result.plan:
+        return ("Budget exhausted before a plan was found; raise --max-nodes/--max-seconds."
+                if result.status == Status.BUDGET_EXHAUSTED else "The robot has no plan.")
+    lines = [f"Plan by the labelling model ({result.method}, cost {result.cost}):"]
+    for step, labels in zip(result.plan, result.labels, strict=True):
+        lines.append(f"  ({step})  " + (", ".join(labels) if labels else "UNLABELLED"))
+    lines.append(f"Inexplicability (share of unlabelled steps): {result.inexplicability:g}; "
+                 f"{result.seconds:.3f} s.")
     lines.append(_check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
