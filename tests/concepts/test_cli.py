@@ -74,3 +74,10 @@ def test_bad_input_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         code, out, err = run(capsys, "why-not", "sokoban-switch", *extra)
         assert code == 2, extra
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_time_budget_ends_the_search(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "why-not", "sokoban-cells", "--max-seconds", "0", "--json")
+    payload = json.loads(out)
+    assert code == 1 and payload["status"] == "budget_exhausted"
+    assert payload["verified"] is False and "unfinished" in payload["text"]
