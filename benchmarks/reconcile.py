@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
+from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.engines.fast_downward import fd_available, fd_solve
 from xaip.planning.features import Edit, FeatureKind, model_features
 from xaip.planning.features.apply import apply_edits
@@ -96,7 +97,7 @@ def run_mrp(label: str, robot: Path, human: Path, problem: Path,
             seconds: float = 300.0) -> dict[str, Any]:
     start = time.perf_counter()
     try:
-        engine = "fd" if label == "radar" and fd_available() else "builtin"
+        engine = DEFAULT_ENGINE  # the compiled core when it was built (the user's default)
         mrp = load_mrp(robot, human, problem, budget=Budget(max_seconds=seconds), engine=engine)
         explanation = explain(mrp, "mce", budget=Budget(max_seconds=seconds), engine=engine)
     except (InputError, BudgetExhausted) as error:  # e.g. no optimal robot plan within the budget
