@@ -37,7 +37,8 @@ def test_get_executor_names() -> None:
         get_executor("processes", workers=0)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="the ray extra is not installed")
+@pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                    reason="the ray extra is not installed")
 def test_ray_smoke() -> None:
     executor = get_executor("ray", workers=2, initializer=_init, initargs=(1,))
     try:
