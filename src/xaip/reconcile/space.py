@@ -75,6 +75,8 @@ class Instance:
 
 
 def _is_strips_like(domain: Domain, problem: Problem) -> bool:
+    if domain.derived:  # compiled tasks carry no axioms: ground such models whole
+        return False
     uses_costs = domain.uses_action_costs
     for action in domain.actions:
         parts = split_action(action, uses_costs)
