@@ -184,7 +184,7 @@ class _World:
 
 
 def _ground_atom(atom: Atom, binding: Mapping[str, str]) -> Atom:
-    return Atom(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
+    return Atom(atom.predicate, tuple([binding.get(a, a) for a in atom.args]))
 
 
 def _holds(
@@ -205,16 +205,17 @@ def _holds(
         return not _holds(cond.antecedent, state, binding, world) or _holds(
             cond.consequent, state, binding, world
         )
-    if isinstance(cond, Exists):
-        return any(
-            _holds(cond.body, state, {**binding, **extra}, world)
-            for extra in world.quantify(cond.variables)
-        )
-    if isinstance(cond, Forall):
-        return all(
-            _holds(cond.body, state, {**binding, **extra}, world)
-            for extra in world.quantify(cond.variables)
-        )
+    if isinstance(cond, Exists | Forall):
+        # One binding updated in place per value (nothing keeps it): derived predicates
+        # evaluate quantifiers millions of times on IPC psr.
+        wanted = isinstance(cond, Exists)
+        inner = dict(binding)
+        names = [v.name for v in cond.variables]
+        for values in itertools.product(*(world.of_type(v.type) for v in cond.variables)):
+            inner.update(zip(names, values, strict=True))
+            if _holds(cond.body, state, inner, world) == wanted:
+                return wanted
+        return not wanted
     raise UnsupportedFeature(f"cannot evaluate condition {type(cond).__name__}")
 
 
