@@ -72,6 +72,21 @@ def _find(result: Any, fmt: str) -> Renderer | None:
     return None
 
 
+def check_line(verified: bool, report: Any, status: Any) -> str:
+    """One sentence on whether an independent check confirmed an answer (every family's
+    text renderer ends with it). ``report`` is a :class:`~xaip.contract.CheckReport` or
+    ``None``; ``status`` a :class:`~xaip.runtime.Status`."""
+    if not status.finished:
+        return "Not verified: the budget ran out before the answer was finished."
+    if verified:
+        return "Verified independently" + (f": {report.details}." if report else ".")
+    if report is None:
+        return "NOT verified (no check ran)."
+    if report.ok is None:
+        return f"NOT verified: the check could not decide ({report.details})."
+    return f"NOT verified: the independent check disagrees ({report.details})."
+
+
 def formats(result: Any) -> list[str]:
     """The formats :func:`render` can produce for ``result``."""
     _load(result)
@@ -101,4 +116,4 @@ def render(result: Any, fmt: str = "text") -> Any:
                      f"(available: {', '.join(formats(result)) or 'none'})")
 
 
-__all__ = ["FORMATS", "formats", "render", "renderer"]
+__all__ = ["FORMATS", "check_line", "formats", "render", "renderer"]

@@ -12,24 +12,11 @@ import re
 from collections.abc import Sequence
 
 from xaip.agents.png import Colour, draw_cells, encode_png
-from xaip.contract import CheckReport
 from xaip.errors import InputError
 from xaip.explicable.labels import LabelledPlan
 from xaip.explicable.results import DesignResult, ExplicablePlan, PlanDistances
-from xaip.render import renderer
+from xaip.render import check_line, renderer
 from xaip.runtime import Status
-
-
-def _check_line(verified: bool, report: CheckReport | None, status: Status) -> str:
-    if not status.finished:
-        return "Not verified: the budget ran out before the answer was finished."
-    if verified:
-        return "Verified independently" + (f": {report.details}." if report else ".")
-    if report is None:
-        return "NOT verified (no check ran)."
-    if report.ok is None:
-        return f"NOT verified: the check could not decide ({report.details})."
-    return f"NOT verified: the independent check disagrees ({report.details})."
 
 
 def _steps(plan: tuple[str, ...]) -> str:
@@ -77,7 +64,7 @@ def explicable_text(result: ExplicablePlan) -> str:
         lines.append(f"Nearest expected plan: {_steps(result.nearest_expected)}")
     lines.append(f"{result.candidates} candidate plan(s), {result.expected_count} expected "
                  f"plan(s), method {result.method}, {result.seconds:.3f} s.")
-    lines.append(_check_line(result.verified, result.check, result.status))
+    lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
 
@@ -91,7 +78,7 @@ def labelled_text(result: LabelledPlan) -> str:
         lines.append(f"  ({step})  " + (", ".join(labels) if labels else "UNLABELLED"))
     lines.append(f"Inexplicability (share of unlabelled steps): {result.inexplicability:g}; "
                  f"{result.seconds:.3f} s.")
-    lines.append(_check_line(result.verified, result.check, result.status))
+    lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
 
@@ -114,7 +101,7 @@ def design_text(result: DesignResult) -> str:
     lines.append(f"{result.configurations} configuration(s) evaluated"
                  f"{' with relevance pruning' if result.pruned else ''}, "
                  f"{result.seconds:.3f} s.")
-    lines.append(_check_line(result.verified, result.check, result.status))
+    lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
 

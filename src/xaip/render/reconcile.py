@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from xaip.contract import CheckReport
 from xaip.errors import InputError
 from xaip.reconcile.results import (
     AnytimeExplanation,
@@ -23,20 +22,8 @@ from xaip.reconcile.results import (
     Tell,
     edit_text,
 )
-from xaip.render import renderer
+from xaip.render import check_line, renderer
 from xaip.runtime import Status
-
-
-def _check_line(verified: bool, report: CheckReport | None, status: Status) -> str:
-    if not status.finished:
-        return "Not verified: the budget ran out before the answer was finished."
-    if verified:
-        return "Verified independently" + (f": {report.details}." if report else ".")
-    if report is None:
-        return "NOT verified (no check ran)."
-    if report.ok is None:
-        return f"NOT verified: the check could not decide ({report.details})."
-    return f"NOT verified: the independent check disagrees ({report.details})."
 
 
 def _steps(plan: tuple[str, ...]) -> str:
@@ -83,7 +70,7 @@ def explanation_text(result: Explanation) -> str:
     else:
         complete = f"Complete: {result.complete}"
     lines.append(f"{complete}; {_effort(result.stats, result.seconds)}.")
-    lines.append(_check_line(result.verified, result.check, result.status))
+    lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
 
@@ -107,7 +94,7 @@ def conformant_text(result: ConformantExplanation) -> str:
              f"{value(result.robustness_before)} -> {value(result.robustness)}, "
              f"{'verified' if result.verified else 'NOT verified'}):"]
     lines += [f"  [{e.label}] {e.text}" for e in result.edits]
-    lines.append(_check_line(result.verified, result.check, result.status))
+    lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
 
@@ -132,7 +119,7 @@ def conditional_text(result: ConditionalExplanation) -> str:
                       f"{result.expected_statements:.3g}, "
                       f"{'verified' if result.verified else 'NOT verified'}):",
                       *policy_lines(result.policy, "  "),
-                      _check_line(result.verified, result.check, result.status)])
+                      check_line(result.verified, result.check, result.status)])
 
 
 @renderer(AnytimeExplanation, "text")
@@ -143,7 +130,7 @@ def anytime_text(result: AnytimeExplanation) -> str:
                 "--max-nodes/--max-seconds.")
     return "\n".join(["Anytime explanation:",
                       *(f"  [{e.label}] {e.text}" for e in result.edits),
-                      _check_line(result.verified, result.check, result.status)])
+                      check_line(result.verified, result.check, result.status)])
 
 
 @renderer(Dialogue, "text")
