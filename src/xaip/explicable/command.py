@@ -85,6 +85,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     plan.add_argument("--labels", default=None, metavar="FILE",
                       help="annotated plans (JSON Lines: plan, labels per step): build the "
                            "plan with the labelling model instead (book ch. 3)")
+    plan.add_argument("--labeller", default="auto", choices=["auto", "crf", "majority"],
+                      help="with --labels: a CRF sequence labeller or the per-action "
+                           "majority vote (auto: the CRF from 5 annotated plans on)")
     plan.add_argument("--png", default=None, metavar="FILE",
                       help="grid domains: draw the plan beside the expected one as PNG")
     add_budget_args(plan)
@@ -142,6 +145,8 @@ def run_explicable(args: argparse.Namespace) -> int:
               args.model, args.labels)
     if args.labels is not None:
         return _run_labels(args)
+    if args.labeller != "auto":
+        raise InputError("--labeller goes with --labels FILE")
     if args.png:
         check_output(args.png, inputs)
     problem = load_problem(args.robot_domain, args.human_domain, args.problem,
@@ -170,18 +175,24 @@ def run_design(args: argparse.Namespace) -> int:
 
 
 def _run_labels(args: argparse.Namespace) -> int:
-    """``--labels FILE``: a majority labeller trained on the annotated plans, then plan
-    synthesis (EHC + exact completion) in the robot's model."""
-    from xaip.explicable.labels import MajorityLabeller, read_annotations, synthesize
+    """``--labels FILE``: a labeller (CRF or majority vote) trained on the annotated plans,
+    then plan synthesis (EHC + completion) in the robot's model."""
+    from xaip.explicable.crf import MIN_PLANS, CRFLabeller, object_types
+    from xaip.explicable.labels import Labeller, MajorityLabeller, read_annotations, synthesize
     from xaip.explicable.problem import load_problem
     from xaip.render import render
 
     if args.distance != "cost" or args.model is not None or args.png:
         raise InputError("--labels goes without --distance, --model and --png")
-    labeller = MajorityLabeller().fit(read_annotations(args.labels))
+    examples = read_annotations(args.labels)
     problem = load_problem(args.robot_domain, args.human_domain, args.problem,
                            args.human_problem)
+    kind = args.labeller
+    if kind == "auto":
+        kind = "crf" if len(examples) >= MIN_PLANS else "majority"
+    labeller: Labeller = (CRFLabeller(object_types(problem.robot_problem.objects))
+                          .fit(examples) if kind == "crf" else MajorityLabeller().fit(examples))
     result = synthesize(problem, labeller, budget=budget_from(args))
-    emit(args, result.to_dict(), render(result))
+    emit(args, {**result.to_dict(), "labeller": kind}, render(result))
     found = bool(result.plan) and result.status.finished and result.verified
     return EXIT_OK if found else EXIT_NEGATIVE

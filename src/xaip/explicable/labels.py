@@ -91,9 +91,14 @@ class MajorityLabeller:
 
     def label(self, steps: Sequence[GroundAction], states: Sequence[int | None]
               ) -> list[Label]:
+        return self.tag_names([a.name for a in steps])
+
+    def tag_names(self, names: Sequence[str]) -> list[Label]:
+        """Labels for a plan given by step names (the dataset's form)."""
         out = []
-        for action in steps:
-            seen = self.by_action.get(action.name) or self.by_schema.get(action.schema)
+        for step in names:
+            name = " ".join(step.strip("() ").lower().split())
+            seen = self.by_action.get(name) or self.by_schema.get(name.split()[0])
             out.append(min(seen.items(), key=lambda kv: (-kv[1], sorted(kv[0])))[0]
                        if seen else frozenset())
         return out
@@ -184,9 +189,11 @@ def select_plan(problem: ExplicableProblem, labeller: Labeller,
 
 
 def synthesize(problem: ExplicableProblem, labeller: Labeller, weight: float = 1.0,
-               budget: Budget | None = None) -> LabelledPlan:
-    """X06: enforced hill-climbing on ``h_FF + weight · U_est``, completed (for Markov
-    labellers) by a uniform-cost search on (unlabelled steps, cost)."""
+               budget: Budget | None = None, k: int = 50) -> LabelledPlan:
+    """X06: enforced hill-climbing on ``h_FF + weight · U_est``, completed, for Markov
+    labellers, by a uniform-cost search on (unlabelled steps, cost), and for others (a CRF,
+    whose tags depend on the neighbours) by the best of the robot's ``k`` cheapest plans;
+    the better (IE, cost) of the two plans is returned."""
     clock = as_clock(budget)
     task = problem.robot_task
     hff = HFF(task)
@@ -203,11 +210,11 @@ def synthesize(problem: ExplicableProblem, labeller: Labeller, weight: float = 1
 
     try:
         plan = _ehc(task, succ, h, clock, stats)
-        if labeller.markov:
-            found = _fewest_unlabelled(task, succ, labeller, clock, stats)
-            if found is not None and (plan is None or _key(task, labeller, found)
-                                      < _key(task, labeller, plan)):
-                plan = found
+        found = (_fewest_unlabelled(task, succ, labeller, clock, stats)
+                 if labeller.markov else _best_of_cheapest(task, labeller, k, clock, stats))
+        if found is not None and (plan is None or _key(task, labeller, found)
+                                  < _key(task, labeller, plan)):
+            plan = found
     except _Out:
         return _result(task, labeller, None, "synthesize", 0, clock,
                        Status.BUDGET_EXHAUSTED, stats)
@@ -265,6 +272,17 @@ def _ehc(task: Task, succ: Successors, h: Callable[..., float], clock: BudgetClo
             return None  # EHC is incomplete; the uniform-cost stage may still find a plan
         (state, prefix, states), current = improved
     return prefix
+
+
+def _best_of_cheapest(task: Task, labeller: Labeller, k: int, clock: BudgetClock,
+                      stats: dict[str, int | float]) -> tuple[GroundAction, ...] | None:
+    listed = top_k_plans(task, k, clock.remaining())
+    stats["expanded"] += listed.expanded
+    stats["candidates"] = len(listed.plans)
+    if not clock.charge(listed.expanded) or listed.status == Status.BUDGET_EXHAUSTED:
+        raise _Out
+    scored = [(_key(task, labeller, plan), index) for index, plan in enumerate(listed.plans)]
+    return tuple(listed.plans[min(scored)[1]]) if scored else None
 
 
 def _fewest_unlabelled(task: Task, succ: Successors, labeller: Labeller, clock: BudgetClock,
