@@ -9,17 +9,19 @@ step they cannot label is inexplicable, so ``IE(π) = |{i : L(a_i) = ∅}| / |π
   :func:`synthesize` is exact.
 * :class:`RuleLabeller` wraps a function (an oracle, or hand-written rules);
   :class:`MajorityLabeller` is the learned baseline: the label set seen most often for the
-  ground action in annotated plans, else for its schema ([D]; a CRF such as
-  ``sklearn-crfsuite`` fits the same protocol and is not bundled).
+  ground action in annotated plans, else for its schema ([D]);
+  :class:`xaip.explicable.crf.CRFLabeller` is the book's CRF (context-dependent, so not
+  Markov).
 * :func:`select_plan` (X05) picks the candidate with the lowest IE, then cost, among the
   robot's cheapest plans (top-k) or given ones.
 * :func:`synthesize` (X06) runs enforced hill-climbing on ``h_FF(s) + w · U_est``, where
   ``U_est`` counts the unlabelled steps of the prefix and the relaxed plan labelled
   together (relaxed steps without states) — a count, not the share, since a share would
   reward padding a plan with labelled detours and the climb would never end; if the
-  plan it finds has unlabelled steps and the labeller is Markov, a uniform-cost search on
-  (unlabelled steps, cost) over states looks for a better plan, so a plan with no
-  unlabelled step is returned whenever one exists.
+  labeller is Markov, a uniform-cost search on (unlabelled steps, cost) over states looks
+  for a better plan, so a plan with no unlabelled step is returned whenever one exists;
+  for other labellers the best of the robot's ``k`` cheapest plans plays that part (exact
+  only among those plans).
 """
 
 from __future__ import annotations
