@@ -15,6 +15,11 @@ is then confirmed exactly where the search only sampled:
   limit, exact minima over all reachable states) do not exceed the plan's cost;
 * ``not_worse`` and "does not reach the goal": by re-running plan and foil.
 
+A simulator with ``enumerable = False`` (Montezuma's Revenge) cannot be listed; there the
+same claims are tested on fresh states instead: the checker's own random walks from the
+plan's and the foil's states, on a seed the search never uses (a test that can refute,
+not a proof).
+
 What it shares with the search: the simulator's ``step`` and the concepts' exact ``truth``
 functions (the definitions under test). It does not share the sampler, the noisy labels,
 the posterior computations or the greedy subset choice; it has its own breadth-first
@@ -33,6 +38,7 @@ from xaip.contract import CheckReport
 from xaip.runtime import Status
 
 MAX_STATES = 200_000
+FRESH_SAMPLES = 200  # fresh states for simulators that say ``enumerable = False``
 
 
 def _all_states(sim: Any, limit: int) -> list[Hashable] | None:
@@ -54,6 +60,25 @@ def _all_states(sim: Any, limit: int) -> list[Hashable] | None:
                 seen.add(following)
                 order.append(following)
     return order
+
+
+def _fresh_states(sim: Any, starts: list[Hashable], count: int = FRESH_SAMPLES,
+                  seed: int = 7919, max_depth: int = 15) -> list[Hashable]:
+    """For a simulator too large to enumerate (Montezuma): its own random walks from the
+    plan's and the foil's states, on a seed the search does not use, so the explanation is
+    re-tested on fresh samples."""
+    import random
+
+    rng = random.Random(seed)
+    out = list(dict.fromkeys(starts))
+    for _ in range(count):
+        state = starts[rng.randrange(len(starts))]
+        for _ in range(rng.randint(0, max_depth)):
+            outcome = sim.step(state, sim.actions[rng.randrange(len(sim.actions))])
+            if not isinstance(outcome, Invalid):
+                state = outcome[0]
+        out.append(state)
+    return list(dict.fromkeys(out))
 
 
 def _replay(sim: Any, actions: Sequence[str]) -> tuple[list[Hashable], float, int | None]:
@@ -89,7 +114,8 @@ def check(query: Query, result: WhyNot, max_states: int = MAX_STATES) -> CheckRe
             and not sim.is_goal(foil_states[-1])
         return CheckReport(ok, "the foil runs but ends outside the goal" if ok
                            else "the foil does not end outside the goal")
-    states = _all_states(sim, max_states)
+    states = _all_states(sim, max_states) if getattr(sim, "enumerable", True) \
+        else _fresh_states(sim, plan_states + foil_states)
     if states is None:
         return CheckReport(None, f"more than {max_states} reachable states: too many to "
                                  "enumerate")

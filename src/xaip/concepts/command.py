@@ -5,7 +5,9 @@
                  [--json]
 
 Without ``--level`` the bundled example of ENV runs (``--level switch-2`` names another
-bundled level). Exit codes: 0 an explanation was found and confirmed by the exhaustive
+bundled level). For ``montezuma``, ``--level`` names the screen (``1``) and ``--plan`` /
+``--foil`` are action lists (or a bundled pair's name: ledge-right, ledge-left,
+ladder-left). Exit codes: 0 an explanation was found and confirmed by the exhaustive
 checker; 1 no explanation (the vocabulary is incomplete, the foil is not worse), the
 budget ran out, or the checker did not confirm; 2 bad input (one line).
 """
@@ -30,7 +32,7 @@ from xaip.concepts.results import Query, WhyNot
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 from xaip.runtime import Status
 
-ENVS = ("sokoban-switch", "sokoban-cells")
+ENVS = ("sokoban-switch", "sokoban-cells", "montezuma")
 
 
 def _positive(text: str) -> int:
@@ -76,9 +78,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
+def _montezuma(args: argparse.Namespace) -> object:
+    """Montezuma: ``--level`` names the screen; ``--plan``/``--foil`` are action-list files
+    or the names of bundled screen-1 pairs (default: the pair ``ledge-left``)."""
+    from xaip.concepts.montezuma import montezuma_query
+
+    if args.variant is not None:
+        raise InputError("montezuma has no --variant")
+    if args.vocabulary is not None:
+        raise InputError("montezuma uses its bundled screen concepts (no --vocabulary yet)")
+    if args.picture:
+        raise InputError("montezuma: --picture is not supported yet")
+    return montezuma_query(args.plan or "ledge-left", args.foil or "ledge-left",
+                           args.level or "1")
+
+
 def _query(args: argparse.Namespace) -> object:
     from xaip.concepts.bundled import LEVELS, bundled, bundled_files, load_query
 
+    if args.env == "montezuma":
+        return _montezuma(args)
     variant = args.variant
     if args.env == "sokoban-cells" and variant == "precondition":
         raise InputError("sokoban-cells has only the cost variant")

@@ -46,7 +46,8 @@ def why_not_text(result: WhyNot) -> str:
                          f"{' and '.join(claim.concepts)} costs at least {claim.at_least:g}"
                          + ("" if claim.confidence is None
                             else f" (confidence {claim.confidence:.4f})"))
-    checked = "verified by exhaustive enumeration" if result.verified else "not verified"
+    how = "on fresh samples" if result.env == "montezuma" else "by exhaustive enumeration"
+    checked = f"verified {how}" if result.verified else "not verified"
     lines.append(f"  {result.samples} samples, {result.seconds:.3f} s, {result.status}, "
                  f"{checked}")
     return "\n".join(lines)
