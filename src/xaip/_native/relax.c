@@ -20,7 +20,14 @@ struct RelaxWork {
     uint64_t *seen;
     int32_t *used_list;
     PairHeap heap;
+    /* h_max's bucket queue (see explore_hmax): NULL when costs are too large for it */
+    int32_t *bucket_head, *entry_fact, *entry_next;
+    int nbuckets;
+    size_t nentries;
 };
+
+/* h_max uses a circular bucket queue when the largest operator cost is below this */
+#define HMAX_MAX_BUCKETS 4096
 
 RelaxWork *relax_work_new(const Relaxed *r, const CTask *t) {
     RelaxWork *w = calloc(1, sizeof *w);
@@ -43,6 +50,21 @@ RelaxWork *relax_work_new(const Relaxed *r, const CTask *t) {
         return NULL;
     }
     for (int i = 0; i < t->ngoal; i++) w->is_goal[t->goal_facts[i]] = 1;
+    cost_t max_cost = 0;
+    for (int op = 0; op < r->nops; op++)
+        if (r->cost[op] > max_cost) max_cost = r->cost[op];
+    if (max_cost < HMAX_MAX_BUCKETS) {
+        /* each fact enters once as true, then at most once per (operator, add) pair */
+        w->nbuckets = (int)max_cost + 1;
+        w->nentries = nf + r->total_adds + 1;
+        w->bucket_head = malloc((size_t)w->nbuckets * sizeof(int32_t));
+        w->entry_fact = malloc(w->nentries * sizeof(int32_t));
+        w->entry_next = malloc(w->nentries * sizeof(int32_t));
+        if (!w->bucket_head || !w->entry_fact || !w->entry_next) {
+            relax_work_free(w);
+            return NULL;
+        }
+    }
     return w;
 }
 
@@ -57,6 +79,9 @@ void relax_work_free(RelaxWork *w) {
     free(w->used);
     free(w->used_list);
     free(w->seen);
+    free(w->bucket_head);
+    free(w->entry_fact);
+    free(w->entry_next);
     pheap_free(&w->heap);
     free(w);
 }
@@ -130,6 +155,82 @@ static int explore(RelaxWork *w, const uint64_t *s, int additive) {
     return h->oom ? -1 : 0;
 }
 
+/* h_max alone (the checker's UCS evaluates it on every new state): the same fixpoint as
+ * explore(w, s, 0), but with a circular bucket queue instead of the binary heap. Why this
+ * is exact: h_max gives each fact max(preconditions) + cost, so every value pushed lies in
+ * [current, current + max cost] and nbuckets = max cost + 1 slots never collide. The order
+ * of facts within a value differs from the heap's, which changes supporters on ties but not
+ * values (h_max is the unique fixpoint); h_FF, which reads supporters, keeps the heap. */
+static void explore_hmax(RelaxWork *w, const uint64_t *s) {
+    const Relaxed *r = w->r;
+    const CTask *t = w->t;
+    int nf = r->nfacts, nb = w->nbuckets;
+    int32_t *head = w->bucket_head, *efact = w->entry_fact, *enext = w->entry_next;
+    size_t used = 0, pending = 0;
+    for (int f = 0; f < nf; f++) w->cost[f] = COST_INF;
+    for (int b = 0; b < nb; b++) head[b] = -1;
+    memcpy(w->unsat, r->npre, (size_t)r->nops * sizeof(int32_t));
+    memset(w->acc, 0, (size_t)r->nops * sizeof(cost_t));
+#define HMAX_PUSH(value, fact)                                  \
+    do {                                                        \
+        int b_ = (int)((value) % nb);                           \
+        efact[used] = (fact);                                   \
+        enext[used] = head[b_];                                 \
+        head[b_] = (int32_t)used++;                             \
+        pending++;                                              \
+    } while (0)
+    for (int wd = 0; wd < t->nwords; wd++) {
+        uint64_t x = s[wd];
+        while (x) {
+            int f = wd * 64 + __builtin_ctzll(x);
+            x &= x - 1;
+            w->cost[f] = 0;
+            HMAX_PUSH(0, f);
+        }
+    }
+    for (int i = 0; i < r->nno_pre; i++) {
+        int op = r->no_pre[i];
+        cost_t value = r->cost[op];
+        for (int32_t k = r->add.off[op]; k < r->add.off[op + 1]; k++) {
+            int32_t f = r->add.idx[k];
+            if (value < w->cost[f]) {
+                w->cost[f] = value;
+                HMAX_PUSH(value, f);
+            }
+        }
+    }
+    int left = 0;
+    for (int i = 0; i < t->ngoal; i++) left += !bit_get(s, t->goal_facts[i]);
+    cost_t cur = 0;
+    while (left && pending) {
+        int b = (int)(cur % nb);
+        int32_t e = head[b];
+        if (e < 0) {
+            cur++;
+            continue;
+        }
+        head[b] = enext[e];
+        pending--;
+        int32_t f = efact[e];
+        if (w->cost[f] != cur) continue; /* superseded by a cheaper entry */
+        if (w->is_goal[f] && !bit_get(s, f) && --left == 0) break;
+        for (int32_t k = r->pre_of.off[f]; k < r->pre_of.off[f + 1]; k++) {
+            int32_t op = r->pre_of.idx[k];
+            if (cur > w->acc[op]) w->acc[op] = cur;
+            if (--w->unsat[op]) continue;
+            cost_t nv = w->acc[op] + r->cost[op];
+            for (int32_t j = r->add.off[op]; j < r->add.off[op + 1]; j++) {
+                int32_t added = r->add.idx[j];
+                if (nv < w->cost[added]) {
+                    w->cost[added] = nv;
+                    HMAX_PUSH(nv, added);
+                }
+            }
+        }
+    }
+#undef HMAX_PUSH
+}
+
 /* HFF.relaxed_plan + evaluate: the cost of the actions of the relaxed plan read off the
  * best supporters, each counted once. */
 static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
@@ -169,7 +270,10 @@ static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
 cost_t relax_eval(RelaxWork *w, const uint64_t *s, int kind) {
     const CTask *t = w->t;
     if (ctask_goal_facts_hold(t, s)) return 0;
-    if (explore(w, s, kind != H_HMAX)) return COST_OOM;
+    if (kind == H_HMAX && w->bucket_head)
+        explore_hmax(w, s);
+    else if (explore(w, s, kind != H_HMAX))
+        return COST_OOM;
     if (kind == H_HFF) return relaxed_plan_cost(w, s);
     cost_t h = 0;
     for (int i = 0; i < t->ngoal; i++) {

@@ -80,8 +80,19 @@ typedef struct {
     cost_t *g, *h;
     uint32_t *parent;
     int32_t *action;
-    uint32_t *slots; /* 0: empty, else id + 1 */
+    /* 0: empty, else (hash >> 32) << 32 | (id + 1): the high half of the hash is a tag, so
+     * a probe that meets another state is rejected without touching that state's words */
+    uint64_t *slots;
 } Table;
+
+#define TAG_MASK 0xFFFFFFFF00000000ull
+
+/* states are a few words: an inline loop beats a call to memcmp */
+static inline int words_equal(const uint64_t *a, const uint64_t *b, int n) {
+    for (int i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
 
 static uint64_t hash_words(const uint64_t *s, int n) {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)n;
@@ -95,7 +106,7 @@ static uint64_t hash_words(const uint64_t *s, int n) {
 }
 
 static size_t table_bytes(const Table *t) {
-    return t->cap * ((size_t)t->nwords * 8 + 8 + 8 + 8 + 4 + 4) + t->nslots * 4;
+    return t->cap * ((size_t)t->nwords * 8 + 8 + 8 + 8 + 4 + 4) + t->nslots * 8;
 }
 
 static void table_free(Table *t) {
@@ -131,12 +142,12 @@ static int table_grow_states(Table *t) {
 
 static int table_rehash(Table *t) {
     size_t n = t->nslots ? 2 * t->nslots : 2048;
-    uint32_t *slots = calloc(n, sizeof *slots);
+    uint64_t *slots = calloc(n, sizeof *slots);
     if (!slots) return -1;
     for (size_t id = 0; id < t->count; id++) {
         size_t i = t->hash[id] & (n - 1);
         while (slots[i]) i = (i + 1) & (n - 1);
-        slots[i] = (uint32_t)id + 1;
+        slots[i] = (t->hash[id] & TAG_MASK) | ((uint64_t)id + 1);
     }
     free(t->slots);
     t->slots = slots;
@@ -151,9 +162,11 @@ static int64_t table_intern(Table *t, const uint64_t *s, int *is_new) {
     uint64_t hv = hash_words(s, t->nwords);
     size_t mask = t->nslots - 1, i = hv & mask;
     size_t wb = (size_t)t->nwords * sizeof(uint64_t);
+    uint64_t tag = hv & TAG_MASK;
     while (t->slots[i]) {
-        uint32_t id = t->slots[i] - 1;
-        if (t->hash[id] == hv && !memcmp(t->words + (size_t)id * t->nwords, s, wb)) {
+        uint64_t slot = t->slots[i];
+        uint32_t id = (uint32_t)slot - 1;
+        if ((slot & TAG_MASK) == tag && words_equal(t->words + (size_t)id * t->nwords, s, t->nwords)) {
             *is_new = 0;
             return id;
         }
@@ -168,7 +181,7 @@ static int64_t table_intern(Table *t, const uint64_t *s, int *is_new) {
     t->h[id] = 0;
     t->parent[id] = UINT32_MAX;
     t->action[id] = -1;
-    t->slots[i] = (uint32_t)id + 1;
+    t->slots[i] = tag | ((uint64_t)id + 1);
     *is_new = 1;
     return (int64_t)id;
 }
