@@ -18,6 +18,7 @@
 #include <time.h>
 
 #define G_UNSET INT64_MAX
+#define BATCH 32 /* successors generated before their table look-ups */
 #define H_CAP ((cost_t)1 << 62) /* g stays below 2^62 (costs are checked in Python) */
 
 double now_seconds(void) {
@@ -155,11 +156,10 @@ static int table_rehash(Table *t) {
     return 0;
 }
 
-/* The id of state ``s`` (inserted with g unset if new; *is_new says which); -1 when out of
+/* The id of state ``s`` with hash ``hv`` (inserted with g unset if new; *is_new says which); -1 when out of
  * memory. */
-static int64_t table_intern(Table *t, const uint64_t *s, int *is_new) {
+static int64_t table_intern(Table *t, const uint64_t *s, uint64_t hv, int *is_new) {
     if (2 * (t->count + 1) > t->nslots && table_rehash(t)) return -1;
-    uint64_t hv = hash_words(s, t->nwords);
     size_t mask = t->nslots - 1, i = hv & mask;
     size_t wb = (size_t)t->nwords * sizeof(uint64_t);
     uint64_t tag = hv & TAG_MASK;
@@ -289,7 +289,8 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
     tab.nwords = nw;
     Open open = {0};
     HeurWork *hw_ = heur_new(t, p->heuristic);
-    uint64_t *state = malloc(wb), *child = malloc(wb);
+    uint64_t *state = malloc(wb), *kids = malloc(BATCH * wb), *kid_hash = malloc(BATCH * 8);
+    int32_t *kid_action = malloc(BATCH * sizeof(int32_t));
     int32_t *app = malloc(((size_t)t->nactions + 1) * sizeof(int32_t));
     uint64_t counter = 0, work = 0;
 #define CHECK_CLOCK()                   \
@@ -297,10 +298,10 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
         r->status = stop;               \
         goto done;                      \
     }
-    if (!hw_ || !state || !child || !app) goto oom;
+    if (!hw_ || !state || !kids || !kid_hash || !kid_action || !app) goto oom;
 
     int is_new;
-    int64_t root = table_intern(&tab, t->init, &is_new);
+    int64_t root = table_intern(&tab, t->init, hash_words(t->init, nw), &is_new);
     if (root < 0) goto oom;
     cost_t h_root = heur_eval(hw_, t->init);
     r->evaluated++;
@@ -331,38 +332,56 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
         }
         r->expanded++;
         int napp = ctask_applicable(t, state, app);
-        for (int k = 0; k < napp; k++) {
-            if ((++work & 15) == 0) CHECK_CLOCK();
-            int a = app[k];
-            r->generated++;
-            cost_t new_g = node.g + t->cost[a];
-            if (new_g >= bound) continue;
-            memcpy(child, state, wb);
-            for (int32_t i = t->del.off[a]; i < t->del.off[a + 1]; i++) bit_clear(child, t->del.idx[i]);
-            for (int32_t i = t->add.off[a]; i < t->add.off[a + 1]; i++) bit_set(child, t->add.idx[i]);
-            int64_t id = table_intern(&tab, child, &is_new);
-            if (id < 0) goto oom;
-            cost_t old_g = tab.g[id];
-            if (old_g != G_UNSET && (!reopen || new_g >= old_g)) continue;
-            cost_t h;
-            if (is_new) {
-                h = heur_eval(hw_, child);
-                r->evaluated++;
-                if (h == COST_OOM) goto oom;
-                tab.h[id] = h;
-                CHECK_CLOCK();
-            } else {
-                h = tab.h[id];
+        /* successors in batches: first each child, its hash and a prefetch of its slot,
+         * then the table look-ups, so the slots' cache misses overlap */
+        for (int k0 = 0; k0 < napp; k0 += BATCH) {
+            int k1 = napp - k0 < BATCH ? napp : k0 + BATCH, nkids = 0;
+            for (int k = k0; k < k1; k++) {
+                int a = app[k];
+                if (node.g + t->cost[a] >= bound) continue;
+                uint64_t *c = kids + (size_t)nkids * nw;
+                memcpy(c, state, wb);
+                for (int32_t i = t->del.off[a]; i < t->del.off[a + 1]; i++) bit_clear(c, t->del.idx[i]);
+                for (int32_t i = t->add.off[a]; i < t->add.off[a + 1]; i++) bit_set(c, t->add.idx[i]);
+                kid_hash[nkids] = hash_words(c, nw);
+                kid_action[nkids++] = a;
+                if (tab.nslots)
+                    __builtin_prefetch(tab.slots + (kid_hash[nkids - 1] & (tab.nslots - 1)));
             }
-            if (h == COST_INF || (prune_h && new_g + h >= bound)) continue;
-            tab.g[id] = new_g;
-            tab.parent[id] = node.id;
-            tab.action[id] = a;
-            counter++;
-            /* h_add may saturate near COST_INF: cap it so that g + h cannot overflow */
-            cost_t hf = h < H_CAP ? h : H_CAP;
-            if (open_push(&open, (Node){gw * new_g + hw * hf, h, new_g, counter, (uint32_t)id}))
-                goto oom;
+            r->generated += k1 - k0;
+            work += (uint64_t)(k1 - k0);
+            if (work & ~(uint64_t)15) {
+                work &= 15;
+                CHECK_CLOCK();
+            }
+            for (int j = 0; j < nkids; j++) {
+                int a = kid_action[j];
+                uint64_t *child = kids + (size_t)j * nw;
+                cost_t new_g = node.g + t->cost[a];
+                int64_t id = table_intern(&tab, child, kid_hash[j], &is_new);
+                if (id < 0) goto oom;
+                cost_t old_g = tab.g[id];
+                if (old_g != G_UNSET && (!reopen || new_g >= old_g)) continue;
+                cost_t h;
+                if (is_new) {
+                    h = heur_eval(hw_, child);
+                    r->evaluated++;
+                    if (h == COST_OOM) goto oom;
+                    tab.h[id] = h;
+                    CHECK_CLOCK();
+                } else {
+                    h = tab.h[id];
+                }
+                if (h == COST_INF || (prune_h && new_g + h >= bound)) continue;
+                tab.g[id] = new_g;
+                tab.parent[id] = node.id;
+                tab.action[id] = a;
+                counter++;
+                /* h_add may saturate near COST_INF: cap it so that g + h cannot overflow */
+                cost_t hf = h < H_CAP ? h : H_CAP;
+                if (open_push(&open, (Node){gw * new_g + hw * hf, h, new_g, counter, (uint32_t)id}))
+                    goto oom;
+            }
         }
         if ((r->expanded & 15) == 0) CHECK_CLOCK();
     }
@@ -378,6 +397,8 @@ done:
     free(open.a);
     heur_free(hw_);
     free(state);
-    free(child);
+    free(kids);
+    free(kid_hash);
+    free(kid_action);
     free(app);
 }
