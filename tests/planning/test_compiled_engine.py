@@ -129,6 +129,18 @@ def test_random_cost_bound_verdicts(seed: int) -> None:
             assert other.status == python.status, (search, bound)
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_bounded_search_mirrors_python(seed: int) -> None:
+    """Under a small cost bound the C open list is a bucket queue: same expansions."""
+    task = strips_task(seed)
+    truth = goal_distances(task)[task.init]
+    bounds = [2] if truth == math.inf else [int(truth), int(truth) + 1, int(truth) + 3]
+    for bound in bounds:
+        for search, heuristic in (("astar", "lmcut"), ("astar", "hmax"), ("ucs", "hmax"),
+                                  ("ucs", "blind")):
+            assert_same_search(task, search, heuristic, cost_bound=bound)
+
+
 # ----------------------------------------------------------------------------- edge cases
 
 

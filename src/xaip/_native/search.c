@@ -194,10 +194,85 @@ typedef struct {
     uint32_t id;
 } Node;
 
+/* The open list: a binary heap, or (under a small cost bound, with f = g + h or g) one
+ * FIFO list per key f * width + h. Both pop in (f, h, counter) order: the counter grows
+ * with every push, so a FIFO list keeps it ascending. The bucket lists cost O(1) per
+ * push and pop instead of O(log n) on 40-byte nodes. */
 typedef struct {
     Node *a;
-    size_t n, cap;
+    size_t n, cap; /* live nodes; allocated slots of a (heap, or the buckets' node pool) */
+    size_t width, nkeys, cursor, used;
+    int64_t *next, *head, *tail; /* bucket mode: lists of slots of a, -1 ends */
+    int64_t free_slot;          /* popped slots, linked through next */
 } Open;
+
+#define MAX_BUCKET_BOUND 512
+
+/* Bucket mode needs every f and h in [0, bound): A* or UCS with admissible pruning. */
+static int open_use_buckets(Open *o, cost_t bound) {
+    o->width = (size_t)bound;
+    o->nkeys = o->width * o->width;
+    o->head = malloc(o->nkeys * sizeof(int64_t));
+    o->tail = malloc(o->nkeys * sizeof(int64_t));
+    if (!o->head || !o->tail) return -1;
+    memset(o->head, 0xff, o->nkeys * sizeof(int64_t));
+    o->free_slot = -1;
+    o->cursor = 0;
+    return 0;
+}
+
+static int bucket_push(Open *o, Node x) {
+    int64_t slot = o->free_slot;
+    if (slot >= 0) {
+        o->free_slot = o->next[slot];
+    } else {
+        if (o->used == o->cap) {
+            size_t cap = o->cap ? 2 * o->cap : 1024;
+            Node *a = realloc(o->a, cap * sizeof *a);
+            if (!a) return -1;
+            o->a = a;
+            int64_t *next = realloc(o->next, cap * sizeof *next);
+            if (!next) return -1;
+            o->next = next;
+            o->cap = cap;
+        }
+        slot = (int64_t)o->used++;
+    }
+    size_t key = (size_t)x.f * o->width + (size_t)x.h;
+    o->a[slot] = x;
+    o->next[slot] = -1;
+    if (o->head[key] < 0)
+        o->head[key] = slot;
+    else
+        o->next[o->tail[key]] = slot;
+    o->tail[key] = slot;
+    if (key < o->cursor) o->cursor = key;
+    o->n++;
+    return 0;
+}
+
+static Node bucket_pop(Open *o) {
+    while (o->head[o->cursor] < 0) o->cursor++;
+    int64_t slot = o->head[o->cursor];
+    o->head[o->cursor] = o->next[slot];
+    Node x = o->a[slot];
+    o->next[slot] = o->free_slot;
+    o->free_slot = slot;
+    o->n--;
+    return x;
+}
+
+static size_t open_bytes(const Open *o) {
+    return o->cap * (sizeof(Node) + (o->head ? sizeof(int64_t) : 0)) +
+           (o->head ? 2 * o->nkeys * sizeof(int64_t) : 0);
+}
+
+static void open_free(Open *o) {
+    free(o->a);
+    free(o->next);
+    free(o->head);
+    free(o->tail);
+}
 
 static inline int node_less(const Node *x, const Node *y) {
     if (x->f != y->f) return x->f < y->f;
@@ -206,6 +281,7 @@ static inline int node_less(const Node *x, const Node *y) {
 }
 
 static int open_push(Open *o, Node x) {
+    if (o->head) return bucket_push(o, x);
     if (o->n == o->cap) {
         size_t cap = o->cap ? 2 * o->cap : 1024;
         Node *a = realloc(o->a, cap * sizeof *a);
@@ -225,6 +301,7 @@ static int open_push(Open *o, Node x) {
 }
 
 static Node open_pop(Open *o) {
+    if (o->head) return bucket_pop(o);
     Node top = o->a[0], last = o->a[--o->n];
     size_t n = o->n, i = 0;
     for (;;) {
@@ -312,6 +389,8 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
         goto done;
     }
     tab.g[root] = 0;
+    if (gw == 1 && prune_h && bound <= MAX_BUCKET_BOUND && open_use_buckets(&open, bound))
+        goto oom;
     if (open_push(&open, (Node){hw * h_root, h_root, 0, 0, (uint32_t)root})) goto oom;
 
     while (open.n) {
@@ -326,7 +405,7 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
         /* the budget: one node per expansion; the clock after every heuristic evaluation
          * and every 16 successors (reading it costs ~25 ns, an evaluation microseconds) */
         if (p->max_nodes >= 0 && r->expanded + 1 > p->max_nodes) goto done;
-        if (p->max_bytes && table_bytes(&tab) + open.cap * sizeof(Node) > p->max_bytes) {
+        if (p->max_bytes && table_bytes(&tab) + open_bytes(&open) > p->max_bytes) {
             r->memory_exhausted = 1;
             goto done;
         }
@@ -392,9 +471,9 @@ oom:
     r->memory_exhausted = 1;
 done:
     r->states = (int64_t)tab.count;
-    r->bytes = table_bytes(&tab) + open.cap * sizeof(Node);
+    r->bytes = table_bytes(&tab) + open_bytes(&open);
     table_free(&tab);
-    free(open.a);
+    open_free(&open);
     heur_free(hw_);
     free(state);
     free(kids);
