@@ -46,6 +46,8 @@ from xaip.planning.pddl.model import (
     conjuncts,
     counts_action_costs,
 )
+from xaip.planning.pddl.printer import print_condition
+from xaip.planning.pddl.rename import rename_condition
 from xaip.planning.task import GroundAction, State, Task, bits
 from xaip.runtime.status import Status
 
@@ -220,19 +222,8 @@ def _holds(
 
 
 def _render(cond: Condition, binding: Mapping[str, str]) -> str:
-    """A condition as PDDL text with the step's arguments substituted."""
-    if isinstance(cond, Atom):
-        return str(_ground_atom(cond, binding))
-    if isinstance(cond, Not):
-        return f"(not {_render(cond.operand, binding)})"
-    if isinstance(cond, And | Or):
-        word = "and" if isinstance(cond, And) else "or"
-        return f"({word} " + " ".join(_render(c, binding) for c in cond.operands) + ")"
-    if isinstance(cond, Imply):
-        return f"(imply {_render(cond.antecedent, binding)} {_render(cond.consequent, binding)})"
-    word = "exists" if isinstance(cond, Exists) else "forall"
-    variables = " ".join(f"{v.name} - {v.type}" for v in cond.variables)
-    return f"({word} ({variables}) {_render(cond.body, binding)})"
+    """A condition as PDDL text with the step's arguments substituted (the one printer)."""
+    return print_condition(rename_condition(cond, binding))
 
 
 _ZERO = Fraction(0)

@@ -19,7 +19,6 @@ from typing import Any
 
 from xaip.planning.features.extract import model_features, split_action, split_goal
 from xaip.planning.features.feature import Edit, Feature, FeatureKind
-from xaip.planning.features.rename import rename_condition, rename_effect
 from xaip.planning.features.sentences import format_condition, format_effect, format_value
 from xaip.planning.features.vocabulary import (
     Mismatch,
@@ -28,6 +27,7 @@ from xaip.planning.features.vocabulary import (
     raise_for_mismatches,
 )
 from xaip.planning.pddl.model import Condition, Domain, Effect, Problem
+from xaip.planning.pddl.rename import rename_condition, rename_effect
 
 
 @dataclass(frozen=True, order=True)
