@@ -58,6 +58,7 @@ from xaip.planning.pddl.model import (
     costs_ignored,
     counts_action_costs,
 )
+from xaip.planning.pddl.visitor import changed_atoms
 from xaip.planning.task import ConditionalEffect, GroundAction, Task, mask_of
 from xaip.runtime.budget import Budget, BudgetClock, as_clock
 
@@ -127,26 +128,8 @@ def _strip(atom: Atom) -> Atom:
 
 
 def _fluent_predicates(domain: Domain) -> frozenset[str]:
-    found: set[str] = set()
-
-    def visit(effect: Effect) -> None:
-        if isinstance(effect, Atom):
-            found.add(effect.predicate)
-        elif isinstance(effect, Not):
-            assert isinstance(effect.operand, Atom)
-            found.add(effect.operand.predicate)
-        elif isinstance(effect, AndEffect):
-            for operand in effect.operands:
-                visit(operand)
-        elif isinstance(effect, When | ForallEffect):
-            visit(effect.effect)
-        elif isinstance(effect, Probabilistic):
-            for _, outcome in effect.outcomes:
-                visit(outcome)
-
-    for action in domain.actions:
-        visit(action.effect)
-    return frozenset(found)
+    return frozenset(atom.predicate for action in domain.actions
+                     for atom in changed_atoms(action.effect))
 
 
 def _substitute(args: tuple[str, ...], binding: Binding) -> tuple[str, ...]:

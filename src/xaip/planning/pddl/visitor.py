@@ -89,3 +89,36 @@ def walk(node: Node) -> Iterator[Node]:
 def atoms(node: Node) -> Iterator[Atom]:
     """Every atom in ``node`` (conditions, added and deleted atoms), in source order."""
     return (n for n in walk(node) if isinstance(n, Atom))
+
+
+class _ChangedAtoms(Visitor[Iterator[Atom]]):
+    """The atoms an effect adds or deletes (not the atoms of its ``when`` conditions)."""
+
+    def visit_Atom(self, effect: Atom) -> Iterator[Atom]:
+        yield effect
+
+    def visit_Not(self, effect: Not) -> Iterator[Atom]:
+        yield from self.visit(effect.operand)
+
+    def visit_AndEffect(self, effect: AndEffect) -> Iterator[Atom]:
+        for operand in effect.operands:
+            yield from self.visit(operand)
+
+    def visit_When(self, effect: When) -> Iterator[Atom]:
+        yield from self.visit(effect.effect)
+
+    def visit_ForallEffect(self, effect: ForallEffect) -> Iterator[Atom]:
+        yield from self.visit(effect.effect)
+
+    def visit_Probabilistic(self, effect: Probabilistic) -> Iterator[Atom]:
+        for _, outcome in effect.outcomes:
+            yield from self.visit(outcome)
+
+    def visit_Increase(self, effect: Increase) -> Iterator[Atom]:
+        return iter(())
+
+
+def changed_atoms(effect: Effect) -> Iterator[Atom]:
+    """The atoms ``effect`` may add or delete, lifted (what makes a predicate fluent)."""
+    return _ChangedAtoms().visit(effect)
+
