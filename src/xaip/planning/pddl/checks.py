@@ -7,7 +7,7 @@ its domain. Errors carry the location of the offending construct when it is know
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 from xaip.errors import SemanticError
 from xaip.planning.pddl.derived import stratify
@@ -36,7 +36,7 @@ from xaip.planning.pddl.model import (
     When,
     either_members,
 )
-from xaip.planning.pddl.visitor import Visitor
+from xaip.planning.pddl.visitor import Visitor, changed_atoms
 
 #: Numeric fluents a PPDDL/action-cost file may use without declaring them.
 IMPLICIT_FUNCTIONS = frozenset({COST_FLUENT, "reward"})
@@ -274,28 +274,12 @@ def _check_derived(domain: Domain, scope: _Scope) -> None:
         scope.check_condition(rule.condition, variables, domain.source)
     names = domain.derived_predicates
     for action in domain.actions:
-        for node in _effect_atoms(action.effect):
+        for node in changed_atoms(action.effect):
             if node.predicate in names:
                 at = _where(node.location or action.location, domain.source)
                 raise SemanticError(f"{at}derived predicate {quoted(node.predicate)} cannot be"
                                     f" an effect of action {quoted(action.name)}")
     stratify(domain)
-
-
-def _effect_atoms(effect: Effect) -> Iterator[Atom]:
-    """The atoms an effect adds or deletes (not those of its ``when`` conditions)."""
-    if isinstance(effect, Atom):
-        yield effect
-    elif isinstance(effect, Not) and isinstance(effect.operand, Atom):
-        yield effect.operand
-    elif isinstance(effect, AndEffect):
-        for operand in effect.operands:
-            yield from _effect_atoms(operand)
-    elif isinstance(effect, When | ForallEffect):
-        yield from _effect_atoms(effect.effect)
-    elif isinstance(effect, Probabilistic):
-        for _, outcome in effect.outcomes:
-            yield from _effect_atoms(outcome)
 
 
 def check_problem(domain: Domain, problem: Problem) -> None:
