@@ -54,6 +54,33 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+#: Each family's sub-commands live in its own ``command`` module with an ``add_parser(sub)``
+#: function; adding a family's command is one line here. A module that is not in this
+#: checkout (a family still being built) is skipped, as ``xaip.contract.FAMILY_MODULES`` does.
+COMMAND_MODULES = (
+    "xaip.reconcile.command",
+    "xaip.summaries.command",
+    "xaip.capabilities.command",
+    "xaip.concepts.command",
+    "xaip.explicable.command",
+    "xaip.balanced.command",
+    "xaip.observers.command",
+    "xaip.web.command",
+)
+
+
+def _command_module(name: str) -> Any:
+    """The family's command module, or None when that family is absent from this checkout."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name in (name, name.rsplit(".", 1)[0]):
+            return None
+        raise
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="xaip",
@@ -113,25 +140,10 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(diff)
     diff.set_defaults(handler=_cmd_diff)
 
-    from xaip.reconcile.command import add_parser as add_explain
-
-    add_explain(sub)
-
-    from xaip.summaries.command import add_parser as add_summarize
-
-    add_summarize(sub)
-
-    from xaip.capabilities.command import add_parser as add_capabilities
-
-    add_capabilities(sub)
-
-    from xaip.concepts.command import add_parser as add_why_not
-
-    add_why_not(sub)
-
-    from xaip.explicable.command import add_parser as add_explicable
-
-    add_explicable(sub)
+    for module_name in COMMAND_MODULES:
+        module = _command_module(module_name)
+        if module is not None:
+            module.add_parser(sub)
 
     demo = sub.add_parser("demo", help="plan, validate and explain the bundled example")
     _json_arg(demo)

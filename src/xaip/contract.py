@@ -101,6 +101,8 @@ FAMILY_MODULES = (
     "xaip.capabilities.registry",
     "xaip.explicable.registry",
     "xaip.concepts.registry",
+    "xaip.balanced.registry",
+    "xaip.observers.registry",
 )
 
 
@@ -116,6 +118,6 @@ def explainers() -> list[ExplainerSpec]:
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
-            if exc.name != module:
+            if exc.name not in (module, module.rsplit(".", 1)[0]):
                 raise
     return [_SPECS[name] for name in sorted(_SPECS)]
