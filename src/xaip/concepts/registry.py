@@ -4,6 +4,9 @@ Why these examples: Sokoban-switch level 1 (a push before the switch is turned o
 the missing precondition ``switch-on``) and Sokoban-cells level 1 (pushes from pink cells
 cost 10: the cost abstraction ``on-pink-cell``). Each finishes, verified by exhaustive
 enumeration, in well under a second; a one-node budget (one sample) leaves it unfinished.
+Montezuma's Revenge (screen 1, the foil steps left on the ladder: ``not-on-ladder``) is the
+black-box case: the quickest bundled pair (about 50 samples to confidence 0.99, a few
+seconds with the checker's fresh samples) on the real game through ale-py.
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ from xaip.runtime import Budget
 
 @cache
 def _query(env: str, variant: str) -> Query:
+    if env == "montezuma":
+        from xaip.concepts.montezuma import montezuma_query
+
+        return montezuma_query(variant, variant)
     return bundled(env, variant=variant)
 
 
@@ -43,5 +50,8 @@ for _spec_ in (
           "(Sokoban-switch)"),
     _spec("cost", "sokoban-cells", "cost",
           "abstract cost function explaining a costlier foil (Sokoban-cells)"),
+    _spec("montezuma", "montezuma", "ladder-left",
+          "missing precondition of a failing foil in Montezuma's Revenge (ale-py), checked "
+          "on fresh samples"),
 ):
     register_explainer(_spec_)
