@@ -1,0 +1,178 @@
+"""What one edit set ``E`` offers: the person's updated model and the plans worth pairing
+with ``E`` (book ch. 7, shared by every model-space objective).
+
+Why separate from the search: the three objectives walk the same space of edit sets and
+ask the same questions of each node — the optimum ``C*`` of ``M^R_h + E``, the cheapest
+plan valid in both models, the trade-off between robot cost and human cost — so the
+answers are computed here, once per edit set, and cached.
+
+How: ``M^R_h + E`` comes from :class:`xaip.reconcile.space.ModelSpace` (grounded once);
+plans valid in both models come from the product-model planner of
+:mod:`xaip.explicable.product` (lexicographic: cost in the person's model, then the
+robot's), with a robot cost bound to walk the Pareto front of (human cost, robot cost).
+Since every penalty is increasing in the human cost, the best plan for ``E`` under any
+weights lies on that front. With an observation model (B05) the person's side of the
+product follows :mod:`xaip.balanced.epistemic` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xaip.balanced.objectives import BalancedProblem
+from xaip.errors import BudgetExhausted
+from xaip.explicable.problem import ExplicableProblem, plan_in
+from xaip.explicable.product import product_search
+from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
+from xaip.planning.grounding import ground
+from xaip.planning.task import GroundAction, Task
+from xaip.runtime import Status
+from xaip.runtime.budget import BudgetClock
+
+
+class OutOfBudget(BudgetExhausted):
+    """The budget ran out inside one evaluation (the search returns what it has)."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """A robot plan with its cost in the robot's model and in the person's updated model
+    (``human_cost`` ``None``: the person's model cannot execute it)."""
+
+    plan: tuple[str, ...]
+    robot_cost: int
+    human_cost: int | None
+
+
+def plan_cost(task: Task, plan: tuple[str, ...]) -> int | None:
+    """The cost of ``plan`` (action names) in ``task``; ``None`` when it is not a plan
+    there (an action not applicable, or the goal not reached)."""
+    steps = plan_in(task, plan)
+    return None if steps is None else sum(a.cost for a in steps)
+
+
+class Evaluator:
+    """Per-edit-set answers, cached by the sorted tuple of candidate indices."""
+
+    def __init__(self, problem: BalancedProblem, clock: BudgetClock,
+                 engine: str | Engine = DEFAULT_ENGINE) -> None:
+        self.problem = problem
+        self.clock = clock
+        self.engine = get_engine(engine) if isinstance(engine, str) else engine
+        self.space = problem.space
+        self.robot_task = ground(problem.robot_domain, problem.robot_problem)
+        self.planner_calls = 0
+        self.product_calls = 0
+        self._optimum: dict[tuple[int, ...], int | None] = {}
+        self._front: dict[tuple[int, ...], tuple[Point, ...]] = {}
+        self.robot: tuple[tuple[str, ...], int] | None = None
+
+    # ------------------------------------------------------------------ planning
+
+    def _solve(self, task: Task, cost_bound: int | None = None) -> tuple[
+            tuple[GroundAction, ...], int] | None:
+        """An optimal plan of ``task`` and its cost; ``None`` when it has none."""
+        if not self.clock.tick():
+            raise OutOfBudget("budget exhausted", phase="planning")
+        self.planner_calls += 1
+        result = self.engine.solve(task, optimal=True, cost_bound=cost_bound,
+                                   budget=self.clock.remaining())
+        self.clock.charge(max(0, result.expanded))
+        if result.status == Status.BUDGET_EXHAUSTED:
+            raise OutOfBudget("budget exhausted", phase="planning")
+        if result.status != Status.SOLVED or result.cost is None:
+            return None
+        return result.plan, int(result.cost)
+
+    def robot_optimal(self) -> tuple[tuple[str, ...], int] | None:
+        """The robot's optimal plan and ``C*_{M^R}``."""
+        if self.robot is None:
+            found = self._solve(self.robot_task)
+            if found is None:
+                return None
+            self.robot = (tuple(a.name for a in found[0]), found[1])
+        return self.robot
+
+    def human_task(self, subset: tuple[int, ...]) -> Task:
+        return self.space.task(subset)
+
+    def human_optimum(self, subset: tuple[int, ...]) -> int | None:
+        """``C*`` of ``M^R_h + E`` (``None``: no plan there)."""
+        if subset not in self._optimum:
+            found = self._solve(self.human_task(subset))
+            self._optimum[subset] = None if found is None else found[1]
+        return self._optimum[subset]
+
+    def human_plan(self, subset: tuple[int, ...]) -> tuple[Point | None, tuple[str, ...]]:
+        """One optimal plan of ``M^R_h + E`` as the planner returns it, with its robot
+        cost (``None`` when it is not a plan in the robot's model), and its action names
+        (the approximate goal test of the original model-space search looks at this one
+        plan only)."""
+        found = self._solve(self.human_task(subset))
+        if found is None:
+            return None, ()
+        names = tuple(a.name for a in found[0])
+        robot = plan_cost(self.robot_task, names)
+        return (None if robot is None else Point(names, robot, found[1])), names
+
+    def _product(self, subset: tuple[int, ...], max_robot: int | None) -> Point | None:
+        """The plan valid in both models minimising (human cost, robot cost)."""
+        self.product_calls += 1
+        explicable = ExplicableProblem(
+            self.problem.robot_domain, self.problem.robot_problem,
+            self.problem.human_domain, self.problem.human_problem,
+            self.robot_task, self.human_task(subset))
+        if self.problem.observable or self.problem.infer_conditions:
+            from xaip.balanced.epistemic import watched_product_search
+
+            answer = watched_product_search(self.problem, explicable, max_robot, self.clock)
+        else:
+            answer = product_search(explicable, max_robot, self.clock)
+        if answer.status == Status.BUDGET_EXHAUSTED:
+            raise OutOfBudget("budget exhausted", phase="product search")
+        if answer.plan is None:
+            return None
+        assert answer.robot_cost is not None and answer.human_cost is not None
+        return Point(tuple(a.name for a in answer.plan), answer.robot_cost,
+                     answer.human_cost)
+
+    def best_explicable(self, subset: tuple[int, ...], max_robot: int | None = None
+                        ) -> Point | None:
+        """The cheapest robot plan (within ``max_robot``) that is optimal in
+        ``M^R_h + E``; ``None`` when there is none."""
+        optimum = self.human_optimum(subset)
+        if optimum is None:
+            return None
+        point = self._product(subset, max_robot)
+        return point if point is not None and point.human_cost == optimum else None
+
+    def front(self, subset: tuple[int, ...],
+              enough: Callable[[Point], bool] | None = None) -> tuple[Point, ...]:
+        """The Pareto front of (human cost, robot cost) over plans valid in both models,
+        by increasing human cost and decreasing robot cost.
+
+        ``enough(point)`` ends the walk early: the caller says that no later point (robot
+        cost between ``C*_{M^R}`` and this one's, human cost at least this one's) can
+        beat what it has. An early-ended front is not cached."""
+        cached = self._front.get(subset)
+        if cached is not None:
+            return cached
+        points: list[Point] = []
+        bound: int | None = None
+        complete = True
+        while True:
+            point = self._product(subset, bound)
+            if point is None:
+                break
+            points.append(point)
+            if enough is not None and enough(point):
+                complete = False
+                break
+            bound = point.robot_cost - 1
+            if bound < 0:
+                break
+        out = tuple(points)
+        if complete:
+            self._front[subset] = out
+        return out
