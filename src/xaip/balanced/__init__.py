@@ -22,14 +22,17 @@ from xaip.balanced.objectives import (
     read_explanation_costs,
 )
 from xaip.balanced.results import BalancedResult, objective_value
+from xaip.balanced.solve import METHODS, balance
 
 __all__ = [
+    "METHODS",
     "PENALTIES",
     "BalancedProblem",
     "BalancedResult",
     "Objective",
     "Penalty",
     "Weights",
+    "balance",
     "balanced_problem",
     "edit_sentence",
     "feature_name",

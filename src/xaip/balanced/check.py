@@ -1,0 +1,183 @@
+"""The independent checker for balanced planning: re-derive every number of a result.
+
+What it does, for a result ``(π, E)``:
+
+1. every item of ``E`` is a difference between the two models (``model_diff`` recomputed);
+2. ``M^R_h + E`` is rebuilt as lifted PDDL with :func:`~xaip.planning.features.apply_edits`
+   (not the compiled :class:`~xaip.reconcile.space.ModelSpace` the search used);
+3. ``π`` is validated on the lifted robot model and on the lifted updated model with the
+   plan validator (:func:`xaip.planning.plans.validate`, which shares no code with search),
+   giving ``C(π, M^R)`` and ``C(π, M^R_h + E)``;
+4. ``C*_{M^R}`` and ``C*_{M^R_h + E}`` come from **uniform-cost search** (h^max only
+   prunes) on a *fresh grounding* of each lifted model — the search used the product-model
+   planner and the default engine's A* on the space's own grounding;
+5. the explanation cost, penalty and total are recomputed from the problem's prices;
+6. the objective's constraints hold: ``explicable`` needs ``C(π, M^R_h + E) = C*``,
+   ``explicable-optimal`` also ``C(π, M^R) = C*_{M^R}``; ``balanced`` is compared with two
+   reference pairs built here (the robot's optimal plan with no explanation and with every
+   difference explained) that the answer must not lose to.
+
+What it shares with the search: the PDDL reader, the feature extraction and edit
+application of :mod:`xaip.planning.features` (also the candidate list), the grounder (run
+afresh), and the penalty function of the problem. It does **not** prove that no other pair
+is better — that global claim is what the brute-force tests (:mod:`xaip.balanced.brute_force`)
+establish on small instances. With an observation model (B05) the plan's cost for the
+person is the watched execution of :func:`xaip.balanced.epistemic.watched_cost`.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xaip.balanced.objectives import BalancedProblem, Objective, feature_name
+from xaip.balanced.results import BalancedResult, objective_value
+from xaip.contract import CheckReport
+from xaip.planning.engines import get_engine
+from xaip.planning.features import Edit, apply_edits
+from xaip.planning.grounding import ground
+from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.plans import parse_plan, validate
+from xaip.runtime import Budget, Status
+
+#: The checker's search: not the A* + LM-cut or product search that found the answer.
+CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
+_EPS = 1e-6
+
+
+class _Undecided(Exception):
+    pass
+
+
+def updated_model(problem: BalancedProblem, edits: tuple[Edit, ...]) -> tuple[Domain, Problem]:
+    """``M^R_h + E`` as lifted PDDL."""
+    domain, updated = apply_edits(problem.human_domain, problem.human_problem, list(edits),
+                                  source_domain=problem.robot_domain,
+                                  source_problem=problem.robot_problem)
+    assert updated is not None
+    return domain, updated
+
+
+def optimum(domain: Domain, problem: Problem, budget: Budget) -> int | None:
+    """``C*`` by uniform-cost search on a fresh grounding (``None``: unsolvable)."""
+    task = ground(domain, problem)
+    result = get_engine("default", search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC).solve(
+        task, optimal=True, budget=budget)
+    if result.status == Status.BUDGET_EXHAUSTED:
+        raise _Undecided("the checker's budget ran out")
+    return None if result.status != Status.SOLVED or result.cost is None else int(result.cost)
+
+
+def lifted_cost(domain: Domain, problem: Problem, plan: tuple[str, ...]) -> int | None:
+    """``C(π)`` by the lifted plan validator (``None``: not a plan of this model)."""
+    steps = parse_plan("\n".join(f"({step})" for step in plan)) if plan else ()
+    outcome = validate(domain, problem, tuple(steps))
+    return int(outcome.cost) if outcome.valid and outcome.cost is not None else None
+
+
+def human_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
+               plan: tuple[str, ...]) -> int | None:
+    """The plan's cost for the person: lifted validation, or the watched execution when
+    the person observes (B05)."""
+    if problem.observable or problem.infer_conditions:
+        from xaip.balanced.epistemic import watched_cost
+
+        return watched_cost(problem, domain, updated, plan)
+    return lifted_cost(domain, updated, plan)
+
+
+def check(problem: BalancedProblem, result: BalancedResult,
+          budget: Budget | None = None) -> CheckReport:
+    """Re-derive ``result``'s numbers independently (see the module docstring)."""
+    if not result.status.finished:
+        return CheckReport(None, "the search did not finish; nothing to check")
+    try:
+        return _check(problem, result, budget or Budget(max_seconds=120))
+    except _Undecided as error:
+        return CheckReport(None, str(error))
+
+
+def _check(problem: BalancedProblem, result: BalancedResult, budget: Budget) -> CheckReport:
+    if result.status == Status.UNSOLVABLE:
+        robot = optimum(problem.robot_domain, problem.robot_problem, budget)
+        if robot is None:
+            return CheckReport(True, "the robot's model has no plan (uniform-cost search)")
+        return CheckReport(False, f"the robot has a plan of cost {robot}, but the result "
+                                  "says there is none")
+    known = set(problem.differences)
+    for edit in result.explanation:
+        if edit not in known:
+            return CheckReport(False, f"{feature_name(edit.feature)} ({edit.op}) is not a "
+                                      "difference between the models")
+    if len(set(result.explanation)) != len(result.explanation):
+        return CheckReport(False, "the explanation repeats an item")
+    robot_cost = lifted_cost(problem.robot_domain, problem.robot_problem, result.plan)
+    if robot_cost is None:
+        return CheckReport(False, "the plan is not valid in the robot's model")
+    if robot_cost != result.plan_cost:
+        return CheckReport(False, f"the plan costs {robot_cost} for the robot, "
+                                  f"not {result.plan_cost}")
+    domain, updated = updated_model(problem, result.explanation)
+    cost_h = human_cost(problem, domain, updated, result.plan)
+    best_h = optimum(domain, updated, budget)
+    best_r = optimum(problem.robot_domain, problem.robot_problem, budget)
+    if cost_h != result.human_cost or best_h != result.human_optimum:
+        return CheckReport(False, f"in the updated human model the plan costs {cost_h} and "
+                                  f"the optimum is {best_h}, not {result.human_cost} and "
+                                  f"{result.human_optimum}")
+    explanation_cost = sum(problem.edit_cost(e) for e in result.explanation)
+    penalty = math.inf if cost_h is None or best_h is None else problem.penalty(
+        cost_h - best_h)
+    total = objective_value(problem.weights, robot_cost, explanation_cost, penalty)
+    for name, mine, theirs in (("explanation cost", explanation_cost, result.explanation_cost),
+                               ("penalty", penalty, result.penalty),
+                               ("total", total, result.total)):
+        if not _same(mine, theirs):
+            return CheckReport(False, f"the {name} is {mine}, not {theirs}")
+    objective = problem.objective
+    explicable = cost_h is not None and cost_h == best_h
+    if objective is not Objective.BALANCED and not explicable:
+        return CheckReport(False, f"the plan costs {cost_h} in the updated human model, "
+                                  f"whose optimum is {best_h}: not perfectly explicable")
+    if objective is Objective.EXPLICABLE_OPTIMAL and robot_cost != best_r:
+        return CheckReport(False, f"the plan costs {robot_cost}, the robot's optimum is "
+                                  f"{best_r}")
+    if objective is Objective.BALANCED:
+        worse = _reference_beats(problem, total, budget)
+        if worse:
+            return CheckReport(False, worse)
+    what = {Objective.BALANCED: "the balanced value",
+            Objective.EXPLICABLE: "perfectly explicable",
+            Objective.EXPLICABLE_OPTIMAL: "perfectly explicable and robot-optimal"}[objective]
+    return CheckReport(True, f"{what} confirmed: plan cost {robot_cost}, human cost {cost_h} "
+                             f"of optimum {best_h}, explanation cost {explanation_cost}, "
+                             f"total {round(total, 6)} (lifted validation, uniform-cost "
+                             "search on fresh groundings)")
+
+
+def _same(a: float, b: float) -> bool:
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= _EPS * max(1.0, abs(a))
+
+
+def _reference_beats(problem: BalancedProblem, total: float, budget: Budget) -> str:
+    """A message when the robot's optimal plan with no explanation, or with every
+    difference explained, scores below ``total`` (else empty)."""
+    task = ground(problem.robot_domain, problem.robot_problem)
+    found = get_engine("default", search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC).solve(
+        task, optimal=True, budget=budget)
+    if found.status != Status.SOLVED or found.cost is None:
+        raise _Undecided("the checker could not plan for the robot")
+    plan = tuple(a.name for a in found.plan)
+    for edits in ((), problem.differences):
+        domain, updated = updated_model(problem, edits)
+        cost_h = human_cost(problem, domain, updated, plan)
+        best_h = optimum(domain, updated, budget)
+        penalty = math.inf if cost_h is None or best_h is None else problem.penalty(
+            cost_h - best_h)
+        value = objective_value(problem.weights, int(found.cost),
+                                sum(problem.edit_cost(e) for e in edits), penalty)
+        if value < total - _EPS * max(1.0, abs(total)):
+            return (f"the robot's optimal plan with {len(edits)} explanation items scores "
+                    f"{round(value, 6)}, below the answer's {round(total, 6)}")
+    return ""
