@@ -1,0 +1,60 @@
+"""The workbench's pages, one module each (registered in :data:`xaip.web.registry.PAGE_MODULES`
+-- see :mod:`xaip.web.registry` for the registration point, re-exported here).
+
+Each page module builds an ``APIRouter`` with ``GET /<name>`` (the HTML page, rendered from
+``templates/<name>.html``) and ``/api/<name>...`` (the same data as JSON: the payload of the
+matching ``xaip`` command's ``--json``), both computing through one function that runs in
+the :class:`~xaip.web.work.WorkPool` under the request's budget. This ``__init__`` holds
+the helpers they share.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from markupsafe import Markup
+
+from xaip.web.registry import (
+    PAGE_MODULES,
+    Bench,
+    Page,
+    bench,
+    budget_of,
+    budget_query,
+    load_pages,
+    respond,
+)
+
+_PROLOGUE = re.compile(r"^\s*(<\?xml[^>]*\?>\s*)?(<!DOCTYPE[^>]*>\s*)?(<!--.*?-->\s*)*",
+                       re.DOTALL)
+
+
+def inline_svg(svg: str) -> Markup:
+    """SVG text ready to sit inside a page: without its XML prologue and doctype.
+
+    Safe to mark up: it comes from :func:`xaip.render.dot.dot_to_svg`, whose labels are
+    escaped by Graphviz or by our own layout, never from request text directly.
+    """
+    return Markup(_PROLOGUE.sub("", svg, count=1))
+
+
+def svg_of(dot_text: str, seconds: float | None) -> Markup:
+    """The picture of DOT text (Graphviz when installed, else our own layout), inline."""
+    from xaip.render.dot import dot_to_svg
+
+    timeout = 60.0 if seconds is None else max(1.0, seconds)
+    return inline_svg(dot_to_svg(dot_text, timeout=timeout))
+
+
+def status_class(payload: dict[str, Any]) -> str:
+    """CSS class of a result's status badge."""
+    if payload.get("verified"):
+        return "verified"
+    if payload.get("status") in ("budget_exhausted", "truncated", "unsolvable", "invalid"):
+        return "bad"
+    return ""
+
+
+__all__ = ["PAGE_MODULES", "Bench", "Page", "bench", "budget_of", "budget_query",
+           "inline_svg", "load_pages", "respond", "status_class", "svg_of"]
