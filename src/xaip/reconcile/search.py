@@ -17,9 +17,10 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from xaip.reconcile.conflicts import Conflicts
 from xaip.reconcile.goals import GoalTest, Verdict
 from xaip.reconcile.space import ModelSpace
 from xaip.runtime import Budget, Status
@@ -79,8 +80,14 @@ def mce_search(
     budget: Budget,
     relevance: bool = True,
     progress: Callable[[int, int], None] | None = None,
+    use_conflicts: bool = True,
 ) -> SearchOutcome:
-    """Cheapest edit set (by edit cost, then size) whose model passes ``test``."""
+    """Cheapest edit set (by edit cost, then size) whose model passes ``test``.
+
+    With ``relevance``, a node branches on the edits that can change its verdict: a
+    conflict (:mod:`xaip.reconcile.conflicts`) for MCE's optimality test on a compiled
+    space (``use_conflicts``), else the relevant edits of book Algorithm 5.
+    """
     tester = _Tester(test)
     clock = budget.start()
     counter = itertools.count()
@@ -89,6 +96,10 @@ def mce_search(
     seen = {start}
     nodes = 0
     every = list(range(len(space.candidates)))
+    conflicts = None
+    if (relevance and use_conflicts and getattr(test, "name", "") == "optimal"
+            and Conflicts.available(space)):
+        conflicts = Conflicts(space, plan)
     while frontier:
         cost, _, subset, _ = heapq.heappop(frontier)
         if not clock.charge(1):
@@ -102,7 +113,11 @@ def mce_search(
         if verdict.undecided:
             return SearchOutcome(Status.BUDGET_EXHAUSTED, subset, nodes, len(tester.cache))
         chosen = set(subset)
-        options = relevant_candidates(space, plan, verdict) if relevance else every
+        options: Sequence[int] | None = None
+        if conflicts is not None:
+            options = conflicts(subset, verdict)
+        if options is None:
+            options = relevant_candidates(space, plan, verdict) if relevance else every
         for index in options:
             if index in chosen:
                 continue
