@@ -22,6 +22,7 @@ model from PDDL (slower, same answers).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -132,6 +133,8 @@ class ModelSpace:
         self._human_groups: dict[str, list[Feature]] | None = None
         self._plan_scopes: dict[frozenset[str], tuple[frozenset[int], frozenset[str]]] = {}
         self._group_cache: dict[tuple[str, tuple[int, ...]], frozenset[Feature]] = {}
+        self._problem_cache: dict[tuple[int, ...], tuple[
+            int, int, int, frozenset[Atom], dict[FunctionTerm, Fraction]]] = {}
         self._ground_cache: dict[tuple[int, tuple[int, ...], tuple[int, ...]],
                                  GroundAction | None] = {}
         if self.compiled:
@@ -178,6 +181,7 @@ class ModelSpace:
                 seen[action.name] = len(instances)
                 instances.append(Instance(action.schema, action.args))
         self.instances = tuple(instances)
+        self.instance_names = tuple(seen)  # insertion order: instance numbers
         self.instance_index = seen
         self.by_schema: dict[str, list[int]] = {}
         for number, instance in enumerate(self.instances):
@@ -243,35 +247,46 @@ class ModelSpace:
         most of those, and a cache per action and edit set saves rebuilding the whole
         feature set at every node (the empty-model MCE visits hundreds of thousands).
         Also returns the edits that shaped each action (the key of its cached features)."""
+        out: list[Feature] = []
+        keys = self._group_keys(subset, actions)
+        for group, chosen in keys.items():
+            out.extend(self._group_features(group, chosen))
+        return out, keys
+
+    def _group_keys(self, subset: tuple[int, ...], actions: frozenset[str] | None) \
+            -> dict[str, tuple[int, ...]]:
+        """The lifted edits of ``subset`` about each action ("" : the problem)."""
         groups = self._human_groups
         if groups is None:
             groups = {}
             for feature in self.human_features:
                 groups.setdefault(_group_of(feature), []).append(feature)
+            groups.setdefault("", [])
             self._human_groups = groups
         edits_by_group: dict[str, list[int]] = {}
         for i in subset:
             candidate = self.candidates[i]
             if candidate.instance is None:
                 edits_by_group.setdefault(_group_of(candidate.lifted.feature), []).append(i)
-        out: list[Feature] = []
         keys: dict[str, tuple[int, ...]] = {}
         for group in {*groups, *edits_by_group}:
             if actions is not None and group and group not in actions:
                 continue
-            chosen = tuple(edits_by_group.get(group, ()))
-            keys[group] = chosen
-            key = (group, chosen)
-            found = self._group_cache.get(key)
-            if found is None:
-                found = update_features(groups.get(group, ()),
-                                        [self.candidates[i].lifted for i in chosen],
-                                        self.default_cost)
-                if len(self._group_cache) > 200_000:
-                    self._group_cache.clear()
-                self._group_cache[key] = found
-            out.extend(found)
-        return out, keys
+            keys[group] = tuple(edits_by_group.get(group, ()))
+        return keys
+
+    def _group_features(self, group: str, chosen: tuple[int, ...]) -> frozenset[Feature]:
+        key = (group, chosen)
+        found = self._group_cache.get(key)
+        if found is None:
+            assert self._human_groups is not None
+            found = update_features(self._human_groups.get(group, ()),
+                                    [self.candidates[i].lifted for i in chosen],
+                                    self.default_cost)
+            if len(self._group_cache) > 200_000:
+                self._group_cache.clear()
+            self._group_cache[key] = found
+        return found
 
     def edits(self, subset: Iterable[int]) -> tuple[Edit, ...]:
         return tuple(self.candidates[i].edit for i in sorted(subset))
@@ -381,43 +396,20 @@ class ModelSpace:
         schemas = None
         if only is not None:
             schemas = frozenset(self.instances[n].schema for n in only)
-        features, keys = self._grouped_features(subset, schemas)
+        keys = self._group_keys(subset, schemas)
         problem_key = keys.get("", ())
+        init, goal, goal_neg, static_true, numeric = self._problem_part(problem_key)
         overrides: dict[int, list[Edit]] = {}
         for i in subset:
             candidate = self.candidates[i]
             if candidate.instance is not None:
                 overrides.setdefault(candidate.instance, []).append(candidate.lifted)
-        static_true = self._static_init(features)
-        by_action: dict[str, list[Feature]] = {}
-        init = goal = goal_neg = 0
-        numeric: dict[FunctionTerm, Fraction] = {}
-        for feature in features:
-            kind = feature.kind
-            if feature.action:
-                by_action.setdefault(feature.action, []).append(feature)
-            elif kind is _K.INIT_VALUE:
-                assert feature.fluent is not None and isinstance(feature.value, Fraction)
-                numeric[feature.fluent] = feature.value
-            else:
-                assert feature.atom is not None
-                index = self.fact_index.get(feature.atom)
-                static = feature.atom.predicate in self.static_predicates
-                if kind is _K.INIT:
-                    if index is not None:
-                        init |= 1 << index
-                elif kind is _K.GOAL:
-                    if index is not None:
-                        goal |= 1 << index
-                    elif not (static and feature.atom in static_true):
-                        goal |= self.impossible_bit
-                elif kind is _K.NEGATIVE_GOAL:
-                    if index is not None:
-                        goal_neg |= 1 << index
-                    elif static and feature.atom in static_true:
-                        goal |= self.impossible_bit
         actions: list[GroundAction] = []
-        for schema, schema_features in sorted(by_action.items()):
+        names: list[str] = []
+        for schema in sorted(keys):
+            schema_features = self._group_features(schema, keys[schema]) if schema else None
+            if not schema_features:
+                continue
             for number in self.by_schema.get(schema, ()):
                 if only is not None and number not in only:
                     continue
@@ -428,7 +420,7 @@ class ModelSpace:
                 else:
                     # the same action's features and the same problem features ground
                     # to the same action: remember it across nodes
-                    ground_key = (number, keys.get(schema, ()), problem_key)
+                    ground_key = (number, keys[schema], problem_key)
                     if ground_key in self._ground_cache:
                         action = self._ground_cache[ground_key]
                     else:
@@ -439,14 +431,79 @@ class ModelSpace:
                         self._ground_cache[ground_key] = action
                 if action is not None:
                     actions.append(action)
-        return Task(
-            name=self.human_problem.name, facts=self.facts, actions=tuple(actions),
-            init=init, goal=goal, goal_neg=goal_neg, has_costs=self.uses_costs)
+                    names.append(self.instance_names[number])
+        return self._task(tuple(actions), names, init, goal, goal_neg)
+
+    def _problem_part(self, key: tuple[int, ...]) -> tuple[
+            int, int, int, frozenset[Atom], dict[FunctionTerm, Fraction]]:
+        """Initial state, goal, negative goal, true static facts and numbers of the
+        problem updated by the problem edits ``key`` (cached: few nodes differ here)."""
+        found = self._problem_cache.get(key)
+        if found is not None:
+            return found
+        features = self._group_features("", key)
+        static_true = self._static_init(features)
+        init = goal = goal_neg = 0
+        numeric: dict[FunctionTerm, Fraction] = {}
+        for feature in features:
+            kind = feature.kind
+            if kind is _K.INIT_VALUE:
+                assert feature.fluent is not None and isinstance(feature.value, Fraction)
+                numeric[feature.fluent] = feature.value
+                continue
+            assert feature.atom is not None
+            index = self.fact_index.get(feature.atom)
+            static = feature.atom.predicate in self.static_predicates
+            if kind is _K.INIT:
+                if index is not None:
+                    init |= 1 << index
+            elif kind is _K.GOAL:
+                if index is not None:
+                    goal |= 1 << index
+                elif not (static and feature.atom in static_true):
+                    goal |= self.impossible_bit
+            elif kind is _K.NEGATIVE_GOAL:
+                if index is not None:
+                    goal_neg |= 1 << index
+                elif static and feature.atom in static_true:
+                    goal |= self.impossible_bit
+        found = (init, goal, goal_neg, static_true, numeric)
+        if len(self._problem_cache) > 10_000:
+            self._problem_cache.clear()
+        self._problem_cache[key] = found
+        return found
+
+    def _task(self, actions: tuple[GroundAction, ...], names: Sequence[str], init: int,
+              goal: int, goal_neg: int) -> Task:
+        """A :class:`Task` sharing the space's fact index, with its action index built from
+        the names the space already knows. Why not ``Task(...)``: its constructor rebuilds
+        both indexes, and model-space searches build thousands of tasks (a third of the
+        goal test's time on logistics)."""
+        by_name: dict[str, list[int]] = {}
+        for i, name in enumerate(names):
+            by_name.setdefault(name, []).append(i)
+        values: dict[str, object] = {
+            "name": self.human_problem.name, "facts": self.facts, "actions": actions,
+            "init": init, "goal": goal, "goal_neg": goal_neg, "has_costs": self.uses_costs,
+            "fact_index": self.fact_index,
+            "action_index": {name: tuple(ids) for name, ids in by_name.items()},
+        }
+        task = object.__new__(Task)
+        for spec in dataclasses.fields(Task):
+            if spec.name in values:
+                value = values[spec.name]
+            elif spec.default is not dataclasses.MISSING:
+                value = spec.default
+            else:
+                assert spec.default_factory is not dataclasses.MISSING
+                value = spec.default_factory()
+            object.__setattr__(task, spec.name, value)
+        return task
 
     def _ground_action(
         self,
         number: int,
-        features: Sequence[Feature],
+        features: Iterable[Feature],
         static_true: frozenset[Atom],
         numeric: dict[FunctionTerm, Fraction],
     ) -> GroundAction | None:
