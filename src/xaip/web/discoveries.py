@@ -1,0 +1,244 @@
+"""Capability-discovery runs started from the workbench: threads, progress, and stores.
+
+Why a manager of its own: discovery runs for seconds to minutes, longer than a request
+should, so a run is a background thread whose progress events the page polls. Each run
+keeps its answers in a :class:`~xaip.capabilities.store.SQLiteStore` (one file per run in
+``Settings.runs_dir``, named by the run's identifier, never by anything a request sent),
+and an index (a :class:`~xaip.runtime.RunStore`) remembers every run's parameters, state
+and final JSON. A run that finished, or was interrupted when the server stopped, therefore
+*reloads from its store*: opening it starts the same discovery again against its answer
+store, which answers every query already asked at once -- a finished run comes back in a
+fraction of a second, an interrupted one continues where it stopped.
+
+A run's identifier is a hash of its parameters, so starting the same discovery twice
+opens the same run. At most ``Settings.max_discoveries`` run at once (503 beyond); each
+is bounded by ``Settings.discovery_seconds``.
+
+SQLite connections belong to the thread that opened them, so every access to the index
+opens it, does one thing and closes it, in the thread that needs it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from xaip.errors import InputError
+from xaip.runtime import Budget, ProgressEvent, RunStore
+from xaip.web.problems import WebProblem
+
+INDEX_KIND = "xaip-workbench-runs-1"
+#: Progress events kept per run (the page shows the last few).
+KEPT_EVENTS = 40
+#: Largest level the workbench discovers on (the CLI allows more; a browser user waiting
+#: for an answer is better served by a level that finishes within the run's budget).
+MAX_CELLS = 64
+
+
+@dataclass(frozen=True)
+class RunParams:
+    """What a discovery run is: game, grid, seed and agent (checked by :func:`params`)."""
+
+    game: str
+    rows: int
+    cols: int
+    seed: int
+    agent: str
+
+    @property
+    def id(self) -> str:
+        text = json.dumps(self.to_dict(), sort_keys=True)
+        return "d-" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"game": self.game, "grid": f"{self.rows}x{self.cols}", "seed": self.seed,
+                "agent": self.agent}
+
+
+def params(game: str, grid: str, seed: int, agent: str) -> RunParams:
+    """Checked run parameters: a registered game, a grid within the games' bounds."""
+    from xaip.capabilities.command import parse_grid
+    from xaip.vocab.registry import game_names, get_game
+
+    if game not in game_names():
+        raise InputError(f"unknown game '{game[:30]}' (one of {', '.join(game_names())})")
+    if agent not in ("search", "policy"):
+        raise InputError("the agent is 'search' or 'policy'")
+    if not 0 <= seed < 2**31:
+        raise InputError("the seed is a whole number from 0 to 2147483647")
+    rows, cols = parse_grid(grid)
+    if rows * cols > MAX_CELLS:
+        raise InputError(f"the workbench discovers on levels of at most {MAX_CELLS} cells "
+                         f"(e.g. 8x8), not {rows}x{cols}; use xaip discover for larger ones")
+    return RunParams(get_game(game).name, rows, cols, seed, agent)
+
+
+@dataclass
+class Run:
+    """One run's live state (shared between its thread and the requests that poll it)."""
+
+    params: RunParams
+    state: str = "running"  # running, finished, budget_exhausted, failed
+    resumed: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+    payload: dict[str, Any] | None = None
+    error: str = ""
+    started: float = field(default_factory=time.time)
+    simulator: Any = field(default=None, repr=False)
+    result: Any = field(default=None, repr=False)
+
+    @property
+    def id(self) -> str:
+        return self.params.id
+
+    @property
+    def done(self) -> bool:
+        return self.state != "running"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"status": "running" if not self.done else self.state, "run": self.id,
+                "params": self.params.to_dict(), "resumed": self.resumed,
+                "events": self.events[-10:], "error": self.error or None,
+                "seconds": round(time.time() - self.started, 3), "result": self.payload}
+
+
+class Discoveries:
+    """The runs of one workbench (see the module docstring)."""
+
+    def __init__(self, folder: Path, max_running: int, seconds: float) -> None:
+        self.folder = folder
+        self.max_running = max(1, max_running)
+        self.seconds = seconds
+        self._runs: dict[str, Run] = {}
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ the index
+
+    def _index(self) -> RunStore:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise WebProblem(503, f"cannot create the runs directory: {error.strerror}",
+                             kind="unavailable") from None
+        try:
+            return RunStore(self.folder / "index.sqlite", INDEX_KIND, {"workbench": 1})
+        except InputError as error:
+            raise WebProblem(503, f"the runs index cannot be used: {error}",
+                             kind="unavailable") from None
+
+    def _record(self, run: Run) -> None:
+        record = {"params": run.params.to_dict(), "state": run.state,
+                  "started": run.started, "payload": run.payload, "error": run.error}
+        with self._index() as index:
+            index.put("runs", run.id, record)
+
+    def stored(self) -> list[dict[str, Any]]:
+        """Every run the index knows, newest first (also those of earlier servers)."""
+        with self._index() as index:
+            rows = [{"run": key, **value} for key, value in index.items("runs")]
+        for row in rows:
+            live = self._runs.get(row["run"])
+            if live is not None:
+                row["state"] = live.state
+            elif row.get("state") == "running":
+                row["state"] = "interrupted"  # its server stopped before it finished
+        return sorted(rows, key=lambda r: -float(r.get("started") or 0))
+
+    # ------------------------------------------------------------------ runs
+
+    def start(self, wanted: RunParams) -> Run:
+        """Start (or return) the run of ``wanted``; 503 when too many are running."""
+        with self._lock:
+            run = self._runs.get(wanted.id)
+            if run is not None and run.state != "failed":
+                return run
+            running = sum(1 for r in self._runs.values() if not r.done)
+            if running >= self.max_running:
+                raise WebProblem(503, f"{running} discovery run(s) in progress; wait for it "
+                                      "to finish", kind="busy")
+            resumed = (self.folder / f"{wanted.id}.sqlite").exists()
+            run = Run(wanted, resumed=resumed)
+            self._runs[wanted.id] = run
+        self._record(run)
+        threading.Thread(target=self._work, args=(run,), name=f"discovery {run.id}",
+                         daemon=True).start()
+        return run
+
+    def get(self, run_id: str) -> Run:
+        """The run ``run_id``: live, or reloaded from its store when the index has it."""
+        run = self._runs.get(run_id)
+        if run is not None:
+            return run
+        with self._index() as index:
+            record = index.get("runs", run_id)
+        if record is None:
+            raise WebProblem(404, f"no discovery run '{run_id[:20]}'", kind="not_found")
+        stored = record["params"]
+        return self.start(params(stored["game"], stored["grid"], int(stored["seed"]),
+                                 stored["agent"]))
+
+    def _work(self, run: Run) -> None:
+        """The run's thread: discover with the answer store, check, record."""
+        from xaip.capabilities.checks import DiscoveryInputs, check
+        from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
+        from xaip.capabilities.store import SQLiteStore
+        from xaip.contract import with_check
+        from xaip.render import render
+        from xaip.vocab.registry import get_game
+
+        p = run.params
+
+        def progress(event: ProgressEvent) -> None:
+            run.events.append(event.to_dict())
+            del run.events[:-KEPT_EVENTS]
+
+        try:
+            with SQLiteStore(self.folder / f"{run.id}.sqlite", p.to_dict()) as store:
+                config = DiscoveryConfig(seed=p.seed, lifted_types=("cell",))
+                result, simulator = discover_game(
+                    p.game, p.rows, p.cols, agent=p.agent, seed=p.seed, store=store,
+                    config=config, progress=progress, budget=Budget(max_seconds=self.seconds))
+            if simulator is not None and result.status.finished:
+                spec = get_game(p.game)
+                inputs = DiscoveryInputs(simulator, spec.vocabulary(), game_refine(p.game))
+                result = with_check(result, check(inputs, result))
+            payload = result.to_dict()
+            payload.update(game=p.game, grid=f"{p.rows}x{p.cols}", agent=p.agent,
+                           pddl=render(result, "pddl"))
+            run.result, run.simulator, run.payload = result, simulator, payload
+            run.state = "finished" if result.status.finished else "budget_exhausted"
+        except Exception as error:  # a run's thread must record why it ended, whatever it was
+            run.error = str(error)[:300] if isinstance(error, InputError) else (
+                f"internal error ({type(error).__name__}); this is a bug in xaip")
+            run.state = "failed"
+        try:
+            self._record(run)
+        except WebProblem:
+            pass  # the run's answer is still shown; only its index entry is missing
+
+    def picture(self, run_id: str, index: int, which: str) -> bytes:
+        """The PNG of capability ``index``'s example state ``which`` (before/after)."""
+        import tempfile
+
+        run = self._runs.get(run_id)
+        if run is None or run.result is None or run.simulator is None:
+            raise WebProblem(404, "no pictures for this run (yet)", kind="not_found")
+        capabilities = run.result.model.capabilities
+        if not 0 <= index < len(capabilities) or which not in ("before", "after"):
+            raise WebProblem(404, "no such picture", kind="not_found")
+        example = capabilities[index].example
+        state = None if example is None else example[0 if which == "before" else 1]
+        if state is None:
+            raise WebProblem(404, "this capability has no example state", kind="not_found")
+        with tempfile.TemporaryDirectory(prefix="xaip-picture-") as folder:
+            path = Path(folder) / "state.png"
+            run.simulator.render_png(state, path)
+            return path.read_bytes()
+
+
+__all__ = ["Discoveries", "Run", "RunParams", "params"]
