@@ -125,6 +125,7 @@ class CompiledTask:
     robot_goal_neg: int
     robot_task: Task = field(repr=False)
     scale: int = 1                  # compiled cost = objective units x scale
+    alpha: Fraction = Fraction(1)   # a task action's compiled cost: alpha x scale x C^R
     explain_first: bool = True
     stop_at_goal: bool = True
 
@@ -549,7 +550,7 @@ def _assemble(b: _Builder) -> CompiledTask:
             init |= 1 << (mu_offset + i)
     return CompiledTask(
         problem, tuple(facts), tuple(descriptions), world, statics, mu_offset,
-        tuple(actions), init, goal, b.robot_task.goal_neg, b.robot_task, scale,
+        tuple(actions), init, goal, b.robot_task.goal_neg, b.robot_task, scale, b.alpha,
         b.explain_first, b.stop_at_goal)
 
 
