@@ -439,10 +439,9 @@ class ObservationModel:
         """
         if self.function is not None:
             raise InputError("a function observation model has no atom-level form")
-        parsed = [parse_atom_text(a, "state") for a in atoms]
-        facts = _facts_by_predicate(parsed)
-        for predicate, values in self._static.items():
-            facts.setdefault(predicate, []).extend(values)
+        parsed = {parse_atom_text(a, "state") for a in atoms}
+        parsed |= {(p, v) for p, values in self._static.items() for v in values}
+        facts = _facts_by_predicate(sorted(parsed))
         fake = GroundAction(schema.lower(), tuple(a.lower() for a in args), 0, 0, 0)
         return self._evaluate_facts(fake, facts)
 

@@ -3,7 +3,7 @@
 (define (problem medkit-4x4)
   (:domain medkit)
   (:objects c00 c01 c02 c03 c10 c11 c12 c13 c20 c21 c22 c23 c30 c31 c32 c33 - cell m1 m2 - kit)
-  (:init (robot-at c00) (hand-empty) (untreated) (victim-at c13)
+  (:init (robot-at c00) (active) (hand-empty) (untreated) (victim-at c13)
          (kit-at m1 c11) (kit-at m2 c22)
          (adjacent c00 c10) (adjacent c00 c01) (adjacent c01 c11) (adjacent c01 c02)
          (adjacent c01 c00) (adjacent c02 c12) (adjacent c02 c03) (adjacent c02 c01)
