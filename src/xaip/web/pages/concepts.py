@@ -1,0 +1,106 @@
+"""Concepts: "why not my plan?" for a black-box agent, answered in the person's concepts.
+
+The bundled Sokoban examples (ICLR 2022; book ch. 8): the agent's plan and the person's
+foil run in the simulator; sampling states near them finds the missing precondition of the
+failing foil action (Sokoban-switch: the switch must be on) or the abstract cost that makes
+the foil costlier (Sokoban-cells: pushes from pink cells), with a Bayesian confidence. The
+page shows both plans, the answer sentence, and a picture of the state where the foil
+fails, the failing action's target cell marked. The JSON is ``xaip why-not --json``.
+
+Only the bundled examples (by name, from :data:`xaip.concepts.bundled.LEVELS`) are offered:
+levels, plans and vocabularies are files the CLI reads, and the workbench takes no paths.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse
+
+from xaip.errors import InputError
+from xaip.runtime import Budget
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class
+from xaip.web.work import Unfinished
+
+router = APIRouter()
+
+Env = Annotated[str, Query(max_length=30, description="sokoban-switch or sokoban-cells")]
+Level = Annotated[str, Query(max_length=30, description="a bundled level of the example")]
+Variant = Annotated[str, Query(max_length=20, description="sokoban-switch: precondition "
+                                                          "or cost")]
+
+
+@dataclass(frozen=True)
+class ConceptsView:
+    payload: dict[str, Any]
+    text: str
+    plan: tuple[str, ...]
+    foil: tuple[str, ...]
+    picture: str | None  # a data: URI of the PNG
+
+
+def examples() -> dict[str, tuple[str, ...]]:
+    """The bundled examples: environment -> its levels."""
+    from xaip.concepts.bundled import LEVELS
+
+    return dict(LEVELS)
+
+
+def compute(env: str, level: str, variant: str, budget: Budget) -> ConceptsView:
+    from xaip.concepts import bundled, why_not
+    from xaip.render import render
+
+    if env not in examples():
+        raise InputError(f"unknown example '{env[:30]}' (one of {', '.join(examples())})")
+    if env == "sokoban-cells" and variant == "precondition":
+        variant = "cost"  # sokoban-cells has only the cost variant
+    if variant not in ("precondition", "cost"):
+        raise InputError("the variant is 'precondition' or 'cost'")
+    query = bundled(env, level or None, variant)
+    result = why_not(query.sim, query.plan, query.foil, query.vocabulary, budget=budget,
+                     seed=0)
+    picture = None
+    if result.failing_picture:
+        png = render(result, "png")
+        picture = "data:image/png;base64," + base64.b64encode(png).decode()
+    return ConceptsView(result.to_dict(), str(render(result)), tuple(query.plan),
+                        tuple(query.foil), picture)
+
+
+async def _view(request: Request, env: str, level: str, variant: str,
+                asked: tuple[float | None, int | None]) -> ConceptsView | Unfinished:
+    return await bench(request).pool.run(compute, env, level, variant,
+                                         budget_of(request, asked))
+
+
+@router.get("/concepts", response_class=HTMLResponse, include_in_schema=False)
+async def concepts_page(request: Request, env: Env = "sokoban-switch", level: Level = "",
+                        variant: Variant = "precondition",
+                        asked: Annotated[tuple[float | None, int | None],
+                                         Depends(budget_query)] = (None, None)
+                        ) -> HTMLResponse:
+    view = await _view(request, env, level, variant, asked)
+    common = {"env": env, "level": level, "variant": variant, "examples": examples()}
+    if isinstance(view, Unfinished):
+        return respond(request, "concepts.html", unfinished=view.to_dict(), **common)
+    return respond(request, "concepts.html", view=view, payload=view.payload,
+                   badge=status_class(view.payload), **common)
+
+
+@router.get("/api/concepts", tags=["concepts"])
+async def concepts_api(request: Request, env: Env = "sokoban-switch", level: Level = "",
+                       variant: Variant = "precondition",
+                       asked: Annotated[tuple[float | None, int | None],
+                                        Depends(budget_query)] = (None, None)
+                       ) -> dict[str, Any]:
+    """``xaip why-not ENV --json`` on a bundled example (``max_nodes`` counts samples)."""
+    view = await _view(request, env, level, variant, asked)
+    return view.to_dict() if isinstance(view, Unfinished) else view.payload
+
+
+PAGE = Page("concepts", "Concepts", "Why not my plan? A black-box agent's answer in your "
+            "own concepts, with a picture of where your plan fails.", router,
+            family="concepts")
