@@ -189,6 +189,40 @@ class CompiledTask:
                 explained.append(action.candidate)
         return tuple(steps), tuple(sorted(set(explained)))
 
+    def embed(self, plan: Sequence[str], subset: Sequence[int]) -> tuple[str, ...] | None:
+        """The compiled plan for the pair ``(π, E)``: explain ``subset`` (candidate
+        indices), ``start``, ``plan`` (ground action names), ``finish``; ``None`` when
+        that is no solution (``π`` invalid in ``M^R`` or in ``M^R_h + E``, or, with
+        ``stop_at_goal``, passing through a goal state of the robot)."""
+        by_label: dict[str, list[CompiledAction]] = {}
+        explain: dict[int, CompiledAction] = {}
+        special: dict[str, CompiledAction] = {}
+        for action in self.actions:
+            if action.kind == TASK:
+                by_label.setdefault(action.label, []).append(action)
+            elif action.kind == EXPLAIN and action.candidate is not None:
+                explain[action.candidate] = action
+            else:
+                special[action.kind] = action
+        chosen = [explain[i] for i in sorted(set(subset))]
+        chosen.append(special[START])
+        state = self.init
+        for action in chosen:
+            if not self.applicable(action, state):
+                return None
+            state = self.apply(action, state)
+        for step in plan:
+            name = step.strip().strip("()").strip().lower()
+            options = [a for a in by_label.get(name, ()) if self.applicable(a, state)]
+            if not options:
+                return None
+            chosen.append(options[0])
+            state = self.apply(options[0], state)
+        if not self.applicable(special[FINISH], state):
+            return None
+        chosen.append(special[FINISH])
+        return tuple(a.name for a in chosen)
+
     def edits(self, subset: Sequence[int]) -> tuple[Edit, ...]:
         return tuple(self.problem.differences[i] for i in sorted(subset))
 
