@@ -28,6 +28,7 @@ otherwise, and without a cost bound, the answer is ``ok=None`` (not checked).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -313,9 +314,11 @@ def _check_none(problem: ObserverProblem, result: ObserverResult, limit: int) ->
     sequence (the observer's view depends on nothing else), and test each group once."""
     if result.status != Status.UNSOLVABLE:
         return CheckReport(None, "no plan to check")
-    bound = result.params.get("max_cost")
-    if bound is None or result.mode in ("secure-ambiguous", "score"):
+    bound, horizon = result.params.get("max_cost"), result.params.get("horizon")
+    if (bound is None and horizon is None) or result.mode in ("secure-ambiguous", "score"):
         return CheckReport(None, "unsolvability without a cost bound is not re-checked")
+    max_cost = math.inf if bound is None else int(bound)
+    max_steps = math.inf if horizon is None else int(horizon)
     world = _World(problem)
     true = problem.true_goal
     views: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -326,11 +329,13 @@ def _check_none(problem: ObserverProblem, result: ObserverResult, limit: int) ->
         state, names, tokens, cost = stack.pop()
         plans += 1
         if plans > limit:
-            return CheckReport(None, f"more than {limit} plans within cost {bound}")
+            return CheckReport(None, f"more than {limit} plans within the bounds")
         if _holds(true, state | world.statics):
             views.setdefault(tokens, names)
+        if len(names) >= max_steps:
+            continue
         for step in world.steps:
-            if step.applicable(state) and cost + step.cost <= int(bound):
+            if step.applicable(state) and cost + step.cost <= max_cost:
                 nxt = step.apply(state)
                 stack.append((nxt, (*names, step.name), (*tokens, world.token(step, nxt)),
                               cost + step.cost))
@@ -346,5 +351,7 @@ def _check_none(problem: ObserverProblem, result: ObserverResult, limit: int) ->
         if not failures:
             shown = " ".join(f"({n})" for n in names)
             return CheckReport(False, f"{shown or 'the empty plan'} passes the test")
-    return CheckReport(True, f"none of the {plans} plans within cost {bound} passes "
+    within = " and ".join(x for x in (bound is not None and f"cost {bound}",
+                                      horizon is not None and f"{horizon} steps") if x)
+    return CheckReport(True, f"none of the {plans} plans within {within} passes "
                              f"({len(views)} token sequences reach the goal; brute force)")

@@ -18,7 +18,8 @@ keyed by itself. With Δ = 1 this is classical duplicate detection on the true s
 
 Termination, completeness and soundness (Proposition 1). An iteration in which no node was
 pruned through a proper sub-belief explored every (s, b[, history]) reachable within the
-cost bound with exact, cost-aware duplicate detection, so if it fails there is no
+cost bound with exact duplicate detection that reopens a key reached more cheaply (or, under
+a step horizon, in fewer steps), so if it fails there is no
 solution and the search answers ``unsolvable``; otherwise Δ grows by one. Beliefs are
 finite, so Δ reaches the largest belief after finitely many iterations. A returned node
 passed the goal test, which is evaluated on its full belief (sound). Goal tests that look
@@ -120,13 +121,15 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
                 heuristic: NodeHeuristic | None = None, cost_bound: int | None = None,
                 budget: Budget | BudgetClock | None = None, history: bool = False,
                 delta_start: int = 1, max_combinations: int = 256,
+                max_depth: int | None = None,
                 on_iteration: Callable[[int, dict[str, int]], None] | None = None
                 ) -> SearchOutcome:
     """Greedy best-first COPP search with the outer loop over Δ.
 
     ``goal_test(node)`` decides solutions; ``heuristic(node, delta)`` orders the open list
     (ties broken by cost, then age; blind by default, which makes each iteration a
-    uniform-cost search). ``cost_bound`` prunes plans costing more. ``history`` keys nodes
+    uniform-cost search). ``cost_bound`` prunes plans costing more, ``max_depth`` plans
+    with more steps (a horizon). ``history`` keys nodes
     on their token sequence too (needed when the goal test depends on the whole belief
     sequence). One node of ``budget`` is one expansion.
     """
@@ -141,7 +144,7 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
     root = Node(task.init, tracker.initial, None, None, None, 0, () if history else None)
     while True:
         stats["iterations"] += 1
-        closed: dict[Any, int] = {}
+        closed: dict[Any, list[tuple[int, int]]] = {}
         inexact = 0
         open_list: list[tuple[float, int, int, Node]] = []
         h0 = heuristic(root, delta) if heuristic else 0.0
@@ -155,17 +158,19 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
                                      time.perf_counter() - started)
             keys, exact = _combinations(node.state, node.belief, delta, node.history,
                                         max_combinations)
-            if all(closed.get(k, math.inf) <= node.g for k in keys):
+            mark = (node.g, node.depth if max_depth is not None else 0)
+            if all(_dominated(closed.get(k), mark) for k in keys):
                 if not exact:
                     inexact += 1
                 continue
             for k in keys:
-                if closed.get(k, math.inf) > node.g:
-                    closed[k] = node.g
+                _close(closed, k, mark)
             if not clock.charge():
                 return SearchOutcome(Status.BUDGET_EXHAUSTED, None, delta,
                                      _final(stats, tracker), time.perf_counter() - started)
             stats["expanded"] += 1
+            if max_depth is not None and node.depth >= max_depth:
+                continue
             for child in _children(tracker, node, costs, cost_bound):
                 h = heuristic(child, delta) if heuristic else 0.0
                 if math.isinf(h):
@@ -179,6 +184,17 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
             return SearchOutcome(Status.UNSOLVABLE, None, delta, _final(stats, tracker),
                                  time.perf_counter() - started)
         delta += 1
+
+
+def _dominated(marks: list[tuple[int, int]] | None, mark: tuple[int, int]) -> bool:
+    """Whether a node reached at (cost, depth) ``mark`` adds nothing to those expanded."""
+    return marks is not None and any(g <= mark[0] and d <= mark[1] for g, d in marks)
+
+
+def _close(closed: dict[Any, list[tuple[int, int]]], key: Any, mark: tuple[int, int]) -> None:
+    marks = closed.setdefault(key, [])
+    if not _dominated(marks, mark):
+        marks[:] = [m for m in marks if not (mark[0] <= m[0] and mark[1] <= m[1])] + [mark]
 
 
 def _children(tracker: BeliefTracker, node: Node, costs: list[int],

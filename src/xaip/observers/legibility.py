@@ -55,8 +55,8 @@ def finish(problem: ObserverProblem, outcome: SearchOutcome, mode: str, params: 
 
 
 def legible_goal_plan(problem: ObserverProblem, j: int = 1, max_cost: int | None = None,
-                      heuristic: str = "hadd", budget: Budget | None = None,
-                      check: bool = True) -> ObserverResult:
+                      horizon: int | None = None, heuristic: str = "hadd",
+                      budget: Budget | None = None, check: bool = True) -> ObserverResult:
     """A j-legible plan for the true goal (the first the Δ search finds)."""
     started = time.perf_counter()
     _positive("j", j)
@@ -67,8 +67,8 @@ def legible_goal_plan(problem: ObserverProblem, j: int = 1, max_cost: int | None
         return true.holds(node.state) and len(goals_in(node.belief, goals)) <= j
 
     guide = legibility_heuristic(GoalDistance(problem.task, goals, heuristic), goals, true, j)
-    outcome = copp_search(problem.tracker, test, guide, max_cost, budget)
-    params = {"j": j, "max_cost": max_cost, "heuristic": heuristic}
+    outcome = copp_search(problem.tracker, test, guide, max_cost, budget, max_depth=horizon)
+    params = {"j": j, "max_cost": max_cost, "horizon": horizon, "heuristic": heuristic}
     return finish(problem, outcome, "legible-goal", params, started, check=check,
                   with_bps=False)
 
@@ -89,15 +89,16 @@ def bps_test(problem: ObserverProblem, node: Node, distance: str, cap: int
     return count, found.minimum, found.maximum, found.exact
 
 
-def legible_plan(problem: ObserverProblem, m: int = 1, d: float = 1.0, max_cost: int | None = None,
+def legible_plan(problem: ObserverProblem, m: int = 1, d: float = 1.0,
+                 max_cost: int | None = None, horizon: int | None = None,
                  distance: str = "action", heuristic: str = "hadd", budget: Budget | None = None,
                  bps_cap: int = BPS_CAP, check: bool = True) -> ObserverResult:
     """An m-similar plan whose BPS is maximally d-distant (Def. 19)."""
     started = time.perf_counter()
     _positive("m", m)
     check_distance(distance)
-    if max_cost is None:
-        raise InputError("plan legibility needs a cost bound (--max-cost)")
+    if max_cost is None and horizon is None:
+        raise InputError("plan legibility needs a cost bound (--max-cost) or --horizon")
 
     def test(node: Node) -> bool:
         found = bps_test(problem, node, distance, bps_cap)
@@ -108,8 +109,8 @@ def legible_plan(problem: ObserverProblem, m: int = 1, d: float = 1.0, max_cost:
 
     distances = GoalDistance(problem.task, (problem.true_goal,), heuristic)
     outcome = copp_search(problem.tracker, test, true_goal_heuristic(distances, problem.true_goal),
-                          max_cost, budget, history=True)
-    params = {"m": m, "d": d, "distance": distance, "max_cost": max_cost,
+                          max_cost, budget, history=True, max_depth=horizon)
+    params = {"m": m, "d": d, "distance": distance, "max_cost": max_cost, "horizon": horizon,
               "heuristic": heuristic, "bps_cap": bps_cap}
     return finish(problem, outcome, "legible-plan", params, started, distance, check)
 

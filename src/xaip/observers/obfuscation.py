@@ -60,7 +60,7 @@ def _ambiguity_test(problem: ObserverProblem, true: Goal, k: int,
 
 
 def ambiguous_plan(problem: ObserverProblem, k: int = 2, decoys: Sequence[str] | None = None,
-                   max_cost: int | None = None, heuristic: str = "hadd",
+                   max_cost: int | None = None, horizon: int | None = None, heuristic: str = "hadd",
                    budget: Budget | BudgetClock | None = None,
                    check: bool = True) -> ObserverResult:
     """A k-ambiguous plan for the true goal (with ``decoys``: those goals must stay)."""
@@ -77,20 +77,22 @@ def ambiguous_plan(problem: ObserverProblem, k: int = 2, decoys: Sequence[str] |
                                 fixed)
     required = None if fixed is None else [true, *fixed]
     outcome = copp_search(problem.tracker, _ambiguity_test(problem, true, k, required), guide,
-                          max_cost, budget)
+                          max_cost, budget, max_depth=horizon)
     params = {"k": k, "decoys": list(decoys) if decoys else None, "max_cost": max_cost,
-              "heuristic": heuristic}
+              "horizon": horizon, "heuristic": heuristic}
     return finish(problem, outcome, "ambiguous", params, started, check=check, with_bps=False)
 
 
 def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
-                          max_cost: int | None = None, heuristic: str = "hadd",
-                          budget: Budget | None = None, attempts: int = 20,
+                          max_cost: int | None = None, horizon: int | None = None,
+                          heuristic: str = "hadd", budget: Budget | None = None, attempts: int = 20,
                           check: bool = True) -> ObserverResult:
     """Secure goal obfuscation: a k-ambiguous plan planned for a random decoy true goal,
     post-processed into a plan for the real goal with the same tokens (seeded)."""
     started = time.perf_counter()
     _check_k(problem, k)
+    params = {"k": k, "seed": seed, "max_cost": max_cost, "horizon": horizon,
+              "heuristic": heuristic}
     rng = random.Random(seed)
     true = problem.true_goal
     others = [g.name for g in problem.goals.goals if g.name != true.name]
@@ -108,7 +110,7 @@ def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
                                     [g for g in required if g.name != decoy_name])
         outcome = copp_search(decoy.tracker,
                               _ambiguity_test(decoy, decoy.true_goal, k, required),
-                              guide, max_cost, clock)
+                              guide, max_cost, clock, max_depth=horizon)
         stats["expanded"] = int(stats["expanded"]) + outcome.stats.get("expanded", 0)
         stats["attempts"] = attempt
         if outcome.status == Status.BUDGET_EXHAUSTED:
@@ -122,10 +124,8 @@ def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
         view = analyse(problem, real, with_bps=False)
         info = {"goal_set": chosen, "decoy_true_goal": decoy_name, "seed": seed,
                 "attempts": attempt, "decoy_plan": [a.name for a in outcome.plan(problem.task)]}
-        params = {"k": k, "seed": seed, "max_cost": max_cost, "heuristic": heuristic}
         return build_result(problem, view, "secure-ambiguous", Status.SOLVED, params, started,
                             stats, outcome.delta, decoy=info, check=check)
-    params = {"k": k, "seed": seed, "max_cost": max_cost, "heuristic": heuristic}
     message = ("the budget ran out" if status == Status.BUDGET_EXHAUSTED
                else f"no k-ambiguous plan for {attempts} random draws")
     return build_result(problem, None, "secure-ambiguous", status, params, started, stats,
@@ -148,15 +148,15 @@ def _same_tokens_plan(problem: ObserverProblem, node: Node, goal: Goal
 
 
 def diverse_plan(problem: ObserverProblem, ell: int = 2, d: float = 0.0,
-                 max_cost: int | None = None, distance: str = "action",
+                 max_cost: int | None = None, horizon: int | None = None, distance: str = "action",
                  heuristic: str = "hadd", budget: Budget | None = None,
                  bps_cap: int = BPS_CAP, check: bool = True) -> ObserverResult:
     """An ℓ-diverse plan: |BPS| ≥ ℓ, all BPS plans reach the goal, min distance ≥ d."""
     started = time.perf_counter()
     _positive("l", ell)
     check_distance(distance)
-    if max_cost is None:
-        raise InputError("plan obfuscation needs a cost bound (--max-cost)")
+    if max_cost is None and horizon is None:
+        raise InputError("plan obfuscation needs a cost bound (--max-cost) or --horizon")
     if ell > bps_cap:
         raise InputError(f"--l {ell} is larger than the BPS enumeration cap ({bps_cap})")
 
@@ -169,7 +169,7 @@ def diverse_plan(problem: ObserverProblem, ell: int = 2, d: float = 0.0,
 
     distances = GoalDistance(problem.task, (problem.true_goal,), heuristic)
     outcome = copp_search(problem.tracker, test, true_goal_heuristic(distances, problem.true_goal),
-                          max_cost, budget, history=True)
-    params = {"l": ell, "d": d, "distance": distance, "max_cost": max_cost,
+                          max_cost, budget, history=True, max_depth=horizon)
+    params = {"l": ell, "d": d, "distance": distance, "max_cost": max_cost, "horizon": horizon,
               "heuristic": heuristic, "bps_cap": bps_cap}
     return finish(problem, outcome, "diverse", params, started, distance, check)
