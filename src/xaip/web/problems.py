@@ -68,6 +68,8 @@ class WebProblem(Exception):
         if self.location is None or self.source is None:
             return []
         lines = self.source.splitlines()
+        if self.location.line > len(lines):  # at the end of the file: show that empty line
+            lines += [""] * (self.location.line - len(lines))
         first = max(1, self.location.line - CONTEXT_LINES)
         last = min(len(lines), self.location.line + CONTEXT_LINES)
         out = []

@@ -1,0 +1,133 @@
+"""The workbench's small parts on their own: error locations, the work pool, settings and
+the ``xaip serve`` command (which must work without the web extra)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Any
+
+import anyio
+import pytest
+
+from xaip.errors import BudgetExhausted, InputError, PDDLSyntaxError
+from xaip.web.problems import WebProblem, from_error, locate
+from xaip.web.settings import Settings
+from xaip.web.work import Unfinished, WorkPool
+
+SOURCE = "(define (domain d)\n  ; predicate shiny is a comment here\n  (:predicates (shiny ?x))\n)"
+
+
+def test_locate_finds_the_quoted_name_outside_comments() -> None:
+    found = locate("undeclared predicate 'shiny' in '(shiny a)'", {"domain.pddl": SOURCE})
+    assert found is not None and (found.line, found.column, found.exact) == (3, 17, False)
+
+
+def test_locate_reads_a_file_line_prefix() -> None:
+    found = locate("annotations.txt:2: unknown kind 'x'", {"annotations.txt": "a\nb\n"})
+    assert found is not None and (found.file, found.line, found.exact) == (
+        "annotations.txt", 2, False)
+
+
+def test_locate_gives_up_without_a_match() -> None:
+    assert locate("something 'absent' happened", {"domain.pddl": SOURCE}) is None
+
+
+def test_syntax_error_excerpt_marks_the_token() -> None:
+    problem = from_error(PDDLSyntaxError("domain.pddl", 3, 17, "bad"), {"domain.pddl": SOURCE})
+    assert problem.status_code == 400 and problem.kind == "pddl_syntax"
+    marked = [row for row in problem.excerpt() if row["marked"]]
+    assert len(marked) == 1 and marked[0]["mark"] == "shiny"
+
+
+def test_unexpected_errors_are_500_without_details() -> None:
+    problem = from_error(KeyError("secret/path"))
+    assert problem.status_code == 500 and "secret" not in problem.message
+
+
+def test_settings_clamp_what_a_request_asks_for() -> None:
+    limits = Settings(max_seconds=5, max_nodes=100)
+    assert limits.budget(60, 10**9).max_seconds == 5 and limits.budget(60, 10**9).max_nodes == 100
+    assert limits.budget(1, 7).max_seconds == 1 and limits.budget(1, 7).max_nodes == 7
+    assert limits.budget(None, None).max_nodes == 100
+
+
+def test_work_pool_turns_budget_errors_into_unfinished() -> None:
+    def exhausted() -> None:
+        raise BudgetExhausted("out", phase="grounding")
+
+    result = anyio.run(WorkPool(1, 0).run, exhausted)
+    assert isinstance(result, Unfinished) and result.to_dict()["phase"] == "grounding"
+
+
+def test_work_pool_refuses_beyond_its_capacity() -> None:
+    pool = WorkPool(1, 0)
+    release = threading.Event()
+    outcomes: list[Any] = []
+
+    async def main() -> None:
+        async def slow() -> None:
+            outcomes.append(await pool.run(release.wait, 10))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(slow)
+            await anyio.sleep(0.05)
+            with pytest.raises(WebProblem) as refused:
+                await pool.run(lambda: None)
+            outcomes.append(refused.value.status_code)
+            release.set()
+
+    anyio.run(main)
+    assert 503 in outcomes and True in outcomes and pool.pending == 0
+
+
+def test_input_errors_pass_through_the_pool() -> None:
+    def bad() -> None:
+        raise InputError("nope")
+
+    with pytest.raises(InputError):
+        anyio.run(WorkPool(1, 0).run, bad)
+
+
+# --------------------------------------------------------------------------- xaip serve
+
+
+def test_serve_without_the_extra_exits_2(monkeypatch: pytest.MonkeyPatch,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    from xaip.cli import main
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "fastapi" else real(name, *a))
+    assert main(["serve"]) == 2
+    assert "install xaip[web]" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_taken_port(capsys: pytest.CaptureFixture[str]) -> None:
+    from xaip.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert "cannot listen" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["serve", "--port", "70000"], ["serve", "--workers", "0"],
+                                  ["serve", "--host", "no-such-host.invalid"]])
+def test_serve_bad_options_exit_2(argv: list[str]) -> None:
+    from xaip.cli import main
+
+    assert main(argv) == 2
+
+
+def test_command_module_does_not_import_fastapi() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys, xaip.web.command, xaip.cli; xaip.cli.build_parser(); "
+            "sys.exit(1 if 'fastapi' in sys.modules else 0)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
