@@ -19,6 +19,11 @@ The encoding (after book-spec §8.5, over the listed reachable states of
   ``b[i, t+1, s'] = ∨ w[i, t, τ]`` over transitions τ into s' (``≥`` each, ``≤`` the sum).
 * ``g[i, G] = ∨ b[i, T, s]`` over states s satisfying G.
 * optional bounds: Σ_G g[i, G] ≥ k for adversaries, ≤ j for friends.
+* symmetry breaking: no-ops only after the last real step.
+* valid cuts: the robot's true state is in every observer's belief.
+* only the ``x`` are declared integer: with integral ``x`` the constraints force ``o``,
+  ``w``, ``b`` and ``g`` to 0 or 1 (``o`` is a sum of ``x``; ``w`` an AND of 0/1 values;
+  ``b`` and ``g`` ORs bounded by 1), so the solver branches on actions only.
 * objective: maximise the GD numerator (adversaries' mean goal count minus friends'),
   scaled to integers, minus a tie-break smaller than one unit that prefers fewer real
   steps (so the shortest of the optimal plans is returned).
@@ -67,9 +72,12 @@ class _Program:
         self.lower: list[float] = []
         self.upper: list[float] = []
         self.cost: list[float] = []
+        self.integer: list[int] = []
         self.rows: list[tuple[float, float, list[int], list[float]]] = []
 
-    def var(self, lower: float = 0.0, upper: float = 1.0) -> int:
+    def var(self, lower: float = 0.0, upper: float = 1.0, integer: bool = False) -> int:
+        if integer:
+            self.integer.append(len(self.lower))
         self.lower.append(lower)
         self.upper.append(upper)
         self.cost.append(0.0)
@@ -84,7 +92,10 @@ class _Program:
         n = len(self.lower)
         h.addVars(n, np.array(self.lower), np.array(self.upper))
         idx = np.arange(n, dtype=np.int32)
-        h.changeColsIntegrality(n, idx, np.array([highspy.HighsVarType.kInteger] * n))
+        if self.integer:
+            h.changeColsIntegrality(len(self.integer), np.array(self.integer, dtype=np.int32),
+                                    np.array([highspy.HighsVarType.kInteger]
+                                             * len(self.integer)))
         h.changeColsCost(n, idx, np.array(self.cost))
         starts, indices, values, lows, ups = [], [], [], [], []
         for lower, upper, cols, coefs in self.rows:
@@ -146,7 +157,7 @@ def solve_ip(space: StateSpace, horizon: int, k: int | None, j: int | None,
     x: list[dict[int, int]] = []
     for t in range(horizon):
         left = horizon - t - 1
-        x.append({tr: prog.var() for s in robot[t] for tr in out[s]
+        x.append({tr: prog.var(integer=True) for s in robot[t] for tr in out[s]
                   if to_goal[trans[tr][2]] <= left})
     # flow
     for t in range(horizon):
@@ -162,6 +173,15 @@ def solve_ip(space: StateSpace, horizon: int, k: int | None, j: int | None,
                         terms[x[t][tr]] = terms.get(x[t][tr], 0.0) - 1.0
                 if terms:
                     prog.row(0, 0, terms)
+    # symmetry breaking: no-ops only at the end (a no-op changes no belief, so moving it
+    # later keeps the objective; this removes the equivalent placements of the padding)
+    for t in range(1, horizon):
+        terms = {v: 1.0 for tr, v in x[t].items() if tr >= n_real}
+        for tr, v in x[t - 1].items():
+            if tr >= n_real:
+                terms[v] = terms.get(v, 0.0) - 1.0
+        if terms:
+            prog.row(0, np.inf, terms)
     if horizon > 0:
         prog.row(1, 1, {v: 1.0 for tr, v in x[horizon - 1].items()
                         if space.satisfies(trans[tr][2], goal)})
@@ -197,6 +217,10 @@ def solve_ip(space: StateSpace, horizon: int, k: int | None, j: int | None,
                 for w in ws:
                     prog.row(0, np.inf, {nxt[s2]: 1.0, w: -1.0})
                 prog.row(-np.inf, 0, {nxt[s2]: 1.0, **{w: -1.0 for w in ws}})
+                # valid cut: the robot's true state is in every belief (tightens the LP)
+                arrive = {x[t][tr]: -1.0 for tr in into[s2] if tr in x[t]}
+                if arrive:
+                    prog.row(0, np.inf, {nxt[s2]: 1.0, **arrive})
             b.append(nxt)
         row = []
         for goal_index in range(n_goals):
