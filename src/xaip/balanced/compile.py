@@ -55,14 +55,11 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from xaip.balanced.objectives import BalancedProblem, feature_name
-from xaip.errors import InputError, UnsupportedFeature
-from xaip.planning.features import Edit, Feature, FeatureKind
+from xaip.balanced.objectives import BalancedProblem
+from xaip.errors import InputError
+from xaip.planning.features import Edit
 from xaip.planning.pddl.model import Atom
-from xaip.planning.task import GroundAction, Task
-
-_K = FeatureKind
-_LITERAL = (_K.PRECONDITION, _K.NEGATIVE_PRECONDITION, _K.ADD_EFFECT, _K.DELETE_EFFECT)
+from xaip.planning.task import Task
 
 START, FINISH, TASK, EXPLAIN = "start", "finish", "task", "explain"
 
@@ -299,7 +296,7 @@ def exact(value: float | int | Fraction) -> Fraction:
     return Fraction(repr(float(value)))
 
 
-def _scale(prices: Sequence[Fraction]) -> int:
+def scale_of(prices: Sequence[Fraction]) -> int:
     scale = 1
     for price in prices:
         scale = math.lcm(scale, price.denominator)
@@ -310,124 +307,6 @@ def _scale(prices: Sequence[Fraction]) -> int:
 
 
 # ---------------------------------------------------------------------- compiling
-
-
-class _Builder:
-    """Grounds the two models' features action by action into compiled actions."""
-
-    def __init__(self, problem: BalancedProblem, alpha: Fraction,
-                 explain_costs: Sequence[Fraction], explain_first: bool,
-                 stop_at_goal: bool) -> None:
-        space = problem.space
-        if not space.compiled:
-            raise UnsupportedFeature(
-                "MEGA* compiles models whose actions are conjunctions of literals (no "
-                "or/exists/forall/when, no derived predicates); use --method model-space")
-        self.problem, self.space = problem, space
-        self.alpha, self.explain_costs = alpha, explain_costs
-        self.explain_first, self.stop_at_goal = explain_first, stop_at_goal
-        everything = tuple(range(len(space.candidates)))
-        self.robot_task = space.task(everything)  # M^R_h + D is M^R, on the space's facts
-        self.world = len(space.facts)
-        self.candidate_of: dict[tuple[FeatureKind, Feature], int] = {}
-        for i, candidate in enumerate(space.candidates):
-            if candidate.instance is not None:
-                raise UnsupportedFeature("MEGA* compiles lifted explanations only")
-            self.candidate_of[(candidate.lifted.feature.kind, candidate.lifted.feature)] = i
-        self.mu_offset = 0  # set once the static beliefs are known
-        self.static_index: dict[Atom, int] = {}
-        self.human_by_action = _by_action(space.human_features)
-        self.robot_by_action = _by_action(space.robot_features)
-
-    # -- the person's side, feature by feature
-
-    def _slot(self, feature: Feature, args: tuple[str, ...]) -> tuple[str, int]:
-        """Where a feature's atom lands: ``("bit", belief offset)``, ``("static", static
-        belief number)``, or ``("true"|"false", 0)`` for atoms no model can change."""
-        assert feature.atom is not None
-        mapping = dict(zip(feature.parameters, args, strict=True))
-        atom = Atom(feature.atom.predicate, tuple(mapping.get(a, a) for a in feature.atom.args))
-        if atom.predicate == "=":
-            return ("true" if atom.args[0] == atom.args[1] else "false"), 0
-        index = self.space.fact_index.get(atom)
-        if index is not None:
-            return "bit", index
-        if atom.predicate in self.space.static_predicates:
-            if atom not in self.static_index:
-                self.static_index[atom] = len(self.static_index)
-            return "static", self.static_index[atom]
-        return "false", 0  # a fluent atom no model reaches
-
-    def _split(self, schema: str) -> list[tuple[Feature, int | None]]:
-        """The literal features of ``schema`` in either model, each with the candidate
-        that toggles it (``None``: both models agree)."""
-        human = self.human_by_action.get(schema, set())
-        robot = self.robot_by_action.get(schema, set())
-        out: list[tuple[Feature, int | None]] = []
-        for feature in sorted(human | robot):
-            if feature.kind not in _LITERAL:
-                continue
-            if feature in human and feature in robot:
-                out.append((feature, None))
-            else:
-                key = (feature.kind, feature)
-                if key not in self.candidate_of:
-                    raise UnsupportedFeature(f"the models differ in '{feature_name(feature)}' "
-                                             "but it is not an explainable difference")
-                out.append((feature, self.candidate_of[key]))
-        return out
-
-
-def _by_action(features: frozenset[Feature]) -> dict[str, set[Feature]]:
-    out: dict[str, set[Feature]] = {}
-    for feature in features:
-        if feature.action:
-            out.setdefault(feature.action, set()).add(feature)
-    return out
-
-
-class _Part:
-    """Masks being collected for one compiled action (belief side, by symbolic bits)."""
-
-    def __init__(self) -> None:
-        self.pre: set[tuple[str, int]] = set()   # ("b"|"s"|"mu", index)
-        self.neg: set[tuple[str, int]] = set()
-        self.add: set[tuple[str, int]] = set()
-        self.delete: set[tuple[str, int]] = set()
-        self.guards: list[tuple[int, tuple[str, int], bool]] = []
-        self.when: list[tuple[int, tuple[str, int], bool]] = []  # (mu, bit, adds?)
-        self.impossible = False
-
-
-def _belief_literal(part: _Part, feature: Feature, slot: tuple[str, int],
-                    candidate: int | None) -> None:
-    """Record what one feature of the person's model asks of, or does to, her beliefs."""
-    code, index = slot
-    bit = ("b" if code == "bit" else "s", index)
-    kind = feature.kind
-    if kind in (_K.PRECONDITION, _K.NEGATIVE_PRECONDITION):
-        positive = kind is _K.PRECONDITION
-        if code in ("true", "false"):
-            holds = (code == "true") == positive
-            if holds:
-                return
-            if candidate is None:
-                part.impossible = True
-            else:
-                part.neg.add(("mu", candidate))  # believing the feature rules her action out
-            return
-        if candidate is None:
-            (part.pre if positive else part.neg).add(bit)
-        else:
-            part.guards.append((candidate, bit, positive))
-        return
-    if code not in ("bit", "static"):
-        return  # effects on atoms no model can change change nothing
-    adds = kind is _K.ADD_EFFECT
-    if candidate is None:
-        (part.add if adds else part.delete).add(bit)
-    else:
-        part.when.append((candidate, bit, adds))
 
 
 def compile_problem(
@@ -455,175 +334,9 @@ def compile_problem(
         prices = [exact(c) for c in explanation_costs]
     if a < 0 or any(p < 0 for p in prices):
         raise InputError("compiled costs must not be negative")
-    builder = _Builder(problem, a, prices, explain_first, stop_at_goal)
-    return _assemble(builder)
+    from xaip.balanced.compile_build import Builder, assemble
 
-
-def _assemble(b: _Builder) -> CompiledTask:
-    problem, space = b.problem, b.space
-    differences = problem.differences
-    scale = _scale([b.alpha, *b.explain_costs])
-    # 1. collect the parts symbolically (static beliefs are numbered on the way)
-    task_parts: list[tuple[GroundAction, _Part, int | None]] = []
-    for action in b.robot_task.actions:
-        number = space.instance_index[action.name]
-        args = space.instances[number].args
-        features = b._split(action.schema)
-        human = b.human_by_action.get(action.schema, set())
-        exists_for_her = any(f.kind is _K.COST for f in human)
-        creators: list[int | None] = [None]
-        if not exists_for_her:
-            creators = sorted({c for f, c in features if c is not None
-                               and differences[c].op == "add"})  # type: ignore[misc]
-        part = _Part()
-        for feature, candidate in features:
-            _belief_literal(part, feature, b._slot(feature, args), candidate)
-        if part.impossible:
-            continue
-        for creator in creators:
-            task_parts.append((action, part, creator))
-    start, finish = _Part(), _Part()
-    for feature, candidate in _problem_split(b):
-        assert feature.atom is not None
-        slot = b._slot(feature, ())
-        if feature.kind is _K.INIT:
-            if slot[0] in ("bit", "static"):
-                bit = ("b" if slot[0] == "bit" else "s", slot[1])
-                if candidate is None:
-                    start.add.add(bit)
-                else:
-                    start.when.append((candidate, bit, True))
-        elif feature.kind in (_K.GOAL, _K.NEGATIVE_GOAL):
-            as_pre = Feature(_K.PRECONDITION if feature.kind is _K.GOAL
-                             else _K.NEGATIVE_PRECONDITION, atom=feature.atom)
-            _belief_literal(finish, as_pre, slot, candidate)
-    # 2. number the bits
-    world = b.world
-    statics = tuple(sorted(b.static_index, key=b.static_index.__getitem__))
-    mu_offset = 2 * world + len(statics)
-    n_candidates = len(differences)
-    p_init = mu_offset + n_candidates
-
-    def bit(ref: tuple[str, int]) -> int:
-        kind, index = ref
-        if kind == "b":
-            return world + index
-        if kind == "s":
-            return 2 * world + index
-        return mu_offset + index
-
-    def mask(refs: set[tuple[str, int]]) -> int:
-        out = 0
-        for ref in refs:
-            out |= 1 << bit(ref)
-        return out
-
-    def guards(part: _Part) -> tuple[Guard, ...]:
-        return tuple(Guard(mu_offset + c, bit(ref), positive) for c, ref, positive in
-                     sorted(part.guards))
-
-    def whens(part: _Part) -> tuple[WhenMu, ...]:
-        return tuple(WhenMu(mu_offset + c, 1 << bit(ref) if adds else 0,
-                            0 if adds else 1 << bit(ref))
-                     for c, ref, adds in sorted(part.when))
-
-    names = _FactNames()
-    facts: list[str] = []
-    descriptions: list[str] = []
-    for atom in space.facts:
-        facts.append(names.make("w", str(atom)))
-        descriptions.append(f"world: {atom}")
-    for atom in (*space.facts, *statics):
-        facts.append(names.make("b", str(atom)))
-        descriptions.append(f"she believes {atom}")
-    for i, edit in enumerate(differences):
-        facts.append(names.make("mu", f"{i} {edit.feature.kind.value}"))
-        descriptions.append(f"she believes the model has: {feature_name(edit.feature)}")
-    for control in ("p-init", "p-started", "p-goal"):
-        facts.append(names.make(control, ""))
-        descriptions.append(control)
-    # 3. the actions
-    actions: list[CompiledAction] = []
-    p_bits = {"init": 1 << p_init, "started": 1 << (p_init + 1), "goal": 1 << (p_init + 2)}
-    robot_init = b.robot_task.init
-    actions.append(CompiledAction(
-        "start", START, "start", pre=p_bits["init"], neg_pre=0,
-        add=p_bits["started"] | robot_init | mask(start.add), delete=p_bits["init"], cost=0,
-        when=whens(start)))
-    goal = b.robot_task.goal
-    actions.append(CompiledAction(
-        "finish", FINISH, "finish", pre=p_bits["started"] | goal | mask(finish.pre),
-        neg_pre=b.robot_task.goal_neg | mask(finish.neg) | p_bits["goal"],
-        add=p_bits["goal"], delete=0, cost=0, guards=guards(finish)))
-    used: dict[str, int] = {}
-    for action, part, creator in task_parts:
-        pre = action.pre | mask(part.pre) | p_bits["started"]
-        if creator is not None:
-            pre |= 1 << (mu_offset + creator)
-        name = names.make("do", action.name)
-        used[action.name] = used.get(action.name, 0) + 1
-        cost = b.alpha * action.cost * scale
-        actions.append(CompiledAction(
-            name, TASK, action.name, pre=pre, neg_pre=action.neg_pre | mask(part.neg),
-            add=action.add | mask(part.add), delete=action.delete | mask(part.delete),
-            cost=int(cost), guards=guards(part), when=whens(part), robot_cost=action.cost))
-    for i, edit in enumerate(differences):
-        mu = 1 << (mu_offset + i)
-        early = b.explain_first or not edit.feature.is_action_feature
-        robot_has = edit.op == "add"
-        pre = (p_bits["init"] if early else 0) | (0 if robot_has else mu)
-        actions.append(CompiledAction(
-            names.make("explain", f"{i} {feature_name(edit.feature)}"), EXPLAIN,
-            feature_name(edit.feature), pre=pre,
-            neg_pre=(mu if robot_has else 0) | (0 if early else p_bits["goal"]),
-            add=mu if robot_has else 0, delete=0 if robot_has else mu,
-            cost=int(b.explain_costs[i] * scale), candidate=i))
-    init = 1 << p_init
-    for i in range(n_candidates):
-        if _believed_initially(b, i):
-            init |= 1 << (mu_offset + i)
-    return CompiledTask(
-        problem, tuple(facts), tuple(descriptions), world, statics, mu_offset,
-        tuple(actions), init, goal, b.robot_task.goal_neg, b.robot_task, scale, b.alpha,
-        b.explain_first, b.stop_at_goal)
-
-
-def _problem_split(b: _Builder) -> list[tuple[Feature, int | None]]:
-    """The init and goal features of either model with their toggling candidates."""
-    kinds = (_K.INIT, _K.GOAL, _K.NEGATIVE_GOAL)
-    human = {f for f in b.space.human_features if f.kind in kinds}
-    robot = {f for f in b.space.robot_features if f.kind in kinds}
-    out: list[tuple[Feature, int | None]] = []
-    for feature in sorted(human | robot):
-        if feature in human and feature in robot:
-            out.append((feature, None))
-        else:
-            out.append((feature, b.candidate_of[(feature.kind, feature)]))
-    return out
-
-
-def _believed_initially(b: _Builder, candidate: int) -> bool:
-    """Does the person's own model contain the candidate's feature?"""
-    return b.problem.differences[candidate].op == "remove"
-
-
-class _FactNames:
-    """Unique PDDL names: lower-case letters, digits, ``-`` and ``_``."""
-
-    def __init__(self) -> None:
-        self.used: set[str] = set()
-
-    def make(self, prefix: str, text: str) -> str:
-        cleaned = "".join(ch if ch.isalnum() else "_" for ch in text.lower()).strip("_")
-        while "__" in cleaned:
-            cleaned = cleaned.replace("__", "_")
-        base = f"{prefix}_{cleaned}" if cleaned else prefix
-        name, number = base, 1
-        while name in self.used:
-            number += 1
-            name = f"{base}_{number}"
-        self.used.add(name)
-        return name
+    return assemble(Builder(problem, a, prices, explain_first, stop_at_goal))
 
 
 def describe(task: CompiledTask) -> dict[str, Any]:
