@@ -146,7 +146,8 @@ def run_observe(args: argparse.Namespace) -> int:
                                budget=budget)
         result = _solve(problem, mode, settings, args, budget)
     emit(args, result.to_dict(), render(result))
-    return EXIT_OK if result.verified else EXIT_NEGATIVE
+    found = str(result.status) not in ("unsolvable", "no_explanation")
+    return EXIT_OK if result.verified and found else EXIT_NEGATIVE
 
 
 def _solve(problem: Any, mode: str, s: dict[str, Any], args: argparse.Namespace,

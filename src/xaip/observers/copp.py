@@ -14,7 +14,9 @@ combination: a node is pruned when *every* Δ-combination of its belief that con
 true state was already expanded at no greater cost. A belief with at most Δ states is
 keyed by itself. With Δ = 1 this is classical duplicate detection on the true state; with
 Δ ≥ |b| it is exact duplicate detection on (s, b). (Beliefs with more than
-``max_combinations`` combinations are keyed exactly, which prunes less and is always safe.)
+``max_combinations`` combinations are keyed by themselves, which prunes less and is always
+safe.) A prune is *inexact* when no node with the very same belief was expanded no worse:
+some path was cut only because an approximate belief matched.
 
 Termination, completeness and soundness (Proposition 1). An iteration in which no node was
 pruned through a proper sub-belief explored every (s, b[, history]) reachable within the
@@ -107,14 +109,22 @@ class SearchOutcome:
         return () if self.node is None else tuple(task.actions[i] for i in self.node.plan())
 
 
-def _combinations(state: State, belief: Belief, delta: int, history: Any,
-                  max_combinations: int) -> tuple[list[Any], bool]:
-    """The closed-list keys of a node at ``delta`` and whether they are exact."""
+def _keys(state: State, belief: Belief, delta: int, history: Any,
+          max_combinations: int) -> list[Any]:
+    """The closed-list keys of a node at ``delta``: (true state, approximate belief,
+    history) for every ``min(Δ, |b|)``-subset of the belief that holds the true state.
+
+    A belief with more such subsets than ``max_combinations`` is keyed by itself (finer,
+    so it prunes less: always safe)."""
     if len(belief) <= delta or comb(len(belief) - 1, delta - 1) > max_combinations:
-        return [("exact", state, belief, history)], True
+        return [(state, belief, history)]
     others = sorted(s for s in belief if s != state)
-    return [("combo", state, frozenset(c), history)
-            for c in itertools.combinations(others, delta - 1)], False
+    return [(state, frozenset((state, *c)), history)
+            for c in itertools.combinations(others, delta - 1)]
+
+
+#: A closed-list entry: the cost and depth a node was expanded at, and its full belief.
+Mark = tuple[int, int, Belief]
 
 
 def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
@@ -144,7 +154,7 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
     root = Node(task.init, tracker.initial, None, None, None, 0, () if history else None)
     while True:
         stats["iterations"] += 1
-        closed: dict[Any, list[tuple[int, int]]] = {}
+        closed: dict[Any, list[Mark]] = {}
         inexact = 0
         open_list: list[tuple[float, int, int, Node]] = []
         h0 = heuristic(root, delta) if heuristic else 0.0
@@ -156,11 +166,11 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
             if goal_test(node):
                 return SearchOutcome(Status.SOLVED, node, delta, _final(stats, tracker),
                                      time.perf_counter() - started)
-            keys, exact = _combinations(node.state, node.belief, delta, node.history,
-                                        max_combinations)
-            mark = (node.g, node.depth if max_depth is not None else 0)
+            keys = _keys(node.state, node.belief, delta, node.history, max_combinations)
+            mark = (node.g, node.depth if max_depth is not None else 0, node.belief)
             if all(_dominated(closed.get(k), mark) for k in keys):
-                if not exact:
+                # exact when a node with this very belief was expanded no worse
+                if not _dominated(closed.get(keys[0]), mark, same_belief=True):
                     inexact += 1
                 continue
             for k in keys:
@@ -186,15 +196,23 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
         delta += 1
 
 
-def _dominated(marks: list[tuple[int, int]] | None, mark: tuple[int, int]) -> bool:
-    """Whether a node reached at (cost, depth) ``mark`` adds nothing to those expanded."""
-    return marks is not None and any(g <= mark[0] and d <= mark[1] for g, d in marks)
+def _dominated(marks: list[Mark] | None, mark: Mark, same_belief: bool = False) -> bool:
+    """Whether a node reached at ``mark`` adds nothing to the nodes expanded under one key
+    (one of them was no costlier and no deeper; with ``same_belief``, one with the same
+    belief)."""
+    if marks is None:
+        return False
+    g, d, belief = mark
+    return any(mg <= g and md <= d and (not same_belief or mb == belief)
+               for mg, md, mb in marks)
 
 
-def _close(closed: dict[Any, list[tuple[int, int]]], key: Any, mark: tuple[int, int]) -> None:
+def _close(closed: dict[Any, list[Mark]], key: Any, mark: Mark) -> None:
     marks = closed.setdefault(key, [])
-    if not _dominated(marks, mark):
-        marks[:] = [m for m in marks if not (mark[0] <= m[0] and mark[1] <= m[1])] + [mark]
+    if not _dominated(marks, mark, same_belief=True):
+        g, d, belief = mark
+        marks[:] = [m for m in marks if not (g <= m[0] and d <= m[1] and m[2] == belief)]
+        marks.append(mark)
 
 
 def _children(tracker: BeliefTracker, node: Node, costs: list[int],

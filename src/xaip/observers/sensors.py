@@ -29,7 +29,9 @@ gives the token. An action that no rule matches is observed as the empty token `
 * ``"token"``: a list of parts, each one of
   ``"action"`` (the schema name), ``"name"`` (the full ground action name),
   ``{"arg": i}`` (the i-th argument, from 0), ``{"facts": P}`` (the sorted true facts of
-  predicate ``P``, or of a pattern such as ``"(at ?0 ?x)"``), ``{"count": P}`` (how many),
+  predicate ``P``, or of a pattern such as ``"(at ?0 ?x)"``), ``{"values": "(label ?0 ?1 ?l)"}``
+  (the sorted values of the pattern's free variables over the matching facts: what is
+  seen *about* those facts, e.g. an edge's label without its ends), ``{"count": P}`` (how many),
   ``{"holds": "(at ?0 home)"}`` (true/false), ``{"const": "moved"}`` (a fixed word), or
   ``{"hook": "NAME"}`` (a Python function ``f(action, atoms) -> str | int | bool``;
   ``NAME`` is a key of the ``hooks`` mapping given to :func:`load_observation_model`, or
@@ -73,7 +75,7 @@ ROLES = ("observer", "adversary", "friend")
 #: A state as facts grouped by predicate: predicate -> argument tuples.
 FactMap = Mapping[str, list[tuple[str, ...]]]
 
-_PART_KINDS = ("arg", "facts", "count", "holds", "const", "hook")
+_PART_KINDS = ("arg", "facts", "values", "count", "holds", "const", "hook")
 
 
 def format_token(token: Token) -> str:
@@ -176,6 +178,12 @@ def _part(raw: Any, where: str) -> Part:
         return Part("arg", arg=value)
     if kind in ("facts", "count"):
         return Part(kind, pattern=_predicate_or_pattern(value, where))
+    if kind == "values":
+        pattern = _pattern(value, where)
+        if not any(w.startswith("?") and _arg_ref(w) is None for w in pattern.args):
+            raise InputError(f"{where}: \"values\" needs a pattern with a free variable "
+                             f"such as ?x, got {value!r}")
+        return Part(kind, pattern=pattern)
     if kind == "holds":
         return Part(kind, pattern=_pattern(value, where))
     if kind in ("const", "hook"):
@@ -476,6 +484,12 @@ class ObservationModel:
         pattern = part.pattern
         if kind == "holds":
             return next(_match((pattern,), args, facts, {}), None) is not None
+        if kind == "values":
+            free = [i for i, w in enumerate(pattern.args)
+                    if w.startswith("?") and _arg_ref(w) is None]
+            return tuple(sorted({" ".join(values[i] for i in free)
+                                 for values in facts.get(pattern.predicate, ())
+                                 if _fits(pattern, values, args)}))
         if pattern.args:
             matched = sorted(" ".join(values) for values in facts.get(pattern.predicate, ())
                              if _fits(pattern, values, args))

@@ -51,7 +51,7 @@ def observer_text(result: ObserverResult) -> str:
                       if result.params.get("horizon") is not None else ""]
             within = " and ".join(b for b in bounds if b)
             within = f" within {within}" if within else ""
-            lines.append(f"No plan{within} passes the test ({result.message or 'unsolvable'}).")
+            lines.append(f"No plan{within} passes the test.")
         lines.append(check_line(result.verified, result.check, result.status))
         return "\n".join(lines)
     lines.append(f"Plan (cost {result.cost}): {_steps(result.plan)}")
