@@ -97,7 +97,11 @@ class _Program:
                                     np.array([highspy.HighsVarType.kInteger]
                                              * len(self.integer)))
         h.changeColsCost(n, idx, np.array(self.cost))
-        starts, indices, values, lows, ups = [], [], [], [], []
+        starts: list[int] = []
+        indices: list[int] = []
+        values: list[float] = []
+        lows: list[float] = []
+        ups: list[float] = []
         for lower, upper, cols, coefs in self.rows:
             starts.append(len(indices))
             indices.extend(cols)
@@ -251,8 +255,8 @@ def solve_ip(space: StateSpace, horizon: int, k: int | None, j: int | None,
     stats: dict[str, Any] = {"ip_variables": len(prog.lower), "ip_rows": len(prog.rows)}
     if not clock.tick():
         return Status.BUDGET_EXHAUSTED, None, stats
-    left = clock.remaining()
-    status, values, objective = prog.solve(left.max_seconds, left.max_nodes)
+    remaining = clock.remaining()
+    status, values, objective = prog.solve(remaining.max_seconds, remaining.max_nodes)
     stats["ip_status"] = status
     if status == "Infeasible":
         return Status.UNSOLVABLE, None, stats

@@ -79,7 +79,9 @@ def kj_search(space: StateSpace, k: int, j: int, horizon: int | None, clock: Bud
     while True:
         stats["delta_iterations"] += 1
         counter = itertools.count()
-        opened = [(h(*start), 0, next(counter), start[0], start[1], ())]
+        opened: list[tuple[float, int, int, int, tuple[frozenset[int], ...],
+                           tuple[int, ...]]] = [(h(*start), 0, next(counter), start[0],
+                                                 start[1], ())]
         best_depth: dict[tuple[Any, ...], int] = {}
         exact: dict[tuple[Any, ...], int] = {}
         approximated = False

@@ -214,12 +214,12 @@ def frame_layers(film: BeliefFilm, index: int) -> dict[Cell, list[Colour]]:
     for earlier in film.frames[:index]:
         if earlier.robot is not None and earlier.robot not in frame.belief_cells:
             layers[earlier.robot] = [_PATH]
-    for name, cell in film.goals.items():
-        if cell is None:
+    for name, marker in film.goals.items():
+        if marker is None:
             continue
         colour = _PLAUSIBLE if name in frame.plausible else _RULED_OUT
-        base = layers[cell][0]
-        layers[cell] = [_TRUE, colour] if name == film.true_goal else [base, colour]
+        base = layers[marker][0]
+        layers[marker] = [_TRUE, colour] if name == film.true_goal else [base, colour]
     if frame.robot is not None:
         layers[frame.robot] = [*layers[frame.robot][:2], _ROBOT]
     return layers
@@ -309,7 +309,8 @@ def encode_gif(frames: Sequence[tuple[int, int, bytes]], delay_cs: int = 60) -> 
     if len(palette) > 256:
         raise InputError(f"a GIF holds at most 256 colours, the frames use {len(palette)}")
     depth = max(1, (len(palette) - 1).bit_length())
-    table = b"".join(sorted(palette, key=palette.__getitem__)) + \
+    ordered = sorted(palette.items(), key=lambda item: item[1])
+    table = b"".join(colour for colour, _ in ordered) + \
         b"\x00\x00\x00" * ((1 << depth) - len(palette))
     out = bytearray(b"GIF89a")
     out += struct.pack("<HHBBB", width, height, 0x80 | (depth - 1) << 4 | (depth - 1), 0, 0)
