@@ -382,6 +382,8 @@ def test_errors_are_pages_for_browsers_and_json_for_scripts(client: Any) -> None
     assert page.status_code == 404 and "Not found" in page.text
     assert json.loads(client.get("/no/such/page").text)["error"] == "not_found"
     assert client.delete("/api/plan").status_code == 405
+    swapped = client.get("/plan", params={"model": "nope"}, headers={"HX-Request": "true"})
+    assert swapped.status_code == 404 and "<main" in swapped.text  # htmx swaps the page in
 
 
 def test_static_files_are_vendored(client: Any) -> None:

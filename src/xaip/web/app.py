@@ -52,9 +52,11 @@ def _folder(name: str) -> Path:
 
 
 def wants_json(request: Request) -> bool:
-    """API paths, and clients that do not ask for HTML, get JSON errors."""
+    """API paths, and clients that do not ask for HTML (nor are htmx), get JSON errors."""
     if request.url.path.startswith("/api/"):
         return True
+    if request.headers.get("hx-request") == "true":  # htmx asks with Accept: */*
+        return False
     return "text/html" not in request.headers.get("accept", "")
 
 
