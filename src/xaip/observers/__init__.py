@@ -8,10 +8,17 @@ belief keeps few goals or plans (legibility) or many (obfuscation).
 
 Front doors::
 
-    from xaip.observers import load_observation_model, load_goals, BeliefTracker
+    from xaip.observers import load_problem, legible_goal_plan, ambiguous_plan
+    problem = load_problem("domain.pddl", "problem.pddl", "observer.json", "goals.json")
+    result = legible_goal_plan(problem, j=1)       # or ambiguous_plan(problem, k=3), ...
+    result.plan, result.observations, result.goals_in_final_belief, result.verified
+
+    from xaip.observers import load_observation_model, BeliefTracker
     model = load_observation_model("observer.json", task)
     tracker = BeliefTracker(task, model)
     beliefs = tracker.sequence(tracker.tokens_of(plan))
+
+See ``docs/observers.md``.
 """
 
 from xaip.observers.beliefs import (
@@ -25,6 +32,18 @@ from xaip.observers.beliefs import (
     plan_beliefs,
 )
 from xaip.observers.goals import Goal, GoalSet, goals_in, load_goals, make_goal, problem_goal
+from xaip.observers.legibility import (
+    legibility_score,
+    legible_goal_plan,
+    legible_plan,
+)
+from xaip.observers.obfuscation import (
+    ambiguous_plan,
+    diverse_plan,
+    secure_ambiguous_plan,
+)
+from xaip.observers.problem import ObserverProblem, example_problem, load_problem
+from xaip.observers.results import ObserverResult
 from xaip.observers.sensors import (
     ObservationModel,
     Token,
@@ -42,17 +61,27 @@ __all__ = [
     "Goal",
     "GoalSet",
     "ObservationModel",
+    "ObserverProblem",
+    "ObserverResult",
     "Token",
+    "ambiguous_plan",
     "belief_plan_set",
     "count_plans",
+    "diverse_plan",
+    "example_problem",
     "format_token",
     "goals_in",
     "initial_belief",
+    "legibility_score",
+    "legible_goal_plan",
+    "legible_plan",
     "load_goals",
     "load_observation_model",
     "load_observers",
+    "load_problem",
     "make_goal",
     "observers_from_data",
     "plan_beliefs",
     "problem_goal",
+    "secure_ambiguous_plan",
 ]
