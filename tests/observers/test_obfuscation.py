@@ -155,3 +155,22 @@ def test_fixed_decoys() -> None:
 def test_bad_parameters(call, message: str) -> None:
     with pytest.raises(InputError, match=message):
         call(example_problem("port"))
+
+
+def test_medkit_goal_obfuscation_needs_four_moves_and_delta_two() -> None:
+    """Book §9.1: a 4-step 2-ambiguous plan keeps both medkits plausible. Picking M1 after
+    two moves reveals it (M2 is four moves away); after four moves both are possible. At
+    Δ = 1 the search prunes the detour's second arrival in a cell, so Δ grows to 2."""
+    from xaip.observers import load_problem
+    from xaip.observers.problem import example_dir
+
+    base = example_dir("medkit")
+    kits = load_problem(base / "domain.pddl", base / "problem.pddl", base / "observer.json",
+                        base / "kits.json")
+    direct = legible_goal_plan(kits, j=1)
+    assert len(direct.plan) == 3 and direct.goals_in_final_belief["step counter"] == ("m1",)
+    hidden = ambiguous_plan(kits, k=2)
+    assert hidden.verified and hidden.plan[-1] == "pickup m1 c11"
+    assert hidden.observations == ("move",) * 4 + ("pickup",)
+    assert hidden.goals_in_final_belief["step counter"] == ("m1", "m2")
+    assert hidden.delta == 2
