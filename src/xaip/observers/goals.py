@@ -17,14 +17,13 @@ agent's real goal (default: the goal equal to the problem's ``:goal``, else the 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
 from xaip.observers.sensors import parse_atom_text
-from xaip.planning.pddl.model import Atom
 from xaip.planning.task import State, Task, bits
 
 
@@ -151,18 +150,3 @@ def load_goals(path: str | Path, task: Task) -> GoalSet:
 def goals_in(belief: Sequence[State] | frozenset[State], goals: Sequence[Goal]) -> tuple[str, ...]:
     """𝒢(b): the names of the goals some state of ``belief`` satisfies (in goal order)."""
     return tuple(g.name for g in goals if any(g.holds(s) for s in belief))
-
-
-def atoms_of_goal(goal: Goal) -> frozenset[Atom]:
-    """The goal's atoms as :class:`Atom` objects (for lifted checks)."""
-    return frozenset(Atom(*_split(t)) for t in goal.atoms)
-
-
-def _split(text: str) -> tuple[str, tuple[str, ...]]:
-    predicate, args = parse_atom_text(text, "goal")
-    return predicate, args
-
-
-def goal_names(goals: Mapping[str, Goal] | Sequence[Goal]) -> tuple[str, ...]:
-    values = goals.values() if isinstance(goals, Mapping) else goals
-    return tuple(g.name for g in values)
