@@ -30,8 +30,8 @@ from starlette.exceptions import HTTPException
 from xaip import __version__
 from xaip.errors import XaipError
 from xaip.web.models import MAX_FILES, ModelStore
-from xaip.web.registry import Bench, load_pages, respond
 from xaip.web.problems import WebProblem, from_error
+from xaip.web.registry import Bench, load_pages, respond
 from xaip.web.settings import Settings
 from xaip.web.work import WorkPool
 

@@ -20,6 +20,7 @@ opens it, does one thing and closes it, in the thread that needs it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
@@ -216,10 +217,8 @@ class Discoveries:
             run.error = str(error)[:300] if isinstance(error, InputError) else (
                 f"internal error ({type(error).__name__}); this is a bug in xaip")
             run.state = "failed"
-        try:
-            self._record(run)
-        except WebProblem:
-            pass  # the run's answer is still shown; only its index entry is missing
+        with contextlib.suppress(WebProblem):  # the answer is still shown; only its index
+            self._record(run)                  # entry is missing
 
     def picture(self, run_id: str, index: int, which: str) -> bytes:
         """The PNG of capability ``index``'s example state ``which`` (before/after)."""

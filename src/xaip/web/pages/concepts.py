@@ -83,7 +83,8 @@ async def concepts_page(request: Request, env: Env = "sokoban-switch", level: Le
                                          Depends(budget_query)] = (None, None)
                         ) -> HTMLResponse:
     view = await _view(request, env, level, variant, asked)
-    common = {"env": env, "level": level, "variant": variant, "examples": examples()}
+    common: dict[str, Any] = {"env": env, "level": level, "variant": variant,
+                              "examples": examples()}
     if isinstance(view, Unfinished):
         return respond(request, "concepts.html", unfinished=view.to_dict(), **common)
     return respond(request, "concepts.html", view=view, payload=view.payload,

@@ -247,7 +247,7 @@ async def explain_page(request: Request, model: ModelId = "fetch", type: Kind = 
     shared = bench(request)
     chosen = shared.models.get(model)
     options = [m for m in shared.models.all() if m.has("human_domain")]
-    common = {"model": chosen, "models": options, "kind": type, "vetoes": veto,
+    common: dict[str, Any] = {"model": chosen, "models": options, "kind": type, "vetoes": veto,
               "foil": foil, "answers": answers, "known": KNOWN,
               "uncertain": UNCERTAIN if chosen.has("annotations") else ()}
     if isinstance(view, Unfinished):

@@ -82,7 +82,7 @@ async def explicable_page(request: Request, model: ModelId = "restaurant-b2",
 
     view = await _view(request, model, distance, max_cost, asked)
     shared = bench(request)
-    common = {"model": shared.models.get(model), "distance": distance,
+    common: dict[str, Any] = {"model": shared.models.get(model), "distance": distance,
               "distances": DISTANCES, "max_cost": max_cost,
               "models": [m for m in shared.models.all() if m.has("human_domain")]}
     if isinstance(view, Unfinished):

@@ -107,7 +107,7 @@ async def summaries_page(request: Request, model: ModelId = "airport", source: S
                                           Depends(budget_query)] = (None, None)
                          ) -> HTMLResponse:
     view = await _view(request, model, source, target, asked)
-    common = {"model": bench(request).models.get(model), "source": source.strip(),
+    common: dict[str, Any] = {"model": bench(request).models.get(model), "source": source.strip(),
               "target": target.strip(), "models": bench(request).models.all()}
     if isinstance(view, Unfinished):
         return respond(request, "summaries.html", unfinished=view.to_dict(), **common)
