@@ -76,10 +76,11 @@ def test_exact_blind_search_returns_a_cheapest_passing_plan() -> None:
         best = min((len(n) for n, lab, s in plans
                     if passes(walk, "legible-goal", {"j": 1}, n, lab, s)), default=None)
         true, goals = problem.true_goal, problem.goals.goals
-        outcome = copp_search(
-            problem.tracker,
-            lambda node: true.holds(node.state) and len(goals_in(node.belief, goals)) <= 1,
-            cost_bound=BOUND, delta_start=10_000)
+
+        def test(node, true=true, goals=goals) -> bool:
+            return true.holds(node.state) and len(goals_in(node.belief, goals)) <= 1
+
+        outcome = copp_search(problem.tracker, test, cost_bound=BOUND, delta_start=10_000)
         assert outcome.stats["iterations"] == 1
         if best is None:
             assert outcome.status == Status.UNSOLVABLE

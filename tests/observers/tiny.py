@@ -48,7 +48,7 @@ class Walk:
     true: int
 
     def problem_text(self) -> str:
-        facts = ["(at n0)"] + [f"(edge {a} {b}) (label {a} {b} {l})" for a, b, l in self.edges]
+        facts = ["(at n0)"] + [f"(edge {a} {b}) (label {a} {b} l{x})" for a, b, x in self.edges]
         return (f"(define (problem walk) (:domain walk)\n"
                 f"  (:objects {' '.join(self.nodes)} - node la lb - label)\n"
                 f"  (:init {' '.join(facts)})\n"
