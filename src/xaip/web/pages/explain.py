@@ -111,7 +111,9 @@ def _known(model: Model, kind: str, vetoes: list[int], foil: str, budget: Budget
     from xaip.reconcile import DecisionSupport, explain, parse_foil
     from xaip.render import render
 
+    clock = budget.start()  # building the MRP (the robot's optimal plan) counts too
     mrp = _mrp(model, budget)
+    budget = clock.remaining()
     differences = _differences(mrp)
     actions = sorted(a.name for a in mrp.robot_task.actions)[:MAX_ACTION_BUTTONS]
     schemas = sorted({a.name for a in mrp.robot_domain.actions})
@@ -124,7 +126,7 @@ def _known(model: Model, kind: str, vetoes: list[int], foil: str, budget: Budget
         result = explain(mrp, kind, budget=budget, foils=(parse_foil(foil, "foil"),))
         current, rounds, corrected = result, [], ""
     elif vetoes:
-        dialogue = DecisionSupport(mrp, kind, budget)
+        dialogue = DecisionSupport(mrp, kind, budget)  # its own clock over every round
         for number in vetoes:
             dialogue.veto(number - 1)
         result = dialogue.result()
@@ -187,7 +189,9 @@ def _uncertain(model: Model, kind: str, answers: str, budget: Budget) -> Explain
     if not model.has("annotations"):
         raise InputError(f"{kind} explanations need an annotated human model: model "
                          f"'{model.id}' has no {ROLES['annotations']}")
+    clock = budget.start()
     mrp = _mrp(model, budget)
+    budget = clock.remaining()
     try:
         possible = parse_annotations(model.text("annotations"), mrp.human_domain,
                                      ROLES["annotations"])
