@@ -391,3 +391,16 @@ def test_static_files_are_vendored(client: Any) -> None:
     assert htmx.status_code == 200 and "htmx" in htmx.text[:200]
     assert "Zero-Clause BSD" in client.get("/static/htmx-LICENSE.txt").text
     assert client.get("/static/../app.py").status_code == 404
+
+
+def test_uploaded_text_is_escaped_in_pages(client: Any) -> None:
+    files = bw_files()
+    problem = (DOMAINS / "blocksworld/problem-5.pddl").read_text()
+    files["problem"] = ("p.pddl", ("; <script>alert(2)</script>\n" + problem).encode(),
+                        "text/plain")
+    model = ok(client.post("/api/models", files=files,
+                           data={"title": "<img src=x onerror=alert(1)>"}))["model"]
+    for path in ("/models", f"/models/{model['id']}"):
+        page = client.get(path, headers=HTML).text
+        assert "<img src=x" not in page and "<script>alert" not in page
+        assert "&lt;" in page
