@@ -27,17 +27,21 @@ CASES = [
 
 
 def _solve(problem, mode: str, params: dict[str, float], heuristic: str):
+    spread = heuristic == "spread"
+    heuristic = "hadd" if spread else heuristic
     common = {"max_cost": BOUND, "heuristic": heuristic, "check": False}
     if mode == "legible-goal":
         return legible_goal_plan(problem, j=int(params["j"]), **common)
     if mode == "ambiguous":
         return ambiguous_plan(problem, k=int(params["k"]), **common)
     if mode == "legible-plan":
-        return legible_plan(problem, m=int(params["m"]), d=params["d"], **common)
-    return diverse_plan(problem, ell=int(params["l"]), d=params["d"], **common)
+        return legible_plan(problem, m=int(params["m"]), d=params["d"],
+                            spread_guidance=spread, **common)
+    return diverse_plan(problem, ell=int(params["l"]), d=params["d"], spread_guidance=spread,
+                        **common)
 
 
-@pytest.mark.parametrize("heuristic", ["hadd", "blind"])
+@pytest.mark.parametrize("heuristic", ["hadd", "blind", "spread"])
 def test_search_agrees_with_brute_force(heuristic: str) -> None:
     outcomes: Counter[str] = Counter()
     deltas: Counter[int] = Counter()

@@ -5,7 +5,8 @@
                          score|mixed|deceptive]
                  [--j J] [--k K] [--m M] [--l L] [--d D] [--distance action|causal|state|composite]
                  [--max-cost C] [--horizon T] [--seed N] [--plan FILE] [--observer NAME]
-                 [--heuristic blind|hadd|hff|hmax] [--method ip|search] [--json]
+                 [--heuristic blind|hadd|hff|hmax] [--spread-guidance]
+                 [--method ip|search] [--json]
     xaip observe --example port|medkit|truck [--mode ...]
     xaip observe --mode deceptive --grid FILE [--beta B]
 
@@ -72,6 +73,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="which observer of a multi-observer file (single-observer modes)")
     p.add_argument("--heuristic", default="hadd", choices=list(GUIDANCE),
                    help="search guidance (blind: cheapest plan first)")
+    p.add_argument("--spread-guidance", action="store_true",
+                   help="legible-plan/diverse: add the BPS distance term of eq. 4.2/9.1 "
+                        "to the heuristic")
     p.add_argument("--method", default="ip", choices=["ip", "search"],
                    help="mixed: integer program or the bounded <k, j> search")
     p.add_argument("--grid", default=None, metavar="FILE", help="deceptive: a grid file")
@@ -165,10 +169,12 @@ def _solve(problem: Any, mode: str, s: dict[str, Any], args: argparse.Namespace,
                                                  **common)
     if mode == "legible-plan":
         return legibility.legible_plan(problem, m=s.get("m", 1), d=s.get("d", 1.0),
-                                       distance=args.distance, **common)
+                                       distance=args.distance,
+                                       spread_guidance=args.spread_guidance, **common)
     if mode == "diverse":
         return obfuscation.diverse_plan(problem, ell=s.get("l", 2), d=s.get("d", 0.0),
-                                        distance=args.distance, **common)
+                                        distance=args.distance,
+                                        spread_guidance=args.spread_guidance, **common)
     if mode == "score":
         if args.plan is None:
             raise InputError("--mode score needs the plan to score (--plan FILE)")

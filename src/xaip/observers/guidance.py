@@ -9,9 +9,10 @@ heuristic distances from the observer's *belief* to the other candidate goals:
   open; nearest is the cheapest set to keep), ``avoid`` the rest;
 * goal obfuscation: ``h(s, G_A) + max_{G ∈ decoys} h(b, G)`` over the ``k − 1`` decoys
   nearest the belief (or the ones the caller fixed);
-* plan legibility / obfuscation: ``h(s, G_A)`` (the BPS distance terms of eq. 4.2 and
-  9.1 need the BPS of every node, which costs more than it guides on the bundled
-  instances; the goal tests check the BPS exactly).
+* plan legibility / obfuscation: ``h(s, G_A)`` by default; with ``spread=True`` also the
+  BPS terms of eq. 4.2 (``+ max`` pairwise distance: keep look-alikes similar) and eq. 9.1
+  (``− min`` pairwise distance: keep them apart), computed on the first ``bps_sample``
+  members of each node's BPS (an estimate: the goal tests check the whole BPS).
 
 ``h(b, G) = min_{ŝ} h(ŝ, G)`` over the node's belief: the book evaluates it on the
 Δ-approximate belief ``b_Δ``; since every node carries its full belief (the book's
@@ -30,8 +31,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from xaip.errors import InputError
+from xaip.observers.beliefs import BeliefTracker, belief_plan_set
 from xaip.observers.copp import Node, NodeHeuristic
 from xaip.observers.goals import Goal
+from xaip.observers.planset import spread as bps_spread
 from xaip.planning.heuristics import HEURISTICS, make_heuristic
 from xaip.planning.task import State, Task
 
@@ -114,10 +117,21 @@ def ambiguity_heuristic(distance: GoalDistance, goals: Sequence[Goal], true: Goa
     return h
 
 
-def true_goal_heuristic(distance: GoalDistance, true: Goal) -> NodeHeuristic:
-    """``h(s, G_A)`` only (plan legibility and plan obfuscation)."""
+def true_goal_heuristic(distance: GoalDistance, true: Goal, spread: str | None = None,
+                        tracker: BeliefTracker | None = None, plan_distance: str = "action",
+                        bps_sample: int = 20) -> NodeHeuristic:
+    """``h(s, G_A)`` (plan legibility and plan obfuscation), plus with ``spread`` ``"max"``
+    the largest or with ``"min"`` minus the smallest pairwise distance in a sample of the
+    node's BPS (eq. 4.2, eq. 9.1)."""
 
     def h(node: Node, delta: int) -> float:
-        return distance(node.state, true)
+        own = distance(node.state, true)
+        if spread is None or math.isinf(own) or tracker is None or node.parent is None:
+            return own
+        bps = belief_plan_set(tracker, node.beliefs(), node.tokens(), cap=bps_sample)
+        found = bps_spread(tracker.task, bps, plan_distance)
+        if spread == "max":
+            return own + (found.maximum or 0.0)
+        return own - (found.minimum if found.minimum is not None else 1.0)
 
     return h

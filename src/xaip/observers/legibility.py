@@ -92,7 +92,8 @@ def bps_test(problem: ObserverProblem, node: Node, distance: str, cap: int
 def legible_plan(problem: ObserverProblem, m: int = 1, d: float = 1.0,
                  max_cost: int | None = None, horizon: int | None = None,
                  distance: str = "action", heuristic: str = "hadd", budget: Budget | None = None,
-                 bps_cap: int = BPS_CAP, check: bool = True) -> ObserverResult:
+                 bps_cap: int = BPS_CAP, spread_guidance: bool = False,
+                 check: bool = True) -> ObserverResult:
     """An m-similar plan whose BPS is maximally d-distant (Def. 19)."""
     started = time.perf_counter()
     _positive("m", m)
@@ -108,10 +109,13 @@ def legible_plan(problem: ObserverProblem, m: int = 1, d: float = 1.0,
         return exact and count >= m and (high is None or high <= d + 1e-9)
 
     distances = GoalDistance(problem.task, (problem.true_goal,), heuristic)
-    outcome = copp_search(problem.tracker, test, true_goal_heuristic(distances, problem.true_goal),
-                          max_cost, budget, history=True, max_depth=horizon)
+    guide = true_goal_heuristic(distances, problem.true_goal,
+                                "max" if spread_guidance else None, problem.tracker, distance)
+    outcome = copp_search(problem.tracker, test, guide, max_cost, budget, history=True,
+                          max_depth=horizon)
     params = {"m": m, "d": d, "distance": distance, "max_cost": max_cost, "horizon": horizon,
-              "heuristic": heuristic, "bps_cap": bps_cap}
+              "heuristic": heuristic, "bps_cap": bps_cap,
+              "spread_guidance": spread_guidance}
     return finish(problem, outcome, "legible-plan", params, started, distance, check)
 
 

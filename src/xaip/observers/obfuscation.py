@@ -150,7 +150,8 @@ def _same_tokens_plan(problem: ObserverProblem, node: Node, goal: Goal
 def diverse_plan(problem: ObserverProblem, ell: int = 2, d: float = 0.0,
                  max_cost: int | None = None, horizon: int | None = None, distance: str = "action",
                  heuristic: str = "hadd", budget: Budget | None = None,
-                 bps_cap: int = BPS_CAP, check: bool = True) -> ObserverResult:
+                 bps_cap: int = BPS_CAP, spread_guidance: bool = False,
+                 check: bool = True) -> ObserverResult:
     """An ℓ-diverse plan: |BPS| ≥ ℓ, all BPS plans reach the goal, min distance ≥ d."""
     started = time.perf_counter()
     _positive("l", ell)
@@ -168,8 +169,11 @@ def diverse_plan(problem: ObserverProblem, ell: int = 2, d: float = 0.0,
         return exact and count >= ell and (low is None or low >= d - 1e-9)
 
     distances = GoalDistance(problem.task, (problem.true_goal,), heuristic)
-    outcome = copp_search(problem.tracker, test, true_goal_heuristic(distances, problem.true_goal),
-                          max_cost, budget, history=True, max_depth=horizon)
+    guide = true_goal_heuristic(distances, problem.true_goal,
+                                "min" if spread_guidance else None, problem.tracker, distance)
+    outcome = copp_search(problem.tracker, test, guide, max_cost, budget, history=True,
+                          max_depth=horizon)
     params = {"l": ell, "d": d, "distance": distance, "max_cost": max_cost, "horizon": horizon,
-              "heuristic": heuristic, "bps_cap": bps_cap}
+              "heuristic": heuristic, "bps_cap": bps_cap,
+              "spread_guidance": spread_guidance}
     return finish(problem, outcome, "diverse", params, started, distance, check)
