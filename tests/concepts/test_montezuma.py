@@ -75,7 +75,7 @@ def test_checker_refutes_a_wrong_concept(sim: Montezuma) -> None:
 
 def test_vocabulary_has_negations() -> None:
     vocab = screen_vocabulary("1")
-    assert len(vocab) == 20
+    assert len(vocab) == 22
     assert "not-skull-on-left" in vocab.names
     with pytest.raises(InputError):
         screen_vocabulary("9")

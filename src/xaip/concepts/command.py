@@ -5,11 +5,12 @@
                  [--json]
 
 Without ``--level`` the bundled example of ENV runs (``--level switch-2`` names another
-bundled level). For ``montezuma``, ``--level`` names the screen (``1``) and ``--plan`` /
-``--foil`` are action lists (or a bundled pair's name: ledge-right, ledge-left,
-ladder-left). Exit codes: 0 an explanation was found and confirmed by the exhaustive
-checker; 1 no explanation (the vocabulary is incomplete, the foil is not worse), the
-budget ran out, or the checker did not confirm; 2 bad input (one line).
+bundled level). For ``montezuma``, ``--level`` names the screen (``1`` or ``4``) and
+``--plan`` / ``--foil`` are action lists or a bundled pair's name (screen 1: ledge-left,
+ledge-right, ladder-left, rope-right, skull-left; screen 4: crab-down); ``--picture``
+draws the game screen where the foil fails. Exit codes: 0 an explanation was found and
+confirmed by the checker; 1 no explanation (the vocabulary is incomplete, the foil is not
+worse), the budget ran out, or the checker did not confirm; 2 bad input (one line).
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="sokoban-switch: pushing with the switch off fails "
                              "(precondition, default) or costs 10 (cost)")
     parser.add_argument("--vocabulary", default=None, metavar="FILE",
-                        help="JSON vocabulary file (default: every bundled Sokoban concept)")
+                        help="JSON vocabulary file (default: every bundled concept of the "
+                             "environment; montezuma files may ask for learned classifiers)")
     parser.add_argument("--budget", type=_positive, default=None, metavar="N",
                         help="sampling budget (default 500 for a failing foil, 750 for a "
                              "costlier one, as in the paper)")
@@ -80,17 +82,26 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _montezuma(args: argparse.Namespace) -> object:
     """Montezuma: ``--level`` names the screen; ``--plan``/``--foil`` are action-list files
-    or the names of bundled screen-1 pairs (default: the pair ``ledge-left``)."""
-    from xaip.concepts.montezuma import montezuma_query
+    or the names of bundled pairs (default: the screen's first pair); ``--vocabulary`` a
+    Montezuma vocabulary file (:mod:`xaip.concepts.montezuma_vocab`)."""
+    from dataclasses import replace
+
+    from xaip.concepts.montezuma import default_pair, montezuma_query
+    from xaip.concepts.montezuma_vocab import read_montezuma_vocabulary
+    from xaip.concepts.simulator import run_trace
 
     if args.variant is not None:
         raise InputError("montezuma has no --variant")
-    if args.vocabulary is not None:
-        raise InputError("montezuma uses its bundled screen concepts (no --vocabulary yet)")
-    if args.picture:
-        raise InputError("montezuma: --picture is not supported yet")
-    return montezuma_query(args.plan or "ledge-left", args.foil or "ledge-left",
-                           args.level or "1")
+    screen = args.level or "1"
+    pair = default_pair(screen)
+    query = montezuma_query(args.plan or pair, args.foil or pair, screen)
+    if args.vocabulary is None:
+        return query
+    starts = list(run_trace(query.sim, query.plan).states)
+    starts += list(run_trace(query.sim, query.foil).states)
+    vocabulary = read_montezuma_vocabulary(args.vocabulary, screen, query.sim, starts,
+                                           args.seed)
+    return replace(query, vocabulary=vocabulary)
 
 
 def _query(args: argparse.Namespace) -> object:

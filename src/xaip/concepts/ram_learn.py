@@ -23,7 +23,7 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xaip.concepts.montezuma import SCREEN_1, MontezumaState
+from xaip.concepts.montezuma import MontezumaState, screen_concepts
 from xaip.concepts.simulator import BlackBox, random_walks
 from xaip.concepts.vocabulary import Concept, Vocabulary, negation
 from xaip.errors import InputError
@@ -123,16 +123,18 @@ def learn_ram_concept(name: str, label: Any, states: Sequence[Hashable], *,
 
 
 def learned_vocabulary(states: Sequence[Hashable], names: Sequence[str] | None = None,
-                       seed: int = 0) -> tuple[Vocabulary, dict[str, RamConcept]]:
-    """Screen-1 concepts (default: every one with both labels among ``states``) learned
-    from ``states``, each with its negation; also the measurements per concept."""
-    chosen = list(SCREEN_1) if names is None else list(names)
+                       seed: int = 0, screen: str = "1"
+                       ) -> tuple[Vocabulary, dict[str, RamConcept]]:
+    """The screen's concepts (default: every one with both labels among ``states``)
+    learned from ``states``, each with its negation; also the measurements per concept."""
+    library = screen_concepts(screen)
+    chosen = list(library) if names is None else list(names)
     learned: dict[str, RamConcept] = {}
     concepts: list[Concept] = []
     for name in chosen:
-        if name not in SCREEN_1:
-            raise InputError(f"no screen-1 concept {name!r}")
-        test, description = SCREEN_1[name]
+        if name not in library:
+            raise InputError(f"no screen-{screen} concept {name!r}")
+        test, description = library[name]
         labels = {bool(test(s)) for s in states}
         if len(labels) < 2:
             if names is not None:

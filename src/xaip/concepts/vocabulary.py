@@ -195,7 +195,8 @@ def sokoban_library(level: Level) -> dict[str, Concept]:
     return library
 
 
-LIBRARIES: dict[str, Callable[[Level], dict[str, Concept]]] = {"sokoban": sokoban_library}
+Library = Callable[[Any], dict[str, Concept]]
+LIBRARIES: dict[str, Library] = {"sokoban": sokoban_library}
 
 
 def _rate(value: Any, where: str) -> float:
@@ -205,18 +206,25 @@ def _rate(value: Any, where: str) -> float:
     return float(value)
 
 
-def vocabulary_from_dict(data: Any, level: Level, source: str = "vocabulary") -> Vocabulary:
-    """Build a vocabulary from the JSON structure described in the module docstring."""
+def vocabulary_from_dict(data: Any, level: Any, source: str = "vocabulary",
+                         libraries: dict[str, Library] | None = None,
+                         extra_keys: frozenset[str] = frozenset()) -> Vocabulary:
+    """Build a vocabulary from the JSON structure described in the module docstring.
+
+    ``libraries`` are the concept libraries of the environment (default: Sokoban's), each
+    built from ``level``; ``extra_keys`` are keys the caller reads itself."""
+    libraries = LIBRARIES if libraries is None else libraries
     if not isinstance(data, dict):
         raise InputError(f"{source}: a vocabulary is a JSON object")
-    unknown_keys = set(data) - {"library", "concepts", "negations", "noise", "exclude"}
+    unknown_keys = set(data) - {"library", "concepts", "negations", "noise", "exclude"} \
+        - extra_keys
     if unknown_keys:
         raise InputError(f"{source}: unknown key {sorted(unknown_keys)[0]!r}")
-    library_name = data.get("library", "sokoban")
-    if library_name not in LIBRARIES:
+    library_name = data.get("library", next(iter(libraries)))
+    if library_name not in libraries:
         raise InputError(f"{source}: unknown concept library {library_name!r} (one of "
-                         f"{', '.join(LIBRARIES)})")
-    library = LIBRARIES[library_name](level)
+                         f"{', '.join(libraries)})")
+    library = libraries[library_name](level)
     wanted = data.get("concepts", "all")
     if wanted == "all":
         names: list[str] = list(library)
@@ -269,6 +277,11 @@ def _partner(name: str, library: dict[str, Concept]) -> str | None:
 
 def read_vocabulary(path: str | Path, level: Level) -> Vocabulary:
     """Read a vocabulary file; any problem is one :class:`InputError` line."""
+    return vocabulary_from_dict(read_json(path), level, str(path))
+
+
+def read_json(path: str | Path) -> Any:
+    """A vocabulary file's JSON; an unreadable file or bad JSON is one InputError line."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as error:
@@ -277,7 +290,7 @@ def read_vocabulary(path: str | Path, level: Level) -> Vocabulary:
     except json.JSONDecodeError as error:
         raise InputError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") \
             from None
-    return vocabulary_from_dict(data, level, str(path))
+    return data
 
 
 def default_vocabulary(level: Level) -> Vocabulary:

@@ -58,6 +58,8 @@ def why_not_png(result: WhyNot) -> bytes:
     if not result.failing_picture:
         raise InputError("this answer has no state to draw (the foil neither fails nor "
                          "costs more)")
+    if result.env == "montezuma":
+        return _montezuma_png(result)
     rows = result.failing_picture.splitlines()
     width = max(len(row) for row in rows)
     layers: dict[tuple[int, int], list[Colour]] = {}
@@ -76,6 +78,47 @@ def why_not_png(result: WhyNot) -> bytes:
     w, h, rgb = draw_cells(len(rows), width, layers, cell=24)
     w, h, rgb = caption(rgb, w, h, _label(result))
     return encode_png(w, h, rgb)
+
+
+_AGENT: Colour = (200, 72, 72)  # the agent's shirt in Montezuma's palette
+_HUD_ROWS = 47  # score, lives (drawn in the agent's colours) and inventory
+
+
+def _montezuma_png(result: WhyNot, scale: int = 2) -> bytes:
+    """The ALE screen where the foil fails, doubled, the agent boxed in red, captioned.
+
+    Why the emulator is asked again: the result keeps the failing state (RAM and ALE
+    snapshot), not its pixels, so the screen is redrawn from the snapshot."""
+    from xaip.concepts.montezuma import MontezumaState, shared_simulator
+
+    state = result.failing_state
+    if not isinstance(state, MontezumaState):
+        raise InputError("this Montezuma answer has no game state to draw")
+    width, height, rgb = shared_simulator().frame(state)
+    agent = [i // 3 for i in range(3 * _HUD_ROWS * width, len(rgb), 3)
+             if tuple(rgb[i:i + 3]) == _AGENT]
+    big = bytearray()
+    for y in range(height):
+        row = b"".join(rgb[3 * (y * width + x):3 * (y * width + x) + 3] * scale
+                       for x in range(width))
+        big += row * scale
+    w, h = width * scale, height * scale
+    if agent:
+        xs = [i % width for i in agent]
+        ys = [i // width for i in agent]
+        left, right = (min(xs) - 3) * scale, (max(xs) + 4) * scale
+        top, bottom = (min(ys) - 3) * scale, (max(ys) + 4) * scale
+        red = bytes(_MARK)
+        for x in range(max(0, left), min(w, right)):
+            for y in (top, top + 1, bottom - 2, bottom - 1):
+                if 0 <= y < h:
+                    big[3 * (y * w + x):3 * (y * w + x) + 3] = red
+        for y in range(max(0, top), min(h, bottom)):
+            for x in (left, left + 1, right - 2, right - 1):
+                if 0 <= x < w:
+                    big[3 * (y * w + x):3 * (y * w + x) + 3] = red
+    w, h, out = caption(bytes(big), w, h, _label(result))
+    return encode_png(w, h, out)
 
 
 def _label(result: WhyNot) -> list[str]:
