@@ -10,6 +10,7 @@ import pytest
 
 from xaip.errors import InputError
 from xaip.observers.mixed import MixedObserver, solve_mixed
+from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import GroundAction, Task
 from xaip.runtime import Budget, Status
@@ -164,3 +165,27 @@ def test_ip_optimum_equals_brute_force_and_search_agrees(seed):
             assert (by_search.status == Status.FOUND) == want, (k, j)
             if want:
                 assert by_search.verified and by_ip.verified
+
+
+def test_a_budgeted_ip_ends_within_its_budget():
+    """A program too large to solve in one second (3 factories x 3 packages, 6 steps:
+    17 000 columns) stops near the deadline with an unverified answer."""
+    import time
+
+    from xaip.planning import parse_domain, parse_problem
+
+    packages = [f"p{f}{i}" for f in range(3) for i in range(3)]
+    init = " ".join(f"(at p{f}{i} f{f})" for f in range(3) for i in range(3))
+    problem = parse_problem(
+        f"(define (problem t) (:domain truck) (:objects {' '.join(packages)} - package "
+        f"f0 f1 f2 - factory) (:init {init}) (:goal (and (loaded p00) (loaded p01))))")
+    task = ground(parse_domain(truck.DOMAIN.read_text()), problem)
+    goals = [[f"(loaded {a})", f"(loaded {b})"] for a, b in
+             itertools.combinations(packages, 2)]
+    observers = (MixedObserver("X", "adversary", lambda a, s: a.schema),
+                 MixedObserver("C", "friend", lambda a, s: f"{a.schema}|{a.args[-1]}"))
+    started = time.perf_counter()
+    result = solve_mixed(task, observers, goals, true_goal=0, method="ip", horizon=6,
+                         budget=Budget(max_seconds=1.0))
+    assert time.perf_counter() - started < 1.0 + 5.0
+    assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
