@@ -120,6 +120,9 @@ class MegaStar:
         self.alpha, self.gamma = problem.weights.alpha, problem.weights.gamma
         # the explicable objective ranks by the compiled prices (Proposition 9 rescales)
         self.prices = [Fraction(0)] * self.n
+        self.compiled_alpha = float(compiled.alpha)
+        self._cost_cache: dict[tuple[int, ...], tuple[float, float]] = {}
+        self._robot_cache: dict[int, float] = {}
         for action in compiled.actions:
             if action.kind == EXPLAIN and action.candidate is not None:
                 self.prices[action.candidate] = Fraction(action.cost, compiled.scale)
@@ -137,6 +140,9 @@ class MegaStar:
         """The compiled task/finish actions with the meta fluents fixed to ``mu_bits``."""
         subset = self.subset_of(state)
         human = self.space.task(subset)
+        estimate = _Estimate(human, self.heuristic, self.clock)
+        if math.isinf(estimate(human.init)):
+            return _Subset(subset, None)  # her model has no plan (relaxation proves it)
         record = _Subset(subset, self._optimal(human))
         if record.optimum is None:
             return record
@@ -179,7 +185,7 @@ class MegaStar:
         record.successors = Successors(task)
         record.robot_costs, record.human_costs = tuple(robot_costs), tuple(human_costs)
         record.finish = tuple(finish)
-        record.human_h = _Estimate(human, self.heuristic, self.clock)
+        record.human_h = estimate
         return record
 
     # ------------------------------------------------------------------ bounds
@@ -188,7 +194,7 @@ class MegaStar:
                ) -> tuple[float, float] | None:
         """The priority of a partial or complete solution (``g_h`` already includes the
         estimate of her remaining cost); ``None``: it cannot satisfy the objective."""
-        cost_e = sum(self.problem.edit_costs[i] for i in subset)
+        cost_e, prices = self._costs(subset)
         if self.mode is Objective.BALANCED:
             value = self.alpha * g_r + self.problem.weights.beta * cost_e
             if self.gamma:
@@ -197,12 +203,29 @@ class MegaStar:
         if g_h > optimum:
             return None
         if self.mode is Objective.EXPLICABLE:
-            prices = sum((self.prices[i] for i in subset), Fraction(0))
-            return float(self.c.alpha * g_r + prices), 0.0
+            return self.compiled_alpha * g_r + prices, 0.0
         assert self.robot_optimum is not None
         if g_r > self.robot_optimum:
             return None
         return cost_e, float(g_r)
+
+    def _robot_estimate(self, world: int) -> float:
+        """``h_R`` of a world state, cached: every edit set visits the same world states."""
+        value = self._robot_cache.get(world)
+        if value is None:
+            if len(self._robot_cache) > 1_000_000:
+                self._robot_cache.clear()
+            value = self._robot_cache[world] = self.robot_h(world)
+        return value
+
+    def _costs(self, subset: tuple[int, ...]) -> tuple[float, float]:
+        """(``C(E)`` at the problem's prices, ``E``'s compiled price in objective units)."""
+        found = self._cost_cache.get(subset)
+        if found is None:
+            found = (sum(self.problem.edit_costs[i] for i in subset),
+                     float(sum((self.prices[i] for i in subset), Fraction(0))))
+            self._cost_cache[subset] = found
+        return found
 
     # ------------------------------------------------------------------ search
 
@@ -299,10 +322,16 @@ class MegaStar:
                     push(child, g_r, g_h, node, FINISH, key)
                     goal_nodes.add(len(states) - 1)
                     continue
-                h_r = self.robot_h(child & c.world_mask)
+                if any(r <= g_r and h <= g_h for r, h in fronts.get(child, ())):
+                    continue  # dominated: no need to estimate it
+                h_r = self._robot_estimate(child & c.world_mask)
+                if math.isinf(h_r) or (self.robot_optimum is not None and self.mode is
+                                       Objective.EXPLICABLE_OPTIMAL
+                                       and g_r + h_r > self.robot_optimum):
+                    continue
                 assert record.human_h is not None
                 h_h = record.human_h((child >> c.world) & c.world_mask)
-                if math.isinf(h_r) or math.isinf(h_h):
+                if math.isinf(h_h):
                     continue
                 bound = self._value(g_r + int(h_r), record.subset, g_h + h_h, record.optimum)
                 if bound is not None:
