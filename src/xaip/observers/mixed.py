@@ -53,7 +53,7 @@ from xaip.errors import InputError
 from xaip.planning.grounding import ground
 from xaip.planning.pddl import read_domain, read_problem
 from xaip.planning.pddl.model import Atom, Domain, Problem
-from xaip.planning.task import GroundAction, Task, bits
+from xaip.planning.task import GroundAction, Task
 from xaip.runtime import Budget, BudgetClock, Status
 
 #: The token every observer receives for the padding no-op of the integer program (only
@@ -518,22 +518,4 @@ def solve_mixed(
         seconds=time.perf_counter() - started, **described)
     report = check_mixed(inputs, result)
     return with_check(dataclasses.replace(result, check=report), report)
-
-
-def token_sequences(task: Task, plan: Sequence[str], sensor: Sensor) -> list[Hashable]:
-    """The tokens ``sensor`` emits along ``plan`` (names as in plan files)."""
-    state, out = task.init, []
-    for step in plan:
-        action = next((task.actions[i] for i in task.action_index.get(step, ())
-                       if task.actions[i].applicable(state)), None)
-        if action is None:
-            raise InputError(f"plan step ({step}) is not applicable")
-        state = task.close(action.apply(state))
-        out.append(sensor(action, state))
-    return out
-
-
-def atoms_of(task: Task, state: int) -> frozenset[Atom]:
-    """The atoms true in ``state`` (static facts included)."""
-    return frozenset(task.facts[i] for i in bits(state)) | task.static_facts
 
