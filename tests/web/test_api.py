@@ -45,7 +45,7 @@ def refused(response: Any, code: int) -> dict[str, Any]:
 
 def test_models_lists_the_bundled_examples(client: Any) -> None:
     ids = [m["id"] for m in ok(client.get("/api/models"))["models"]]
-    assert ids[:5] == ["blocksworld", "fetch", "usar", "airport", "restaurant-b2"]
+    assert {"blocksworld", "fetch", "usar", "airport", "restaurant-b2"} <= set(ids)
     fetch = ok(client.get("/api/models/fetch"))
     assert set(fetch["texts"]) == {"domain", "problem", "human_domain"}
 

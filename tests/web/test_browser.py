@@ -170,6 +170,11 @@ def test_other_pages_and_an_upload_error(page: Any, server: str, shots: Path,
     snap(page, shots, "explicable")
     page.goto(f"{server}/")
     snap(page, shots, "home")
+    for name, selector in (("balanced", "#costs"), ("observers", "#frames")):
+        if page.locator(f"header nav a[href='/{name}']").count():  # the family is here
+            page.goto(f"{server}/{name}")
+            page.wait_for_selector(selector)
+            snap(page, shots, name)
     broken = tmp_path / "domain.pddl"
     broken.write_text("(define (domain d)\n  (:predicates (p ?x)\n  (:action a :parameters ()\n")
     problem = ROOT / "src/xaip/domains/blocksworld/problem-5.pddl"

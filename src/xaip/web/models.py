@@ -71,6 +71,12 @@ BUNDLED: tuple[Bundled, ...] = (
     Bundled("airport", "Travel to the airport (TLdR)",
             "A probabilistic task whose optimal policy is summarised by its landmarks.",
             {"domain": "airport/domain.pddl", "problem": "airport/problem.pddl"}),
+    Bundled("usar-balanced", "Search and rescue, balanced (book ch. 7)",
+            "The rescue robot choosing between a detour the commander expects and a shorter "
+            "plan it has to explain.",
+            {"domain": "balanced/robot.pddl", "problem": "balanced/problem.pddl",
+             "human_domain": "balanced/human.pddl",
+             "human_problem": "balanced/human-problem.pddl"}),
     Bundled("restaurant-b2", "Restaurant robot, task B2 (book ch. 3)",
             "The robot's detour around a blocked passage surprises a person who thinks it "
             "is open.",
@@ -200,7 +206,10 @@ class ModelStore:
 
     def __init__(self, max_models: int) -> None:
         self.max_models = max(1, max_models)
-        self._bundled = {spec.name: spec for spec in BUNDLED}
+        root = Path(str(resources.files("xaip") / "domains"))
+        # An example whose files are not in this checkout (a family still landing) is left out.
+        self._bundled = {spec.name: spec for spec in BUNDLED
+                         if all((root / f).is_file() for f in spec.files.values())}
         self._loaded: dict[str, Model] = {}
         self._uploads: OrderedDict[str, Model] = OrderedDict()
         self._lock = threading.Lock()  # work threads read while requests upload
@@ -244,7 +253,7 @@ class ModelStore:
 
     def all(self) -> list[Model]:
         """Every model: bundled first, then uploads, newest last."""
-        bundled = [self.get(name) for name in BUNDLED_NAMES]
+        bundled = [self.get(name) for name in BUNDLED_NAMES if name in self._bundled]
         with self._lock:
             return bundled + list(self._uploads.values())
 
