@@ -307,3 +307,22 @@ def test_fetch_compiles_with_the_book_differences() -> None:
     # valid in both models needs move's tucked-hand precondition known... or not: the
     # person's model is more permissive, so the robot-optimal plan needs no explanation
     assert subset == () and len(plan) == 4 and result.cost == 4
+
+
+@pytest.mark.parametrize(("name", "models"), CASES[4:8], ids=[c[0] for c in CASES[4:8]])
+def test_interleaved_explanations_only_add_solutions(name: str, models) -> None:  # type: ignore[no-untyped-def]
+    """Without ``explain_first`` an explanation of an action feature may come after
+    ``start``; every explain-first solution stays one, so the optimum can only drop."""
+    problem = balanced_problem(*models, default_cost=1)
+    first = compile_problem(problem)
+    later = compile_problem(problem, explain_first=False)
+    listed = all_plans(first.as_task(), None, max_plans=20)
+    for solution in listed.plans:
+        names = tuple(a.name for a in solution)
+        assert later.simulate(names)[0]
+    engine = get_engine("default")
+    assert engine.solve(later.as_task(), optimal=True).cost <= \
+        engine.solve(first.as_task(), optimal=True).cost
+    init_only = [a for a in later.actions if a.kind == "explain"
+                 and problem.differences[a.candidate].feature.kind.value == "init"]
+    assert all(a.pre >> later.p_init & 1 for a in init_only)

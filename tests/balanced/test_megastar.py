@@ -277,3 +277,40 @@ def test_progress_is_reported() -> None:
     problem = balanced_problem(*random_blocks(2), objective="explicable-optimal")
     solve(problem, progress=events.append)
     assert all(e.phase == "megastar" for e in events)
+
+
+def test_a_time_budget_ends_the_search_on_a_large_mrp() -> None:
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[3] / "shared" / "data" / "mrp" / "logistics"
+    if not data.is_dir():
+        pytest.skip("shared data not found")
+    from xaip.planning.pddl import read_domain, read_problem
+
+    problem = balanced_problem(read_domain(data / "original_domain.pddl"),
+                               read_problem(data / "prob1.pddl"),
+                               read_domain(data / "domain1.pddl"), objective="balanced")
+    assert problem.space is not None  # grounding is not part of the search budget
+    import time
+
+    started = time.perf_counter()
+    result = solve(problem, budget=Budget(max_seconds=0.5))
+    assert time.perf_counter() - started < 0.5 + 5
+    assert result.status in (Status.BUDGET_EXHAUSTED, Status.FOUND)
+
+
+def test_identical_models_need_no_explanation() -> None:
+    robot, task, _, _ = random_blocks(0)
+    for objective in OBJECTIVES:
+        result = solve(balanced_problem(robot, task, robot, objective=objective))
+        assert result.status == Status.FOUND and result.explanation == ()
+        assert result.plan_cost == 4 and result.human_cost == result.human_optimum == 4
+
+
+def test_an_unsolvable_robot_problem_is_reported() -> None:
+    robot, _, human, _ = random_blocks(1)
+    impossible = parse_problem(BLOCKS3.replace("(:goal (on a b))",
+                                               "(:goal (and (on a b) (on b a)))"))
+    result = balance(balanced_problem(robot, impossible, human, objective="explicable"),
+                     method="compile")
+    assert result.status == Status.UNSOLVABLE and result.plan == ()
