@@ -373,14 +373,15 @@ import sys, pytest, xaip
 xaip.__path__.insert(0, sys.argv[1])  # the sanitised xaip._core shadows the installed one
 import xaip._core
 assert xaip._core.__file__.startswith(sys.argv[1]), xaip._core.__file__
-sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", sys.argv[2]]))
+sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", *sys.argv[2:]]))
 """
 
 
 @pytest.mark.skipif(not __import__("os").environ.get("XAIP_SANITIZE"),
                     reason="set XAIP_SANITIZE=1 (CI, once) to run the core under ASan+UBSan")
 def test_core_under_address_and_undefined_behaviour_sanitisers(tmp_path: Path) -> None:
-    """Build ``xaip._core`` with ``-fsanitize=address,undefined`` and run this file with it.
+    """Build ``xaip._core`` with ``-fsanitize=address,undefined`` and run this file (and the
+    preferred-operator tests) with it.
 
     Slow (a minute or two), so opt-in: CI sets ``XAIP_SANITIZE=1`` once per run.
     """
@@ -401,7 +402,8 @@ def test_core_under_address_and_undefined_behaviour_sanitisers(tmp_path: Path) -
     env.update(LD_PRELOAD=" ".join(runtime), ASAN_OPTIONS="detect_leaks=0",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     run = subprocess.run(
-        [sys.executable, "-c", SANITIZE_SCRIPT, str(tmp_path / "xaip"), __file__],
+        [sys.executable, "-c", SANITIZE_SCRIPT, str(tmp_path / "xaip"), __file__,
+         str(Path(__file__).with_name("test_compiled_preferred.py"))],
         cwd=root, env=env, capture_output=True, text=True, timeout=1800)
     output = run.stdout + run.stderr
     assert run.returncode == 0 and "Sanitizer" not in output, output[-4000:]

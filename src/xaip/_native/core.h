@@ -69,6 +69,7 @@ typedef struct {
     cost_t *cost;
     int32_t *npre;
     int32_t *no_pre; /* operators without preconditions (plain relaxation only) */
+    int32_t *op_action; /* the action of each operator (-1: LM-cut's goal operator) */
     int nno_pre;
     int init_fact, goal_fact, goal_op;
     size_t total_adds;
@@ -119,12 +120,18 @@ HeurWork *heur_new(const CTask *t, int kind);
 void heur_free(HeurWork *w);
 /* h(s): COST_INF for a proven dead end, COST_OOM when out of memory. */
 cost_t heur_eval(HeurWork *w, const uint64_t *s);
+/* relax_preferred for an h_FF HeurWork (-1 for other heuristics) */
+int heur_preferred(HeurWork *w, const uint64_t *s, uint8_t *mark, int32_t *marked);
 
 /* relax.c */
 typedef struct RelaxWork RelaxWork;
 RelaxWork *relax_work_new(const Relaxed *r, const CTask *t);
 void relax_work_free(RelaxWork *w);
 cost_t relax_eval(RelaxWork *w, const uint64_t *s, int kind);
+/* HFF.helpful_actions without the applicability filter: sets mark[a] = 1 for the actions of
+ * h_FF's relaxed plan from ``s`` and lists them in ``marked`` (the caller clears the marks);
+ * returns how many, 0 at goals and dead ends, -1 when out of memory. */
+int relax_preferred(RelaxWork *w, const uint64_t *s, uint8_t *mark, int32_t *marked);
 
 /* lmcut.c */
 typedef struct LMWork LMWork;
@@ -139,6 +146,9 @@ enum { M_ASTAR = 0, M_UCS = 1, M_GBFS = 2 };
 
 typedef struct {
     int mode, heuristic, admissible;
+    /* GBFS with h_FF's preferred operators: a second open list of the children reached by
+     * relaxed-plan actions, taken in alternation and boosted on progress (see search.c) */
+    int preferred;
     cost_t cost_bound; /* COST_INF: none */
     int64_t max_nodes; /* < 0: none */
     double max_seconds; /* < 0: none */

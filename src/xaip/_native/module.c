@@ -210,6 +210,38 @@ static PyObject *Task_evaluate(TaskObject *self, PyObject *args) {
     return PyLong_FromLongLong(h);
 }
 
+static PyObject *Task_preferred(TaskObject *self, PyObject *args) {
+    PyObject *state_o;
+    if (!PyArg_ParseTuple(args, "O", &state_o) || !ready(self)) return NULL;
+    uint64_t *state;
+    if (read_words(state_o, self->task->nwords, 1, &state, "state")) return NULL;
+    int n = self->task->nactions;
+    HeurWork *w = heur_new(self->task, H_HFF);
+    uint8_t *mark = calloc((size_t)n + 1, 1);
+    int32_t *marked = malloc(((size_t)n + 1) * sizeof(int32_t));
+    int count = w && mark && marked ? heur_preferred(w, state, mark, marked) : -1;
+    PyObject *out = NULL;
+    if (count < 0) {
+        PyErr_NoMemory();
+    } else if ((out = PyList_New(0))) {
+        for (int a = 0; a < n; a++) { /* ascending action order */
+            if (!mark[a]) continue;
+            PyObject *x = PyLong_FromLong(a);
+            if (!x || PyList_Append(out, x)) {
+                Py_XDECREF(x);
+                Py_CLEAR(out);
+                break;
+            }
+            Py_DECREF(x);
+        }
+    }
+    heur_free(w);
+    free(mark);
+    free(marked);
+    PyMem_Free(state);
+    return out;
+}
+
 static int check_signals(void *arg) {
     PyThreadState **saved = arg;
     PyEval_RestoreThread(*saved);
@@ -220,17 +252,18 @@ static int check_signals(void *arg) {
 
 static PyObject *Task_solve(TaskObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"mode", "heuristic", "admissible", "cost_bound", "max_nodes",
-                             "max_seconds", "max_bytes", NULL};
+                             "max_seconds", "max_bytes", "preferred", NULL};
     const char *mode, *heuristic;
-    int admissible;
+    int admissible, preferred = 0;
     long long cost_bound, max_nodes, max_bytes;
     double max_seconds;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sspLLdL", kwlist, &mode, &heuristic,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "sspLLdL|p", kwlist, &mode, &heuristic,
                                      &admissible, &cost_bound, &max_nodes, &max_seconds,
-                                     &max_bytes) ||
+                                     &max_bytes, &preferred) ||
         !ready(self))
         return NULL;
     SearchParams p = {0};
+    p.preferred = preferred;
     if (!strcmp(mode, "astar"))
         p.mode = M_ASTAR;
     else if (!strcmp(mode, "ucs"))
@@ -296,8 +329,10 @@ static PyObject *Task_get_num_active(TaskObject *self, void *closure) {
 
 static PyMethodDef Task_methods[] = {
     {"solve", (PyCFunction)(void (*)(void))Task_solve, METH_VARARGS | METH_KEYWORDS,
-     "solve(mode, heuristic, admissible, cost_bound, max_nodes, max_seconds, max_bytes)"
-     " -> (status, plan, stats); negative numbers mean no limit"},
+     "solve(mode, heuristic, admissible, cost_bound, max_nodes, max_seconds, max_bytes,"
+     " preferred=False) -> (status, plan, stats); negative numbers mean no limit"},
+    {"preferred", (PyCFunction)Task_preferred, METH_VARARGS,
+     "preferred(state_bytes) -> sorted action indices of h_FF's relaxed plan"},
     {"evaluate", (PyCFunction)Task_evaluate, METH_VARARGS,
      "evaluate(heuristic, state_bytes) -> int, or None for a dead end"},
     {NULL, NULL, 0, NULL},

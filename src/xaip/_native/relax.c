@@ -267,6 +267,41 @@ static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
     return total;
 }
 
+int relax_preferred(RelaxWork *w, const uint64_t *s, uint8_t *mark, int32_t *marked) {
+    const Relaxed *r = w->r;
+    const CTask *t = w->t;
+    if (ctask_goal_facts_hold(t, s)) return 0;
+    if (explore(w, s, 1)) return -1;
+    for (int i = 0; i < t->ngoal; i++)
+        if (w->cost[t->goal_facts[i]] == COST_INF) return 0;
+    /* the walk of relaxed_plan_cost: every supporter reached from the unmet goals */
+    memcpy(w->seen, s, (size_t)t->nwords * sizeof(uint64_t));
+    int top = 0, n = 0;
+    for (int i = 0; i < t->ngoal; i++) {
+        int32_t f = t->goal_facts[i];
+        if (!bit_get(s, f)) {
+            w->stack[top++] = f;
+            bit_set(w->seen, f);
+        }
+    }
+    while (top) {
+        int32_t op = w->supporter[w->stack[--top]];
+        int32_t a = r->op_action[op];
+        if (a >= 0 && !mark[a]) {
+            mark[a] = 1;
+            marked[n++] = a;
+        }
+        for (int32_t k = r->pre.off[op]; k < r->pre.off[op + 1]; k++) {
+            int32_t pre = r->pre.idx[k];
+            if (!bit_get(w->seen, pre)) {
+                bit_set(w->seen, pre);
+                w->stack[top++] = pre;
+            }
+        }
+    }
+    return n;
+}
+
 cost_t relax_eval(RelaxWork *w, const uint64_t *s, int kind) {
     const CTask *t = w->t;
     if (ctask_goal_facts_hold(t, s)) return 0;

@@ -11,6 +11,12 @@
  * and the memory used is known exactly (the memory cap of the budget). Successors are
  * generated in batches whose table slots are prefetched, because at millions of states
  * (the checker's uniform-cost proofs) the table's cache misses dominate.
+ *
+ * Preferred operators (GBFS with h_FF, as xaip.planning.search.preferred): children reached
+ * by an action of the parent's relaxed plan also enter a second open list; pops alternate
+ * between the lists by priority counters (the lower counter goes, ties to the main list,
+ * each pop adds one), and every new best h found lowers the preferred list's counter by
+ * BOOST, so the search follows helpful actions while they make progress.
  * Licence: MIT (part of xaip).
  */
 #define _POSIX_C_SOURCE 199309L
@@ -23,6 +29,7 @@
 #define G_UNSET INT64_MAX
 #define BATCH 32 /* successors generated before their table look-ups */
 #define H_CAP ((cost_t)1 << 62) /* g stays below 2^62 (costs are checked in Python) */
+#define BOOST 1000 /* priority bonus of the preferred list on progress (Fast Downward's lazy default) */
 
 double now_seconds(void) {
     struct timespec ts;
@@ -75,6 +82,11 @@ cost_t heur_eval(HeurWork *w, const uint64_t *s) {
     }
 }
 
+int heur_preferred(HeurWork *w, const uint64_t *s, uint8_t *mark, int32_t *marked) {
+    if (w->kind != H_HFF) return -1;
+    return relax_preferred(w->relax, s, mark, marked);
+}
+
 /* ---------------------------------------------------------------- state table */
 
 typedef struct {
@@ -82,6 +94,8 @@ typedef struct {
     size_t count, cap, nslots;
     uint64_t *words, *hash;
     cost_t *g, *h;
+    cost_t *closed; /* preferred-operator search only: g at expansion (G_UNSET: never) */
+    int track_closed;
     uint32_t *parent;
     int32_t *action;
     /* 0: empty, else (hash >> 32) << 32 | (id + 1): the high half of the hash is a tag, so
@@ -110,7 +124,8 @@ static uint64_t hash_words(const uint64_t *s, int n) {
 }
 
 static size_t table_bytes(const Table *t) {
-    return t->cap * ((size_t)t->nwords * 8 + 8 + 8 + 8 + 4 + 4) + t->nslots * 8;
+    return t->cap * ((size_t)t->nwords * 8 + 8 + 8 + 8 + 4 + 4 + (t->track_closed ? 8 : 0)) +
+           t->nslots * 8;
 }
 
 static void table_free(Table *t) {
@@ -118,6 +133,7 @@ static void table_free(Table *t) {
     free(t->hash);
     free(t->g);
     free(t->h);
+    free(t->closed);
     free(t->parent);
     free(t->action);
     free(t->slots);
@@ -138,6 +154,7 @@ static int table_grow_states(Table *t) {
     GROW(hash, cap);
     GROW(g, cap);
     GROW(h, cap);
+    if (t->track_closed) GROW(closed, cap);
     GROW(parent, cap);
     GROW(action, cap);
     t->cap = cap;
@@ -182,6 +199,7 @@ static int64_t table_intern(Table *t, const uint64_t *s, uint64_t hv, int *is_ne
     t->hash[id] = hv;
     t->g[id] = G_UNSET;
     t->h[id] = 0;
+    if (t->track_closed) t->closed[id] = G_UNSET;
     t->parent[id] = UINT32_MAX;
     t->action[id] = -1;
     t->slots[i] = tag | ((uint64_t)id + 1);
@@ -367,7 +385,13 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
     r->status = S_BUDGET;
     Table tab = {0};
     tab.nwords = nw;
-    Open open = {0};
+    int pref = p->preferred && p->heuristic == H_HFF && p->mode == M_GBFS;
+    tab.track_closed = pref;
+    Open open = {0}, popen = {0};
+    int64_t prio[2] = {0, 0};
+    uint8_t *mark = pref ? calloc((size_t)t->nactions + 1, 1) : NULL;
+    int32_t *marked = pref ? malloc(((size_t)t->nactions + 1) * sizeof(int32_t)) : NULL;
+    int nmarked = 0;
     HeurWork *hw_ = heur_new(t, p->heuristic);
     uint64_t *state = malloc(wb), *kids = malloc(BATCH * wb), *kid_hash = malloc(BATCH * 8);
     int32_t *kid_action = malloc(BATCH * sizeof(int32_t));
@@ -379,6 +403,7 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
         goto done;                      \
     }
     if (!hw_ || !state || !kids || !kid_hash || !kid_action || !app) goto oom;
+    if (pref && (!mark || !marked)) goto oom;
 
     int is_new;
     int64_t root = table_intern(&tab, t->init, hash_words(t->init, nw), &is_new);
@@ -387,6 +412,7 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
     r->evaluated++;
     if (h_root == COST_OOM) goto oom;
     tab.h[root] = h_root;
+    cost_t best_h = h_root;
     if (h_root == COST_INF || bound <= 0 || (prune_h && h_root >= bound)) {
         r->status = S_UNSOLVABLE;
         goto done;
@@ -396,9 +422,15 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
         goto oom;
     if (open_push(&open, (Node){hw * h_root, h_root, 0, 0, (uint32_t)root})) goto oom;
 
-    while (open.n) {
-        Node node = open_pop(&open);
+    while (open.n || popen.n) {
+        int q = 0;
+        if (pref) {
+            q = !open.n || (popen.n && prio[1] < prio[0]);
+            prio[q]++;
+        }
+        Node node = open_pop(q ? &popen : &open);
         if (node.g > tab.g[node.id]) continue; /* a cheaper copy was pushed after this one */
+        if (pref && tab.closed[node.id] <= node.g) continue; /* its copy in the other list */
         memcpy(state, tab.words + (size_t)node.id * nw, wb);
         if (ctask_is_goal(t, state)) {
             r->status = S_SOLVED;
@@ -408,11 +440,18 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
         /* the budget: one node per expansion; the clock after every heuristic evaluation
          * and every 16 successors (reading it costs ~25 ns, an evaluation microseconds) */
         if (p->max_nodes >= 0 && r->expanded + 1 > p->max_nodes) goto done;
-        if (p->max_bytes && table_bytes(&tab) + open_bytes(&open) > p->max_bytes) {
+        if (p->max_bytes &&
+            table_bytes(&tab) + open_bytes(&open) + open_bytes(&popen) > p->max_bytes) {
             r->memory_exhausted = 1;
             goto done;
         }
         r->expanded++;
+        if (pref) {
+            tab.closed[node.id] = node.g;
+            nmarked = heur_preferred(hw_, state, mark, marked);
+            if (nmarked < 0) goto oom;
+            CHECK_CLOCK();
+        }
         int napp = ctask_applicable(t, state, app);
         /* successors in batches: first each child, its hash and a prefetch of its slot,
          * then the table look-ups, so the slots' cache misses overlap */
@@ -450,6 +489,10 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
                     r->evaluated++;
                     if (h == COST_OOM) goto oom;
                     tab.h[id] = h;
+                    if (pref && h < best_h) {
+                        best_h = h;
+                        prio[1] -= BOOST;
+                    }
                     CHECK_CLOCK();
                 } else {
                     h = tab.h[id];
@@ -461,9 +504,14 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
                 counter++;
                 /* h_add may saturate near COST_INF: cap it so that g + h cannot overflow */
                 cost_t hf = h < H_CAP ? h : H_CAP;
-                if (open_push(&open, (Node){gw * new_g + hw * hf, h, new_g, counter, (uint32_t)id}))
-                    goto oom;
+                Node child_node = {gw * new_g + hw * hf, h, new_g, counter, (uint32_t)id};
+                if (open_push(&open, child_node)) goto oom;
+                if (pref && mark[a] && open_push(&popen, child_node)) goto oom;
             }
+        }
+        if (pref) {
+            for (int i = 0; i < nmarked; i++) mark[marked[i]] = 0;
+            nmarked = 0;
         }
         if ((r->expanded & 15) == 0) CHECK_CLOCK();
     }
@@ -474,9 +522,12 @@ oom:
     r->memory_exhausted = 1;
 done:
     r->states = (int64_t)tab.count;
-    r->bytes = table_bytes(&tab) + open_bytes(&open);
+    r->bytes = table_bytes(&tab) + open_bytes(&open) + open_bytes(&popen);
     table_free(&tab);
     open_free(&open);
+    open_free(&popen);
+    free(mark);
+    free(marked);
     heur_free(hw_);
     free(state);
     free(kids);

@@ -128,6 +128,7 @@ static void relaxed_free(Relaxed *r) {
     free(r->cost);
     free(r->npre);
     free(r->no_pre);
+    free(r->op_action);
 }
 
 /* Mirrors RelaxedTask.from_task (lm = 0) and LMCut.__init__ (lm = 1). */
@@ -145,7 +146,9 @@ static int relaxed_build(Relaxed *r, const CTask *t, int lm) {
     r->cost = malloc((size_t)maxops * sizeof(cost_t));
     r->npre = malloc((size_t)maxops * sizeof(int32_t));
     r->no_pre = malloc((size_t)maxops * sizeof(int32_t));
-    if (!pres || !adds || !pre_of || !adders || !in_pre || !r->cost || !r->npre || !r->no_pre)
+    r->op_action = malloc((size_t)maxops * sizeof(int32_t));
+    if (!pres || !adds || !pre_of || !adders || !in_pre || !r->cost || !r->npre || !r->no_pre ||
+        !r->op_action)
         goto done;
     int nops = 0;
     for (int a = 0; a < t->nactions; a++) {
@@ -160,6 +163,7 @@ static int relaxed_build(Relaxed *r, const CTask *t, int lm) {
             if (ivec_push(&pres[nops], t->pre.idx[i])) goto done;
         if (lm && pres[nops].n == 0 && ivec_push(&pres[nops], r->init_fact)) goto done;
         r->cost[nops] = t->cost[a];
+        r->op_action[nops] = a;
         nops++;
     }
     if (lm) {
@@ -169,6 +173,7 @@ static int relaxed_build(Relaxed *r, const CTask *t, int lm) {
         if (pres[nops].n == 0 && ivec_push(&pres[nops], r->init_fact)) goto done;
         if (ivec_push(&adds[nops], r->goal_fact)) goto done;
         r->cost[nops] = 0;
+        r->op_action[nops] = -1;
         nops++;
     }
     r->nops = nops;

@@ -12,6 +12,7 @@ from xaip.errors import InputError
 from xaip.planning.engines.base import ground_and_solve
 from xaip.planning.heuristics import ADMISSIBLE
 from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.search.preferred import use_preferred
 from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
 from xaip.runtime import Budget
@@ -42,14 +43,17 @@ class BuiltinEngine:
     """A*, UCS, GBFS, EHC or BFS with blind, h_max, h_add, h_FF or LM-cut (pure Python).
 
     ``search``/``heuristic`` of ``None`` pick per call: A* + LM-cut when ``optimal``,
-    GBFS + h_FF otherwise.
+    GBFS + h_FF otherwise. ``preferred`` (see :func:`use_preferred`; default: on for GBFS
+    with h_FF) adds h_FF's preferred operators.
     """
 
     name = "builtin"
 
-    def __init__(self, search: str | None = None, heuristic: str | None = None) -> None:
+    def __init__(self, search: str | None = None, heuristic: str | None = None,
+                 preferred: bool | None = None) -> None:
         self.search = search
         self.heuristic = heuristic
+        self.preferred = preferred
 
     def available(self) -> bool:
         return True
@@ -63,7 +67,8 @@ class BuiltinEngine:
 
         search, heuristic = choose(optimal, self.search, self.heuristic)
         return solve(task, algorithm=search, heuristic=heuristic, budget=budget or Budget(),
-                     cost_bound=cost_bound)
+                     cost_bound=cost_bound,
+                     preferred=use_preferred(self.preferred, search, heuristic))
 
     def solve_model(self, domain: Domain, problem: Problem, *, optimal: bool = False,
                     cost_bound: int | None = None, budget: Budget | None = None

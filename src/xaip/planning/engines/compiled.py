@@ -34,6 +34,7 @@ from xaip.planning.engines.base import Engine, ground_and_solve
 from xaip.planning.engines.builtin import BuiltinEngine, choose
 from xaip.planning.heuristics import ADMISSIBLE
 from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.search.preferred import use_preferred
 from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
 from xaip.runtime import Budget, Status
@@ -97,6 +98,13 @@ def compile_task(task: Task, prune: bool = True) -> _core_module.Task:
     return core
 
 
+def preferred_actions(task: Task, state: int, prune: bool = True) -> list[int]:
+    """The actions of h_FF's relaxed plan from ``state`` (ascending), as the compiled search
+    prefers them; for differential tests against :meth:`HFF.relaxed_plan`."""
+    nbytes = 8 * (task.num_facts // 64 + 1)
+    return compile_task(task, prune).preferred(_words(state, nbytes))
+
+
 def evaluate(task: Task, heuristic: str, state: int, prune: bool = True) -> float:
     """The compiled ``heuristic`` on ``state`` (``math.inf`` for a proven dead end).
 
@@ -131,14 +139,17 @@ class CompiledEngine:
     ``budget_exhausted`` instead of exhausting the machine. ``prune`` (default on) skips
     irrelevant and duplicate actions (see :func:`compile_task`); ``prune=False`` makes the
     search expand exactly the states the pure-Python engine expands, in the same order.
+    ``preferred``: h_FF's preferred operators in GBFS, as the builtin engine's.
     """
 
     name = "compiled"
 
     def __init__(self, search: str | None = None, heuristic: str | None = None,
-                 max_memory_mb: float = DEFAULT_MAX_MEMORY_MB, prune: bool = True) -> None:
+                 max_memory_mb: float = DEFAULT_MAX_MEMORY_MB, prune: bool = True,
+                 preferred: bool | None = None) -> None:
         self.search = search
         self.prune = prune
+        self.preferred = preferred
         self.heuristic = heuristic
         if not max_memory_mb > 0:
             raise InputError(f"max_memory_mb must be positive, not {max_memory_mb}")
@@ -156,7 +167,7 @@ class CompiledEngine:
         search, heuristic = choose(optimal, self.search, self.heuristic)
         if (search not in COMPILED_SEARCHES or _unsupported(task) is not None
                 or not core_available()):
-            return BuiltinEngine(search, heuristic).solve(
+            return BuiltinEngine(search, heuristic, self.preferred).solve(
                 task, optimal=optimal, cost_bound=cost_bound, budget=budget)
         negative = next((a for a in task.actions if a.cost < 0), None)
         if negative is not None:
@@ -172,6 +183,7 @@ class CompiledEngine:
             -1 if left.max_nodes is None else left.max_nodes,
             -1.0 if left.max_seconds is None else left.max_seconds,
             int(self.max_memory_mb * 1024 * 1024),
+            use_preferred(self.preferred, search, heuristic),
         )
         solved = status == "solved"
         plan = tuple(task.actions[i] for i in indices)

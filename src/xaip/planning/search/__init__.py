@@ -22,12 +22,13 @@ Plan enumeration lives in :mod:`xaip.planning.search.enumerate` (:func:`all_plan
 from __future__ import annotations
 
 from xaip.errors import BudgetExhausted, InputError
-from xaip.planning.heuristics import ADMISSIBLE, HEURISTICS, make_heuristic
+from xaip.planning.heuristics import ADMISSIBLE, HEURISTICS, HFF, make_heuristic
 from xaip.planning.search.astar import best_first
 from xaip.planning.search.bfs import breadth_first, uniform_costs
 from xaip.planning.search.common import BUDGET_EXHAUSTED, SOLVED, Outcome
 from xaip.planning.search.ehc import enforced_hill_climbing
 from xaip.planning.search.enumerate import all_plans, top_k_plans
+from xaip.planning.search.preferred import greedy_preferred, use_preferred
 from xaip.planning.search.result import PlanResult, PlanSet
 from xaip.planning.search.successors import Successors
 from xaip.planning.task import Task
@@ -42,8 +43,13 @@ def solve(
     heuristic: str = "lmcut",
     budget: Budget | None = None,
     cost_bound: int | None = None,
+    preferred: bool | None = None,
 ) -> PlanResult:
     """Search ``task`` for a plan.
+
+    ``preferred`` adds h_FF's preferred operators (:mod:`xaip.planning.search.preferred`);
+    ``None`` (the default) turns them on exactly for ``gbfs`` with ``hff``, ``False`` gives
+    plain GBFS, ``True`` with another search or heuristic is an error.
 
     ``cost_bound=c`` asks for a plan of cost strictly less than ``c``; "unsolvable" then
     means no such plan exists. Every search charges one node per expansion to ``budget``
@@ -55,6 +61,7 @@ def solve(
         raise InputError(f"unknown search '{algorithm}' (one of {', '.join(ALGORITHMS)})")
     if heuristic not in HEURISTICS:
         raise InputError(f"unknown heuristic '{heuristic}' (one of {', '.join(HEURISTICS)})")
+    preferred = use_preferred(preferred, algorithm, heuristic)
     negative = next((a for a in task.actions if a.cost < 0), None)
     if negative is not None:
         raise InputError(f"action {negative} has negative cost {negative.cost}")
@@ -65,7 +72,10 @@ def solve(
     outcome: Outcome
     optimal = False
     try:
-        if algorithm in ("astar", "ucs", "gbfs"):
+        if preferred:
+            assert isinstance(h, HFF)
+            outcome = greedy_preferred(task, h, clock, cost_bound, succ)
+        elif algorithm in ("astar", "ucs", "gbfs"):
             outcome = best_first(task, h, clock, algorithm, cost_bound, admissible, succ)
             optimal = algorithm == "ucs" or (algorithm == "astar" and admissible)
         elif algorithm == "ehc":
@@ -104,6 +114,7 @@ __all__ = [
     "best_first",
     "breadth_first",
     "enforced_hill_climbing",
+    "greedy_preferred",
     "solve",
     "top_k_plans",
 ]
