@@ -59,20 +59,32 @@ ONE_STEP_PROBLEM = """(define (problem one-step-1) (:domain one-step)
 """
 
 # Runs inside a separate Python process: pyperplan is GPL and never imported by xaip.
+# Its A* reports expansions only in its log, so the script reads them from there.
 PYPERPLAN_SCRIPT = """
-import json, sys, time
+import json, logging, re, sys, time
 from pyperplan.pddl.parser import Parser
 from pyperplan.grounding import ground
 from pyperplan.search.a_star import astar_search
 from pyperplan.heuristics.lm_cut import LmCutHeuristic
+expanded = []
+class Count(logging.Handler):
+    def emit(self, record):
+        found = re.match(r"(\\d+) Nodes expanded", record.getMessage())
+        if found:
+            expanded.append(int(found.group(1)))
+logging.getLogger().addHandler(Count())
+logging.getLogger().setLevel(logging.INFO)
 parser = Parser(sys.argv[1], sys.argv[2])
 domain = parser.parse_domain()
 problem = parser.parse_problem(domain)
 start = time.perf_counter()
 task = ground(problem)
+grounded = time.perf_counter()
 plan = astar_search(task, LmCutHeuristic(task))
-seconds = time.perf_counter() - start
-print(json.dumps({"seconds": seconds, "length": None if plan is None else len(plan)}))
+end = time.perf_counter()
+print(json.dumps({"seconds": end - start, "search_s": end - grounded,
+                  "expanded": expanded[-1] if expanded else None,
+                  "length": None if plan is None else len(plan)}))
 """
 
 
@@ -164,6 +176,47 @@ def instances(quick: bool) -> list[tuple[str, str, str]]:
     return out
 
 
+#: Unit-cost STRIPS domains of the Fast Downward benchmark collection (IPC 1998-2011) that
+#: every planner here reads; ``--domains`` picks others (elevators has action costs).
+SUITE_DOMAINS = ("blocks", "depot", "driverlog", "gripper", "logistics00", "miconic",
+                 "rovers", "satellite", "zenotravel", "storage", "tpp", "psr-small",
+                 "visitall-opt11-strips", "elevators-opt08-strips")
+
+
+def _natural(path: Path) -> list[Any]:
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+
+
+def _domain_file(problem: Path) -> Path | None:
+    """The domain of a problem in the collection's layout (Fast Downward's rules)."""
+    stem = problem.stem
+    for name in ("domain.pddl", f"{stem}-domain.pddl", f"domain_{stem}.pddl",
+                 f"domain-{stem}.pddl"):
+        if (problem.parent / name).is_file():
+            return problem.parent / name
+    return None
+
+
+def suite_instances(suite: Path, domains: Sequence[str], per_domain: int
+                    ) -> list[tuple[str, str, str]]:
+    """The first ``per_domain`` problems (natural order) of each domain of a local copy of
+    a public IPC suite (github.com/aibasel/downward-benchmarks; nothing is downloaded)."""
+    out = []
+    for domain in domains:
+        folder = suite / domain
+        if not folder.is_dir():
+            print(f"  suite: no domain {domain} in {suite}", file=sys.stderr)
+            continue
+        problems = sorted((p for p in folder.glob("*.pddl") if "domain" not in p.name),
+                          key=_natural)
+        for problem in problems[:per_domain]:
+            domain_file = _domain_file(problem)
+            if domain_file is not None:
+                out.append((f"{domain}/{problem.stem}", domain_file.read_text(),
+                            problem.read_text()))
+    return out
+
+
 def search_row(name: str, domain: str, problem: str, timeout: float, with_pyperplan: bool,
                with_fd: bool, python_timeout: float) -> dict[str, Any]:
     start = time.perf_counter()
@@ -194,6 +247,8 @@ def search_row(name: str, domain: str, problem: str, timeout: float, with_pyperp
         pp = run_pyperplan(domain, problem, timeout)
         row["pyperplan_s"] = None if pp is None else pp["seconds"]
         row["pyperplan_cost"] = None if pp is None else pp["length"]
+        if pp is not None and pp.get("expanded") and pp.get("search_s"):
+            row["pyperplan_exp_per_s"] = pp["expanded"] / max(pp["search_s"], 1e-9)
         if row["pyperplan_s"]:
             row["speedup"] = row["pyperplan_s"] / (ground_s + seconds)
     if with_fd:
@@ -206,8 +261,22 @@ def search_row(name: str, domain: str, problem: str, timeout: float, with_pyperp
     return row
 
 
+def targets(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The issue's targets, measured: expansions per second within 3x of Fast Downward's
+    (same A* + LM-cut), RADAR's optimal plan under 5 s, no instance slower than Python."""
+    ratios = [r["compiled_vs_fd"] for r in rows if r.get("compiled_vs_fd")]
+    radar = next((r.get("compiled_s") for r in rows if r["instance"] == "radar-robot"), None)
+    slower = [r["instance"] for r in rows
+              if r.get("compiled_s") is not None and r["python_status"] != "budget_exhausted"
+              and r["compiled_s"] > r["xaip_s"]]
+    return {"fd_compared": len(ratios), "within_3x_of_fd": sum(x >= 1 / 3 for x in ratios),
+            "min_c_over_fd": min(ratios) if ratios else None,
+            "median_c_over_fd": statistics.median(ratios) if ratios else None,
+            "radar_s": radar, "slower_than_python": slower}
+
+
 def read_times() -> list[dict[str, Any]]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     if not IPPC.is_dir():
         return rows
     for path in sorted(IPPC.rglob("*.pddl")):
@@ -242,14 +311,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--python-timeout", type=float, default=120.0,
                         help="seconds allowed to the pure-Python engine per instance "
                              "(default 120)")
+    parser.add_argument("--suite", type=Path, default=None, metavar="PATH",
+                        help="a local copy of an IPC suite in the Fast Downward benchmark "
+                             "layout (git clone https://github.com/aibasel/downward-benchmarks)")
+    parser.add_argument("--suite-problems", type=int, default=4, metavar="N",
+                        help="problems per suite domain, first in natural order (default 4)")
+    parser.add_argument("--domains", nargs="+", default=list(SUITE_DOMAINS),
+                        help="suite domains (default: the unit-cost STRIPS ones)")
     args = parser.parse_args(argv)
+    if args.suite is not None and not args.suite.is_dir():
+        print(f"no suite at {args.suite}", file=sys.stderr)
+        return 2
     with_pp, with_fd = pyperplan_available(), fd_available()
     report: dict[str, Any] = {"overhead": overhead(200 if args.quick else 1000),
                               "pyperplan": with_pp, "fast_downward": with_fd,
                               "compiled": core_available(), "search": []}
-    for name, domain, problem in instances(args.quick):
-        row = search_row(name, domain, problem, args.timeout, with_pp, with_fd,
-                         args.python_timeout)
+    todo = instances(args.quick)
+    if args.suite is not None:
+        todo += suite_instances(args.suite, args.domains, args.suite_problems)
+    for name, domain, problem in todo:
+        try:
+            row = search_row(name, domain, problem, args.timeout, with_pp, with_fd,
+                             args.python_timeout)
+        except XaipError as error:  # e.g. a PDDL feature xaip does not support
+            print(f"  {name}: skipped ({str(error).splitlines()[0][:90]})", file=sys.stderr)
+            continue
         report["search"].append(row)
         print(f"  {name}: python {row['xaip_s']:.2f} s, compiled "
               f"{_fmt(row.get('compiled_s'), '.3f')} s", file=sys.stderr)
@@ -261,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     }
     speedups = [r["speedup"] for r in report["search"] if r.get("speedup")]
     report["median_speedup"] = statistics.median(speedups) if speedups else None
+    report["targets"] = targets(report["search"])
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -271,23 +358,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print("A* + LM-cut, search seconds (grounding excluded); '>' = Python engine stopped at "
           f"--python-timeout {args.python_timeout:.0f} s")
-    print(f"{'instance':<20}{'cost':>5}{'py exp':>9}{'py exp/s':>10}{'py s':>9}"
+    print(f"{'instance':<30}{'cost':>5}{'py exp':>9}{'py exp/s':>10}{'py s':>9}"
           f"{'C exp':>8}{'C exp/s':>10}{'C s':>8}{'x faster':>9}"
-          f"{'pyperplan s':>12}{'FD s':>8}{'FD exp/s':>10}{'C/FD':>6}")
+          f"{'pp s':>9}{'pp exp/s':>9}{'FD s':>8}{'FD exp/s':>10}{'C/FD':>6}")
     for r in report["search"]:
         timed_out = r["python_status"] == "budget_exhausted"
         cost = r["cost"] if r["cost"] is not None else r.get("compiled_cost")
         py_s = (">" if timed_out else "") + format(r["xaip_s"], ".3f")
         faster = (">" if timed_out else "") + _fmt(r.get("compiled_speedup"), ".0f")
-        print(f"{r['instance']:<20}{_fmt(cost, 'd'):>5}{r['expanded']:>9}"
+        print(f"{r['instance'][:29]:<30}{_fmt(cost, 'd'):>5}{r['expanded']:>9}"
               f"{r['exp_per_s']:>10.0f}{py_s:>9}"
               f"{_fmt(r.get('compiled_expanded'), 'd'):>8}"
               f"{_fmt(r.get('compiled_exp_per_s'), '.0f'):>10}"
               f"{_fmt(r.get('compiled_s'), '.3f'):>8}{faster:>9}"
-              f"{_fmt(r.get('pyperplan_s'), '.3f'):>12}{_fmt(r.get('fd_s'), '.3f'):>8}"
+              f"{_fmt(r.get('pyperplan_s'), '.3f'):>9}"
+              f"{_fmt(r.get('pyperplan_exp_per_s'), '.0f'):>9}{_fmt(r.get('fd_s'), '.3f'):>8}"
               f"{_fmt(r.get('fd_exp_per_s'), '.0f'):>10}{_fmt(r.get('compiled_vs_fd'), '.1f'):>6}")
-    print("(FD s: driver wall time, translator included; FD exp/s: its search time only; "
-          "C/FD: ratio of expansions per second, when both searches took 10 ms or more)")
+    print("(pp s: pyperplan's grounding + search in its own process, start-up excluded; "
+          "pp exp/s: its search only; FD s: driver wall time, translator included; FD exp/s: "
+          "its search time only; C/FD: ratio of expansions per second, when both searches "
+          "took 10 ms or more)")
+    t = report["targets"]
+    print(f"targets: C/FD exp/s ratio >= 0.33 on {t['within_3x_of_fd']}/{t['fd_compared']} "
+          f"instances (min {_fmt(t['min_c_over_fd'], '.2f')}, median "
+          f"{_fmt(t['median_c_over_fd'], '.2f')}); RADAR optimal plan "
+          f"{_fmt(t['radar_s'], '.2f')} s (target < 5 s); compiled slower than pure Python on "
+          f"{len(t['slower_than_python'])} instances {t['slower_than_python'] or ''}")
     if not report["compiled"]:
         print("(compiled engine not built: reinstall with a C compiler, `pip install -e .`)")
     if not with_pp:
