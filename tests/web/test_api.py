@@ -404,3 +404,17 @@ def test_uploaded_text_is_escaped_in_pages(client: Any) -> None:
         page = client.get(path, headers=HTML).text
         assert "<img src=x" not in page and "<script>alert" not in page
         assert "&lt;" in page
+
+
+def test_every_registered_explainer_has_a_page(client: Any) -> None:
+    summary = ok(client.get("/api/explainers/policy-summary"))
+    assert summary["status"] == "found" and summary["verified"] is True
+    page = client.get("/explainers/policy-summary", headers=HTML)
+    assert page.status_code == 200 and "<svg" in page.text  # the summary's picture
+    mce = client.get("/explainers/reconcile.mce", headers=HTML)
+    assert "hand-tucked" in mce.text
+    exhausted = ok(client.get("/api/explainers/reconcile.mce", params={"max_nodes": 1}))
+    assert exhausted["status"] == "budget_exhausted" and exhausted["verified"] is False
+    refused(client.get("/api/explainers/no.such"), 404)
+    listing = client.get("/explainers", headers=HTML).text
+    assert "reconcile.mme" in listing and "policy-drill-down" in listing

@@ -95,11 +95,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def home(request: Request) -> HTMLResponse:
         return respond(request, "index.html", explainers=_explainers())
 
-    @app.get("/api/explainers", tags=["workbench"])
-    def explainers() -> dict[str, Any]:
-        """Every registered explainer (:mod:`xaip.contract`), by family."""
-        return {"status": "ok", "explainers": _explainers()}
-
     for page in pages:
         app.include_router(page.router)
 
