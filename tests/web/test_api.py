@@ -126,6 +126,13 @@ def test_oversized_file_and_body_are_refused(client: Any) -> None:
     assert client.post("/api/models", files=files).status_code == 413
 
 
+def test_too_many_files_or_fields_are_refused(client: Any) -> None:
+    files = [("domain", ("d.pddl", b"(define (domain d))", "text/plain"))] * 7
+    assert "files" in refused(client.post("/api/models", files=files), 400)["message"]
+    long_title = {"title": "x" * 5000}
+    refused(client.post("/api/models", files=bw_files(), data=long_title), 400)
+
+
 def test_annotations_without_human_domain_are_refused(client: Any) -> None:
     files = bw_files()
     files["annotations"] = ("a.txt", b"0.5 init (clear b1)\n", "text/plain")

@@ -66,7 +66,6 @@ class WorkPool:
         self.workers = max(1, workers)
         self.capacity = self.workers + max(0, max_waiting)
         self.pending = 0  # changed on the event loop only, so no lock is needed
-        self.refused = 0
         self._limiter: anyio.CapacityLimiter | None = None
 
     def _get_limiter(self) -> anyio.CapacityLimiter:
@@ -78,7 +77,6 @@ class WorkPool:
     async def run(self, function: Callable[..., T], *args: Any) -> T | Unfinished:
         """``function(*args)`` in a worker thread; 503 when the pool and its queue are full."""
         if self.pending >= self.capacity:
-            self.refused += 1
             raise WebProblem(503, f"the workbench is busy ({self.pending} requests in "
                                   "progress); retry in a moment", kind="busy")
         self.pending += 1
