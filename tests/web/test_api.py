@@ -199,6 +199,8 @@ def test_veto_corrects_the_robot_and_explains_again(client: Any) -> None:
     assert new and new != first["edits"]
     page = client.get("/explain", params={"model": "fetch", "veto": 1}, headers=HTML)
     assert "corrected model" in page.text and new[0]["text"] in page.text
+    changes = page.text[page.text.index('id="corrected-changes"'):]
+    assert '<span class="remove">-        (hand-tucked)</span>' in changes  # the vetoed edit
     refused(client.get("/api/explain", params={"model": "fetch", "veto": 9}), 400)
     refused(client.get("/api/explain", params={"model": "fetch", "veto": 0}), 400)
 

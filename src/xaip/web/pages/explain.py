@@ -22,6 +22,7 @@ which the budget bounds like any other work. The JSON is ``xaip explain --json``
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -68,6 +69,7 @@ class ExplainView:
     edits: list[dict[str, str]] = field(default_factory=list)
     rounds: list[dict[str, Any]] = field(default_factory=list)
     corrected_domain: str = ""
+    corrected_changes: list[str] = field(default_factory=list)  # unified diff lines
     differences: str = ""
     exchange: list[dict[str, Any]] = field(default_factory=list)
     waiting: bool = False  # a conditional explanation waits for the person's answer
@@ -124,7 +126,7 @@ def _known(model: Model, kind: str, vetoes: list[int], foil: str, budget: Budget
             raise InputError("a contrastive explanation needs a foil: the plan you "
                              "expected (one action per line) or avoid:ACTION / use:ACTION")
         result = explain(mrp, kind, budget=budget, foils=(parse_foil(foil, "foil"),))
-        current, rounds, corrected = result, [], ""
+        current, rounds, corrected, changes = result, [], "", []
     elif vetoes:
         dialogue = DecisionSupport(mrp, kind, budget)  # its own clock over every round
         for number in vetoes:
@@ -135,15 +137,19 @@ def _known(model: Model, kind: str, vetoes: list[int], foil: str, budget: Budget
                    "vetoed": None if r.vetoed is None else _edit_text(r.vetoed)}
                   for r in result.rounds]
         corrected = write_domain(dialogue.mrp.robot_domain)
+        changes = list(difflib.unified_diff(
+            write_domain(mrp.robot_domain).splitlines(), corrected.splitlines(),
+            "the robot's model", "after your vetoes", n=2, lineterm=""))[2:]
         differences = _differences(dialogue.mrp)
     else:
         result = explain(mrp, kind, budget=budget)
-        current, rounds, corrected = result, [], ""
+        current, rounds, corrected, changes = result, [], "", []
     return ExplainView(
         payload=result.to_dict(), text=str(render(result)), kind=kind, plan=current.plan,
         expected=current.expected_plan, expected_cost=current.expected_plan_cost,
         expected_after=current.expected_plan_after, edits=_edits(current), rounds=rounds,
-        corrected_domain=corrected, differences=differences, actions=actions,
+        corrected_domain=corrected, corrected_changes=changes, differences=differences,
+        actions=actions,
         schemas=schemas)
 
 
