@@ -96,3 +96,33 @@ def test_a_truthful_answer_is_labelled_as_such():
 def test_one_node_budget_is_unfinished():
     result = lie(_courier(), allow_untruthful=True, budget=Budget(max_nodes=1))
     assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_human_models_lie_no_larger_than_mce(seed):
+    """The person's model misses 1-3 random features of the robot's: a lie is never larger
+    than the MCE, and an omission-only lie (when one exists) only removes."""
+    import random
+
+    from xaip.planning.features import Edit, FeatureKind, model_features
+    from xaip.planning.features.apply import apply_edits
+    from xaip.planning.pddl.writer import write_domain
+
+    rng = random.Random(seed)
+    robot, problem = parse_domain(ROBOT), parse_problem(PROBLEM)
+    droppable = sorted(f for f in model_features(robot) if f.kind in (
+        FeatureKind.PRECONDITION, FeatureKind.ADD_EFFECT, FeatureKind.DELETE_EFFECT))
+    dropped = rng.sample(droppable, rng.randint(1, 3))
+    human, _ = apply_edits(robot, None, [Edit(f, "remove") for f in dropped])
+    try:
+        mrp = make_mrp(robot, problem, parse_domain(write_domain(human)), problem)
+        mce = explain(mrp, "mce")
+    except InputError:
+        pytest.skip("no explanation needed or possible for this draw")
+    result = lie(mrp, allow_untruthful=True, compare_mce=False)
+    assert result.verified and len(result.edits) <= len(mce.edits)
+    try:
+        omitted = lie(mrp, allow_untruthful=True, omission_only=True, compare_mce=False)
+    except InputError:
+        return
+    assert omitted.verified and all(e.op == "remove" for e in omitted.edits)
