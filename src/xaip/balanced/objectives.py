@@ -163,6 +163,10 @@ class BalancedProblem:
         return ModelSpace(self.robot_domain, self.robot_problem, self.human_domain,
                           self.human_problem)
 
+    def differences_of(self, subset: tuple[int, ...] | list[int]) -> tuple[Edit, ...]:
+        """The edits with the candidate indices ``subset``."""
+        return tuple(self.differences[i] for i in subset)
+
     def edit_cost(self, edit: Edit) -> float:
         """The communication cost of one explanation item."""
         costs = {_key(k): v for k, v in self.explanation_costs.items()}
