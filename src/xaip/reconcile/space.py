@@ -133,6 +133,7 @@ class ModelSpace:
         self._human_groups: dict[str, list[Feature]] | None = None
         self._plan_scopes: dict[frozenset[str], tuple[frozenset[int], frozenset[str]]] = {}
         self._group_cache: dict[tuple[str, tuple[int, ...]], frozenset[Feature]] = {}
+        self._only_cache: dict[frozenset[int], dict[str, list[int]]] = {}
         self._problem_cache: dict[tuple[int, ...], tuple[
             int, int, int, frozenset[Atom], dict[FunctionTerm, Fraction]]] = {}
         self._ground_cache: dict[tuple[int, tuple[int, ...], tuple[int, ...]],
@@ -350,7 +351,7 @@ class ModelSpace:
         cache_key = (key, names)
         task = self._plan_task_cache.get(cache_key)
         if task is None:
-            task = self._build(key, only)
+            task = self._build(key, only, schemas)
             if len(self._plan_task_cache) > 50_000:
                 self._plan_task_cache.clear()
             self._plan_task_cache[cache_key] = task
@@ -392,10 +393,10 @@ class ModelSpace:
         self._slot_cache[key] = result
         return result
 
-    def _build(self, subset: tuple[int, ...], only: frozenset[int] | None = None) -> Task:
-        schemas = None
-        if only is not None:
-            schemas = frozenset(self.instances[n].schema for n in only)
+    def _build(self, subset: tuple[int, ...], only: frozenset[int] | None = None,
+               schemas: frozenset[str] | None = None) -> Task:
+        """The task of ``H + subset``; with ``only``, restricted to those instances (whose
+        ``schemas`` the caller knows)."""
         keys = self._group_keys(subset, schemas)
         problem_key = keys.get("", ())
         init, goal, goal_neg, static_true, numeric = self._problem_part(problem_key)
@@ -406,13 +407,12 @@ class ModelSpace:
                 overrides.setdefault(candidate.instance, []).append(candidate.lifted)
         actions: list[GroundAction] = []
         names: list[str] = []
+        numbers = self.by_schema if only is None else self._numbers_of(only)
         for schema in sorted(keys):
             schema_features = self._group_features(schema, keys[schema]) if schema else None
             if not schema_features:
                 continue
-            for number in self.by_schema.get(schema, ()):
-                if only is not None and number not in only:
-                    continue
+            for number in numbers.get(schema, ()):
                 if number in overrides:
                     own = list(update_features(schema_features, overrides[number],
                                                self.default_cost))
@@ -433,6 +433,19 @@ class ModelSpace:
                     actions.append(action)
                     names.append(self.instance_names[number])
         return self._task(tuple(actions), names, init, goal, goal_neg)
+
+    def _numbers_of(self, only: frozenset[int]) -> dict[str, list[int]]:
+        """``by_schema`` restricted to the instances ``only`` (same order), cached: a plan
+        task visits its plan's few instances, not every instance of their schemas."""
+        found = self._only_cache.get(only)
+        if found is None:
+            found = {}
+            for number in sorted(only):
+                found.setdefault(self.instances[number].schema, []).append(number)
+            if len(self._only_cache) > 10_000:
+                self._only_cache.clear()
+            self._only_cache[only] = found
+        return found
 
     def _problem_part(self, key: tuple[int, ...]) -> tuple[
             int, int, int, frozenset[Atom], dict[FunctionTerm, Fraction]]:
@@ -482,22 +495,12 @@ class ModelSpace:
         by_name: dict[str, list[int]] = {}
         for i, name in enumerate(names):
             by_name.setdefault(name, []).append(i)
-        values: dict[str, object] = {
-            "name": self.human_problem.name, "facts": self.facts, "actions": actions,
-            "init": init, "goal": goal, "goal_neg": goal_neg, "has_costs": self.uses_costs,
-            "fact_index": self.fact_index,
-            "action_index": {name: tuple(ids) for name, ids in by_name.items()},
-        }
         task = object.__new__(Task)
-        for spec in dataclasses.fields(Task):
-            if spec.name in values:
-                value = values[spec.name]
-            elif spec.default is not dataclasses.MISSING:
-                value = spec.default
-            else:
-                assert spec.default_factory is not dataclasses.MISSING
-                value = spec.default_factory()
-            object.__setattr__(task, spec.name, value)
+        # a frozen dataclass without slots: its fields live in the instance dictionary
+        vars(task).update(_task_defaults(), name=self.human_problem.name, facts=self.facts,
+                          actions=actions, init=init, goal=goal, goal_neg=goal_neg,
+                          has_costs=self.uses_costs, fact_index=self.fact_index,
+                          action_index={name: tuple(ids) for name, ids in by_name.items()})
         return task
 
     def _ground_action(
@@ -555,6 +558,22 @@ class ModelSpace:
             raise SemanticError(f"the cost {term} of {instance.name} is not set in the "
                                 "initial state")
         return numeric[term]
+
+
+_DEFAULTS: dict[str, object] | None = None
+
+
+def _task_defaults() -> dict[str, object]:
+    """Fresh default values of :class:`Task`'s fields (read once from the dataclass, so a
+    field added to ``Task`` later gets its default here too)."""
+    global _DEFAULTS
+    if _DEFAULTS is None:
+        _DEFAULTS = {}
+        for spec in dataclasses.fields(Task):
+            assert spec.default_factory is dataclasses.MISSING  # none yet: add them here
+            if spec.default is not dataclasses.MISSING:
+                _DEFAULTS[spec.name] = spec.default
+    return dict(_DEFAULTS)
 
 
 def _group_of(feature: Feature) -> str:
