@@ -320,6 +320,18 @@ def test_discovery_runs_and_reloads_from_its_store(tmp_path: Path) -> None:
         assert reloaded["result"]["capabilities"] == done["result"]["capabilities"]
 
 
+def test_discovery_progress_as_server_sent_events(client: Any) -> None:
+    started = ok(client.post("/api/capabilities/runs", data={"seed": 4}))
+    with client.stream("GET", f"/api/capabilities/runs/{started['run']}/events") as stream:
+        assert stream.headers["content-type"].startswith("text/event-stream")
+        body = "".join(stream.iter_text())
+    events = [block for block in body.split("\n\n") if block.strip()]
+    assert events[-1].startswith("event: done")
+    assert any(e.startswith("event: progress") for e in events[:-1])
+    done = json.loads(events[-1].split("data: ", 1)[1])
+    assert done["status"] == "finished" and done["result"]["capabilities"]
+
+
 def test_interrupted_run_is_listed_and_resumes(tmp_path: Path) -> None:
     from tests.web.conftest import TestClient
     from xaip.runtime import RunStore

@@ -7,15 +7,19 @@ each capability's example pictures (before and after) as PNGs. Runs of earlier s
 are listed and reload from their stores when opened.
 
 The JSON of a finished run is ``xaip discover GAME --json``'s payload (``result``), with
-the run's state and last progress events around it.
+the run's state and last progress events around it; scripts can poll that or follow the
+run's server-sent events (``/api/capabilities/runs/{run}/events``).
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Form, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 
 from xaip.web.discoveries import Discoveries, Run, params
 from xaip.web.pages import Page, bench, respond
@@ -132,6 +136,38 @@ async def run_api(request: Request, run_id: str) -> dict[str, Any]:
     run = await bench(request).pool.run(manager.get, run_id)
     assert isinstance(run, Run)
     return run.to_dict()
+
+
+@router.get("/api/capabilities/runs/{run_id}/events", tags=["capabilities"],
+            response_class=StreamingResponse)
+async def run_events(request: Request, run_id: str) -> StreamingResponse:
+    """The run's progress as server-sent events (``text/event-stream``): one ``progress``
+    event per new progress report, then one ``done`` event with the run's JSON (as
+    ``GET /api/capabilities/runs/{run}``). The stream ends with the run, which its budget
+    bounds."""
+    manager = discoveries(request)
+    run = await bench(request).pool.run(manager.get, run_id)
+    assert isinstance(run, Run)
+
+    async def stream() -> AsyncIterator[str]:
+        sent = 0
+        while True:
+            done = run.done  # read before the events, so none is missed at the end
+            events = list(run.events)
+            # The run keeps only its last events: restart the count if it dropped some.
+            fresh = events[sent:] if sent <= len(events) else events
+            for event in fresh:
+                yield f"event: progress\ndata: {json.dumps(event)}\n\n"
+            sent = len(events)
+            if done:
+                yield f"event: done\ndata: {json.dumps(run.to_dict())}\n\n"
+                return
+            if await request.is_disconnected():
+                return
+            await anyio.sleep(0.25)
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache"})
 
 
 PAGE = Page("capabilities", "Capabilities", "Discover what a black-box agent can do in a "
