@@ -43,7 +43,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from xaip.balanced.compile import EXPLAIN, FINISH, START, TASK, CompiledTask, compile_problem
+from xaip.balanced.compile import (
+    EXPLAIN,
+    FINISH,
+    START,
+    TASK,
+    CompiledAction,
+    CompiledTask,
+    compile_problem,
+)
 from xaip.balanced.evaluate import Point
 from xaip.balanced.model_space import to_result
 from xaip.balanced.objectives import BalancedProblem, Objective
@@ -123,6 +131,9 @@ class MegaStar:
         self.compiled_alpha = float(compiled.alpha)
         self._cost_cache: dict[tuple[int, ...], tuple[float, float]] = {}
         self._robot_cache: dict[int, float] = {}
+        # which meta bits each compiled action reads, and its versions per reading
+        self._reads = [_reads(a) for a in compiled.actions]
+        self._ground: dict[tuple[int, int], GroundAction | None] = {}
         for action in compiled.actions:
             if action.kind == EXPLAIN and action.candidate is not None:
                 self.prices[action.candidate] = Fraction(action.cost, compiled.scale)
@@ -150,24 +161,16 @@ class MegaStar:
         robot_costs: list[int] = []
         human_costs: list[int] = []
         finish: list[bool] = []
-        for action in self.c.actions:
+        for number, action in enumerate(self.c.actions):
             if action.kind not in (TASK, FINISH):
                 continue
-            pre, neg, add, delete = action.pre, action.neg_pre, action.add, action.delete
-            if pre & self.mu_mask & ~mu_bits or neg & mu_bits:
+            reads = self._reads[number]
+            key = (number, mu_bits & reads)
+            ground = self._ground.get(key, False)
+            if ground is False:
+                ground = self._ground[key] = _resolve(action, mu_bits, self.mu_mask)
+            if ground is None:
                 continue
-            for guard in action.guards:
-                if mu_bits >> guard.mu & 1:
-                    if guard.positive:
-                        pre |= 1 << guard.belief
-                    else:
-                        neg |= 1 << guard.belief
-            if pre & neg:
-                continue
-            for when in action.when:
-                if mu_bits >> when.mu & 1:
-                    add |= when.add
-                    delete |= when.delete
             cost_h = 0
             if action.kind == TASK:
                 ids = human.action_index.get(action.label)
@@ -175,8 +178,7 @@ class MegaStar:
                     record.missing += 1
                     continue
                 cost_h = human.actions[ids[0]].cost
-            actions.append(GroundAction(action.name, (), pre, add, delete & ~add,
-                                        action.robot_cost, neg))
+            actions.append(ground)
             robot_costs.append(action.robot_cost)
             human_costs.append(cost_h)
             finish.append(action.kind == FINISH)
@@ -236,7 +238,8 @@ class MegaStar:
         self.robot_optimum = robot_optimum
         if robot_optimum is None:
             return Status.UNSOLVABLE, (), (), 0, 0, None
-        h_start = self.robot_h(c.robot_task.init)
+        # every plan costs the robot at least C*_{M^R}: the bound before start
+        h_start = float(robot_optimum)
         # node: state, robot cost, human cost, parent, action name, last explained
         states: list[int] = [c.init]
         g_robot: list[int] = [0]
@@ -359,6 +362,38 @@ class MegaStar:
         optimum = self.subsets[mu_bits].optimum
         self.answer_names = tuple(names)
         return Status.FOUND, plan, subset, g_robot[node], g_human[node], optimum
+
+
+def _reads(action: CompiledAction) -> int:
+    """The meta bits ``action`` depends on (its specialisation key)."""
+    mask = 0
+    for guard in action.guards:
+        mask |= 1 << guard.mu
+    for when in action.when:
+        mask |= 1 << when.mu
+    return mask | action.pre | action.neg_pre
+
+
+def _resolve(action: CompiledAction, mu_bits: int, mu_mask: int) -> GroundAction | None:
+    """``action`` with the meta fluents fixed to ``mu_bits`` (``None``: not applicable
+    under them): guards become belief preconditions, conditional belief effects plain
+    effects."""
+    pre, neg, add, delete = action.pre, action.neg_pre, action.add, action.delete
+    if pre & mu_mask & ~mu_bits or neg & mu_bits:
+        return None
+    for guard in action.guards:
+        if mu_bits >> guard.mu & 1:
+            if guard.positive:
+                pre |= 1 << guard.belief
+            else:
+                neg |= 1 << guard.belief
+    if pre & neg:
+        return None
+    for when in action.when:
+        if mu_bits >> when.mu & 1:
+            add |= when.add
+            delete |= when.delete
+    return GroundAction(action.name, (), pre, add, delete & ~add, action.robot_cost, neg)
 
 
 def optimal_cost(engine: Engine, task: Task, clock: BudgetClock) -> int | None:
