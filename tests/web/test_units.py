@@ -131,3 +131,16 @@ def test_command_module_does_not_import_fastapi() -> None:
     code = ("import sys, xaip.web.command, xaip.cli; xaip.cli.build_parser(); "
             "sys.exit(1 if 'fastapi' in sys.modules else 0)")
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_pictures_without_graphviz_use_our_own_layout(monkeypatch: pytest.MonkeyPatch) -> None:
+    import xaip.render.dot as dot
+    from xaip.web.pages import svg_of
+
+    graph = dot.Graph(title="t")
+    graph.node("a", "(at <home>)")
+    graph.node("b", "(at gate)")
+    graph.edge("a", "b")
+    monkeypatch.setattr(dot.shutil, "which", lambda name: None)
+    picture = str(svg_of(graph.to_dot(), 5))
+    assert picture.startswith("<svg") and "&lt;home&gt;" in picture and "<home>" not in picture
