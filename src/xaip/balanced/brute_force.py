@@ -85,10 +85,9 @@ def brute_force(problem: BalancedProblem, budget: Budget | None = None) -> Oracl
             c_e = sum(problem.edit_costs[i] for i in subset)
             for plan, robot_cost in plans:
                 cost_h = _human_cost(problem, human_task, domain, updated, plan)
-                penalty = math.inf if cost_h is None or best_h is None else \
-                    problem.penalty(cost_h - best_h)
+                penalty = problem.inexplicability(cost_h, best_h)
                 total = objective_value(weights, robot_cost, c_e, penalty)
-                explicable = cost_h is not None and cost_h == best_h
+                explicable = problem.explicable(cost_h, best_h)
                 if objective is Objective.BALANCED:
                     value = total
                 elif not explicable:

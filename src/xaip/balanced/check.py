@@ -125,8 +125,7 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: Budget) -> 
                                   f"the optimum is {best_h}, not {result.human_cost} and "
                                   f"{result.human_optimum}")
     explanation_cost = sum(problem.edit_cost(e) for e in result.explanation)
-    penalty = math.inf if cost_h is None or best_h is None else problem.penalty(
-        cost_h - best_h)
+    penalty = problem.inexplicability(cost_h, best_h)
     total = objective_value(problem.weights, robot_cost, explanation_cost, penalty)
     for name, mine, theirs in (("explanation cost", explanation_cost, result.explanation_cost),
                                ("penalty", penalty, result.penalty),
@@ -134,7 +133,7 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: Budget) -> 
         if not _same(mine, theirs):
             return CheckReport(False, f"the {name} is {mine}, not {theirs}")
     objective = problem.objective
-    explicable = cost_h is not None and cost_h == best_h
+    explicable = problem.explicable(cost_h, best_h)
     if objective is not Objective.BALANCED and not explicable:
         return CheckReport(False, f"the plan costs {cost_h} in the updated human model, "
                                   f"whose optimum is {best_h}: not perfectly explicable")
@@ -173,8 +172,7 @@ def _reference_beats(problem: BalancedProblem, total: float, budget: Budget) -> 
         domain, updated = updated_model(problem, edits)
         cost_h = human_cost(problem, domain, updated, plan)
         best_h = optimum(domain, updated, budget)
-        penalty = math.inf if cost_h is None or best_h is None else problem.penalty(
-            cost_h - best_h)
+        penalty = problem.inexplicability(cost_h, best_h)
         value = objective_value(problem.weights, int(found.cost),
                                 sum(problem.edit_cost(e) for e in edits), penalty)
         if value < total - _EPS * max(1.0, abs(total)):

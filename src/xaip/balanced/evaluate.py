@@ -97,6 +97,15 @@ class Evaluator:
     def human_task(self, subset: tuple[int, ...]) -> Task:
         return self.space.task(subset)
 
+    def human_cost(self, subset: tuple[int, ...], plan: tuple[str, ...]) -> int | None:
+        """``C(π, M^R_h + E)`` for the person (watched, when she observes)."""
+        task = self.human_task(subset)
+        if self.problem.observable or self.problem.infer_conditions:
+            from xaip.balanced.epistemic import watched_cost_in
+
+            return watched_cost_in(self.problem, self.robot_task, task, plan)
+        return plan_cost(task, plan)
+
     def human_optimum(self, subset: tuple[int, ...]) -> int | None:
         """``C*`` of ``M^R_h + E`` (``None``: no plan there)."""
         if subset not in self._optimum:
@@ -114,7 +123,9 @@ class Evaluator:
             return None, ()
         names = tuple(a.name for a in found[0])
         robot = plan_cost(self.robot_task, names)
-        return (None if robot is None else Point(names, robot, found[1])), names
+        if robot is None:
+            return None, names
+        return Point(names, robot, self.human_cost(subset, names)), names
 
     def _product(self, subset: tuple[int, ...], max_robot: int | None) -> Point | None:
         """The plan valid in both models minimising (human cost, robot cost)."""
@@ -145,7 +156,8 @@ class Evaluator:
         if optimum is None:
             return None
         point = self._product(subset, max_robot)
-        return point if point is not None and point.human_cost == optimum else None
+        return point if point is not None and self.problem.explicable(point.human_cost, optimum) \
+            else None
 
     def front(self, subset: tuple[int, ...],
               enough: Callable[[Point], bool] | None = None) -> tuple[Point, ...]:

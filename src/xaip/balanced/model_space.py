@@ -33,7 +33,7 @@ import math
 import time
 from dataclasses import dataclass
 
-from xaip.balanced.evaluate import Evaluator, OutOfBudget, Point, plan_cost
+from xaip.balanced.evaluate import Evaluator, OutOfBudget, Point
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import BalancedResult, objective_value
 from xaip.planning.engines import DEFAULT_ENGINE, Engine
@@ -64,9 +64,7 @@ class _Search:
     # ------------------------------------------------------------------ node values
 
     def penalty(self, point: Point, optimum: int | None) -> float:
-        if point.human_cost is None or optimum is None:
-            return math.inf
-        return self.problem.penalty(point.human_cost - optimum)
+        return self.problem.inexplicability(point.human_cost, optimum)
 
     def balanced_value(self, subset: tuple[int, ...], point: Point,
                        optimum: int | None) -> float:
@@ -97,7 +95,7 @@ class _Search:
             seen = set() if point is None else _schemas(point.plan)
             if not self.exact:
                 seen |= extra
-            if point is None or point.human_cost != optimum:
+            if point is None or not self.problem.explicable(point.human_cost, optimum):
                 return None, seen | self._fallback_schemas(subset)
             value = c_e if objective is Objective.EXPLICABLE_OPTIMAL else (
                 alpha * point.robot_cost + beta * c_e if alpha or beta else 0.0)
@@ -106,15 +104,14 @@ class _Search:
         robot = ev.robot_optimal()
         assert robot is not None
         candidates: list[Point] = [Point(robot[0], robot[1],
-                                         plan_cost(ev.human_task(subset), robot[0]))]
+                                         ev.human_cost(subset, robot[0]))]
         if self.exact:
             if optimum is not None:
                 floor = alpha * robot_optimum + beta * c_e
 
                 def enough(point: Point) -> bool:
                     # later points: robot cost ≥ C*, human cost ≥ this one's
-                    rest = self.problem.penalty(point.human_cost - optimum) \
-                        if point.human_cost is not None else math.inf
+                    rest = self.problem.inexplicability(point.human_cost, optimum)
                     best = min(self.balanced_value(subset, p, optimum)
                                for p in candidates)
                     return floor + self.weights.gamma * rest >= min(best, incumbent)
@@ -243,8 +240,7 @@ def to_result(problem: BalancedProblem, status: Status, subset: tuple[int, ...],
                               problem.objective, method, exact, math.inf, seconds,
                               problem.weights, None, human_optimum, robot_optimum,
                               item_costs, stats=stats)
-    penalty = math.inf if point.human_cost is None or human_optimum is None else \
-        problem.penalty(point.human_cost - human_optimum)
+    penalty = problem.inexplicability(point.human_cost, human_optimum)
     total = objective_value(problem.weights, point.robot_cost, explanation_cost, penalty)
     return BalancedResult(status, point.plan, point.robot_cost, edits, explanation_cost,
                           penalty, problem.objective, method, exact, total, seconds,

@@ -163,6 +163,19 @@ class BalancedProblem:
         return ModelSpace(self.robot_domain, self.robot_problem, self.human_domain,
                           self.human_problem)
 
+    def inexplicability(self, human_cost: int | None, optimum: int | None) -> float:
+        """The penalty ``P(C(π, M̂) − C*_M̂)``: infinite when the person's model cannot
+        execute the plan; a (watched) plan cheaper than she expected counts as 0."""
+        if human_cost is None or optimum is None:
+            return math.inf
+        return self.penalty(max(0, human_cost - optimum))
+
+    @staticmethod
+    def explicable(human_cost: int | None, optimum: int | None) -> bool:
+        """Whether a plan of this cost for the person is optimal in her model (a watched
+        plan may cost her less than she expected, B05)."""
+        return human_cost is not None and optimum is not None and human_cost <= optimum
+
     def differences_of(self, subset: tuple[int, ...] | list[int]) -> tuple[Edit, ...]:
         """The edits with the candidate indices ``subset``."""
         return tuple(self.differences[i] for i in subset)

@@ -71,7 +71,8 @@ class BalancedResult:
     @property
     def explicable(self) -> bool:
         """Whether the plan is optimal in the person's updated model."""
-        return self.human_cost is not None and self.human_cost == self.human_optimum
+        return (self.human_cost is not None and self.human_optimum is not None
+                and self.human_cost <= self.human_optimum)
 
     def to_dict(self) -> dict[str, Any]:
         costs: tuple[float | None, ...] = self.item_costs or (None,) * len(self.explanation)

@@ -1,0 +1,193 @@
+"""Epistemic side effects of watching the robot act (book ch. 7 §7.4, B05).
+
+Why: a plan the person only *hears about* must make sense in her model as it stands; a
+plan she *watches* explains part of itself — she sees what the actions do. The book
+proposes two side effects, both needing an observation model the base formulation
+omits; here the model is ``BalancedProblem.observable``, the predicates she can see:
+
+1. **Observed effects.** After each action, every fact of an observable predicate that
+   the robot's action asserts (its add and delete effects, including fired conditional
+   effects) takes its *real* value in her beliefs, whatever her model predicted.
+2. **Inferred conditions** (``infer_conditions``). When a conditional effect fires and
+   she sees its effect, she concludes that its condition held: the condition's positive
+   atoms become believed true, its negative atoms false — but only for facts that no
+   earlier action of the plan used (mentioned in a precondition or effect), so she is
+   never expected to regress through the whole plan (the book's restriction).
+
+A watched plan is executable for her when each action is applicable in her *belief*
+state (her updated model's action with the same name), and it ends with her goal believed
+reached; its cost for her is the sum of her model's action costs. Optimality is judged
+against ``C*`` of her updated model as she would plan it (without watching).
+
+What is approximated (and said so in docs/balanced.md): the book also lets observed
+effects update her *model* (its meta fluents), so that a demonstrated effect needs no
+explanation later; here watching changes her beliefs about the state, not her model of
+the actions, in the model-space search. Observation of the initial state is not
+modelled (only effects are seen).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+from xaip.balanced.objectives import BalancedProblem
+from xaip.explicable.problem import ExplicableProblem
+from xaip.explicable.product import ProductAnswer
+from xaip.planning.grounding import ground
+from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.search.successors import Successors
+from xaip.planning.task import GroundAction, State, Task, bits
+from xaip.runtime import Status
+from xaip.runtime.budget import BudgetClock, as_clock
+
+
+@dataclass
+class Watcher:
+    """The belief update of one watched step, precomputed for a pair of grounded tasks."""
+
+    robot: Task
+    human: Task
+    observable: frozenset[str]
+    infer: bool
+
+    def __post_init__(self) -> None:
+        where = {fact: j for j, fact in enumerate(self.human.facts)}
+        self.to_human: dict[int, int] = {}
+        self.observed_mask = 0
+        for i, fact in enumerate(self.robot.facts):
+            j = where.get(fact)
+            if j is not None:
+                self.to_human[i] = j
+                if fact.predicate in self.observable:
+                    self.observed_mask |= 1 << i
+
+    def fired(self, action: GroundAction, state: State) -> tuple[int, int, int]:
+        """The facts ``action`` asserts in ``state`` and the condition atoms (positive,
+        negative) of its fired conditional effects whose effect was seen."""
+        asserted = action.add | action.delete
+        inferred_pos = inferred_neg = 0
+        for effect in action.conditional:
+            if state & effect.cond_pos == effect.cond_pos and not state & effect.cond_neg:
+                asserted |= effect.add | effect.delete
+                if (effect.add | effect.delete) & self.observed_mask:
+                    inferred_pos |= effect.cond_pos
+                    inferred_neg |= effect.cond_neg
+        return asserted, inferred_pos, inferred_neg
+
+    @staticmethod
+    def mentions(action: GroundAction) -> int:
+        mask = action.pre | action.neg_pre | action.add | action.delete
+        for effect in action.conditional:
+            mask |= effect.cond_pos | effect.cond_neg | effect.add | effect.delete
+        return mask
+
+    def step(self, action: GroundAction, s_r: State, next_r: State, belief: State,
+             human_action: GroundAction, used: int) -> tuple[State, int]:
+        """Her belief after watching ``action`` (her model predicted ``human_action``),
+        and the robot facts used so far."""
+        belief = human_action.apply(belief)
+        asserted, pos, neg = self.fired(action, s_r)
+        for i in bits(asserted & self.observed_mask):
+            j = self.to_human[i]
+            belief = belief | (1 << j) if next_r >> i & 1 else belief & ~(1 << j)
+        if self.infer:
+            for mask, value in ((pos & ~used, True), (neg & ~used, False)):
+                for i in bits(mask):
+                    j = self.to_human.get(i)
+                    if j is not None:
+                        belief = belief | (1 << j) if value else belief & ~(1 << j)
+        return belief, used | self.mentions(action)
+
+
+def watched_product_search(problem: BalancedProblem, models: ExplicableProblem,
+                           max_cost: int | None, budget: BudgetClock | None) -> ProductAnswer:
+    """The product-model planner of :mod:`xaip.explicable.product` with her side
+    following the watched belief update: the plan valid for the robot and executable in
+    her beliefs minimising (her cost, the robot's cost), robot cost within ``max_cost``."""
+    clock = as_clock(budget)
+    robot, human = models.robot_task, models.human_task
+    watcher = Watcher(robot, human, problem.observable, problem.infer_conditions)
+    succ = Successors(robot)
+    names = [a.name for a in robot.actions]
+    human_ids = human.action_index
+    Key = tuple[int, int, int, int]
+    start: Key = (robot.init, human.init, 0, 0)
+    queue: list[tuple[int, int, int, Key]] = [(0, 0, 0, start)]
+    parent: dict[Key, tuple[Key, int] | None] = {start: None}
+    best: dict[Key, tuple[int, int]] = {start: (0, 0)}
+    closed: set[Key] = set()
+    counter, expanded = 1, 0
+    while queue:
+        hg, rg, _, key = heapq.heappop(queue)
+        if key in closed:
+            continue
+        closed.add(key)
+        s_r, s_h, used, _ = key
+        if robot.is_goal(s_r):
+            if human.is_goal(s_h):
+                return ProductAnswer(Status.SOLVED, _path(parent, key, robot.actions), hg,
+                                     rg, expanded)
+            continue
+        if not clock.charge():
+            return ProductAnswer(Status.BUDGET_EXHAUSTED, None, None, None, expanded)
+        expanded += 1
+        for index, next_r, cost in succ(s_r):
+            g_r = rg + cost
+            if max_cost is not None and g_r > max_cost:
+                continue
+            variant = next((i for i in human_ids.get(names[index], ())
+                            if human.actions[i].applicable(s_h)), None)
+            if variant is None:
+                continue
+            move = human.actions[variant]
+            belief, now_used = watcher.step(robot.actions[index], s_r, next_r, s_h, move,
+                                            used if watcher.infer else 0)
+            child: Key = (next_r, belief, now_used if watcher.infer else 0,
+                          g_r if max_cost is not None else 0)
+            label = (hg + move.cost, g_r)
+            if child in closed or best.get(child, (label[0] + 1, 0)) <= label:
+                continue
+            best[child] = label
+            parent[child] = (key, index)
+            heapq.heappush(queue, (label[0], label[1], counter, child))
+            counter += 1
+    return ProductAnswer(Status.UNSOLVABLE, None, None, None, expanded)
+
+
+def _path(parent: dict, key: tuple, actions: tuple[GroundAction, ...]
+          ) -> tuple[GroundAction, ...]:
+    out = []
+    link = parent[key]
+    while link is not None:
+        key, index = link
+        out.append(actions[index])
+        link = parent[key]
+    return tuple(reversed(out))
+
+
+def watched_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
+                 plan: tuple[str, ...]) -> int | None:
+    """The plan's cost for a person who watches it, in her model ``(domain, updated)``
+    (``None``: some action is not applicable in her beliefs, or she does not believe the
+    goal reached). Grounds both models afresh (the checker's and the oracle's use)."""
+    robot = ground(problem.robot_domain, problem.robot_problem)
+    return watched_cost_in(problem, robot, ground(domain, updated), plan)
+
+
+def watched_cost_in(problem: BalancedProblem, robot: Task, human: Task,
+                    plan: tuple[str, ...]) -> int | None:
+    """:func:`watched_cost` on grounded tasks."""
+    watcher = Watcher(robot, human, problem.observable, problem.infer_conditions)
+    s_r, belief, used, cost = robot.init, human.init, 0, 0
+    for name in plan:
+        action = next((robot.actions[i] for i in robot.action_index.get(name, ())
+                       if robot.actions[i].applicable(s_r)), None)
+        mine = next((human.actions[i] for i in human.action_index.get(name, ())
+                     if human.actions[i].applicable(belief)), None)
+        if action is None or mine is None:
+            return None
+        next_r = action.apply(s_r)
+        belief, used = watcher.step(action, s_r, next_r, belief, mine, used)
+        s_r, cost = next_r, cost + mine.cost
+    return cost if robot.is_goal(s_r) and human.is_goal(belief) else None
