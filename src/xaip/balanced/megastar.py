@@ -166,8 +166,9 @@ class MegaStar:
                 continue
             reads = self._reads[number]
             key = (number, mu_bits & reads)
-            ground = self._ground.get(key, False)
-            if ground is False:
+            if key in self._ground:
+                ground = self._ground[key]
+            else:
                 ground = self._ground[key] = _resolve(action, mu_bits, self.mu_mask)
             if ground is None:
                 continue
