@@ -9,7 +9,7 @@ Python process); it runs on the first MRPs (``--baseline N``) and the speed-up r
 printed. Then a scaling curve: MCE time for k = 1..20 features removed from the logistics
 and rover robot models.
 
-    python benchmarks/reconcile.py [--quick] [--json] [--baseline N]
+    python benchmarks/reconcile.py [--quick] [--json] [--baseline N] [--scaling-only]
 """
 
 from __future__ import annotations
@@ -167,10 +167,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="run the process-per-node baseline on the first N MRPs")
     parser.add_argument("--seconds", type=float, default=120.0,
                         help="budget per MRP (default 120)")
+    parser.add_argument("--scaling-only", action="store_true",
+                        help="only the scaling series (k = 1..20 removed features)")
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}", file=sys.stderr)
         return 2
+    if args.scaling_only:
+        ks = [1, 2, 4, 8] if args.quick else list(range(1, 21))
+        seeds = 2 if args.quick else 3
+        print_scaling(scaling("logistics", ks, seeds) + scaling("rover", ks, seeds))
+        return 0
     files = mrp_files()
     if args.quick:
         files = files[:1] + files[1::6]
@@ -210,12 +217,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     for b, r in zip(baseline, rows, strict=False):
         print(f"{b['mrp']:<22}{b['seconds']:>9.2f}{b['nodes']:>7}{b['processes']:>7}"
               f"{r['seconds']:>9.3f}{b['speedup']:>9.0f}x")
-    print("\nscaling: k features removed from the robot model (human = robot - k)")
+    print_scaling(curve)
+    return 0
+
+
+def print_scaling(curve: Sequence[dict[str, Any]]) -> None:
+    print("\nscaling: k features removed from the robot model (human = robot - k); MCE "
+          "search seconds per instance, budget 120 s")
     print(f"{'domain':<11}{'k':>3}{'median s':>10}{'max s':>8}{'size':>6}{'nodes':>8}")
     for c in curve:
         print(f"{c['domain']:<11}{c['k']:>3}{c['median_seconds']:>10.3f}{c['max_seconds']:>8.3f}"
               f"{c['mean_size']:>6.1f}{c['mean_nodes']:>8.1f}")
-    return 0
 
 
 if __name__ == "__main__":
