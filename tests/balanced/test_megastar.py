@@ -248,11 +248,14 @@ def test_robot_optimal_needs_an_explicable_objective() -> None:
         solve(usar_problem("balanced"), robot_optimal=True)
 
 
-@pytest.mark.parametrize("seed", range(5))
+MCE_SEEDS = [seed for seed in range(100, 160) if interesting(random_blocks(seed))][:6]
+
+
+@pytest.mark.parametrize("seed", MCE_SEEDS)
 def test_mce_equals_model_reconciliation_for_the_same_plan(seed: int) -> None:
     """With unit prices, explicable-optimal picks a robot-optimal plan with a cheapest
     MCE; xaip.reconcile's MCE search for that very plan finds an MCE of the same size."""
-    robot, problem_pddl, human, _ = random_blocks(100 + seed)
+    robot, problem_pddl, human, _ = random_blocks(seed)
     problem = balanced_problem(robot, problem_pddl, human, objective="explicable-optimal")
     result = solve(problem)
     assert result.status == Status.FOUND
@@ -260,7 +263,7 @@ def test_mce_equals_model_reconciliation_for_the_same_plan(seed: int) -> None:
     mrp = make_mrp(robot, problem_pddl, human, plan=plan_text)
     mce = explain(mrp, "mce")
     assert mce.complete
-    assert len(result.explanation) == mce.size
+    assert len(result.explanation) == mce.size >= 1
 
 
 # ---------------------------------------------------------------------- budgets
