@@ -38,7 +38,10 @@ from xaip.concepts import bundled, why_not  # noqa: E402
 from xaip.concepts.sampling import SampleJob, draw_batch  # noqa: E402
 
 PAPER_SECONDS_PER_100 = 40.660
-PAPER_MONTEZUMA_SECONDS_PER_100 = 59.754  # screen 1, averaged over the foils
+PAPER_MONTEZUMA_SECONDS_PER_100 = {"1": 59.754, "4": 97.7}  # the paper's screens 1 and 2
+# the paper's confidence in the expected precondition at 500 samples: foils A-C (screen 1,
+# mean) and D (the later screen)
+PAPER_MONTEZUMA_CONFIDENCE = {"1": 0.5044, "4": 0.8604}
 PAPER_CONFIDENCE = {"sokoban-switch": 0.9996, "sokoban-cells": 0.998}
 PAPER_PRECONDITION_BUDGET = 500
 PAPER_COST_BUDGET = 750
@@ -109,20 +112,63 @@ def cost_row(query: Any, seeds: range, expected: str, paper: float) -> dict[str,
 
 
 def montezuma_rows(seeds: range) -> list[dict[str, Any]]:
-    """Screen-1 foils of Montezuma's Revenge (ale-py), exact RAM concepts."""
-    from xaip.concepts.montezuma import PAIRS, Montezuma, montezuma_query
+    """The bundled Montezuma's Revenge foils (ale-py) on screens 1 and 4, exact RAM
+    concepts."""
+    from xaip.concepts.montezuma import PAIR_SCREENS, PAIRS, Montezuma, montezuma_query
 
-    sim = Montezuma()
+    sims = {screen: Montezuma(screen) for screen in set(PAIR_SCREENS.values())}
     rows = []
     for pair, expected in PAIRS.items():
-        query = montezuma_query(pair, pair, sim=sim)
+        screen = PAIR_SCREENS[pair]
+        query = montezuma_query(pair, pair, screen, sim=sims[screen])
         per_100 = sampling_seconds(query, repeat=2, from_plan=True)
+        paper = PAPER_MONTEZUMA_SECONDS_PER_100[screen]
         row: dict[str, Any] = {"env": "montezuma", "level": pair, "variant": "precondition",
-                               "concept": expected, "seconds_per_100_samples": per_100,
+                               "screen": screen, "concept": expected,
+                               "seconds_per_100_samples": per_100,
                                "samples_per_second": 100 / per_100,
-                               "speedup_vs_paper": PAPER_MONTEZUMA_SECONDS_PER_100 / per_100}
+                               "paper_seconds_per_100": paper,
+                               "speedup_vs_paper": paper / per_100,
+                               "paper_confidence_at_500": PAPER_MONTEZUMA_CONFIDENCE[screen]}
         row.update(precondition_row(query, seeds, expected))
         rows.append(row)
+    return rows
+
+
+CLASSIFIER_CONCEPTS = {
+    "1": ("skull-left", ("skull-on-left", "skull-on-right", "on-ladder", "on-rope",
+                         "in-left-half")),
+    "4": ("crab-down", ("clear-down-of-crab", "crab-near", "crab-on-left")),
+}
+
+
+def classifier_rows(examples: int, epochs: int) -> list[dict[str, Any]]:
+    """Held-out accuracy of AdaBoost on RAM bytes against the small CNN on screens, on the
+    same labelled states (random walks around a pair's plan and foil) and the same split."""
+    from xaip.concepts.cnn_learn import learn_cnn_concept
+    from xaip.concepts.montezuma import Montezuma, montezuma_query, screen_concepts
+    from xaip.concepts.ram_learn import example_states, learn_ram_concept
+    from xaip.concepts.simulator import run_trace
+
+    rows = []
+    for screen, (pair, names) in CLASSIFIER_CONCEPTS.items():
+        sim = Montezuma(screen)
+        query = montezuma_query(pair, pair, screen, sim=sim)
+        starts = list(run_trace(sim, query.plan).states) + list(
+            run_trace(sim, query.foil).states)
+        states = example_states(sim, starts, examples, seed=3)
+        for name in names:
+            test, _ = screen_concepts(screen)[name]
+            started = time.perf_counter()
+            ram = learn_ram_concept(name, test, states, seed=0)
+            ram_seconds = time.perf_counter() - started
+            started = time.perf_counter()
+            cnn = learn_cnn_concept(name, test, states, seed=0, sim=sim, epochs=epochs)
+            rows.append({"screen": screen, "concept": name, "states": len(states),
+                         "positives": ram.positives, "test": ram.test,
+                         "adaboost_ram": ram.accuracy, "adaboost_seconds": ram_seconds,
+                         "cnn_screen": cnn.accuracy,
+                         "cnn_seconds": time.perf_counter() - started})
     return rows
 
 
@@ -131,8 +177,25 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--montezuma-seeds", type=int, default=3,
                         help="seeds per Montezuma foil (0: skip Montezuma)")
+    parser.add_argument("--classifiers", action="store_true",
+                        help="instead: AdaBoost on RAM against the CNN on screens "
+                             "(needs xaip[learn] and xaip[torch])")
+    parser.add_argument("--examples", type=int, default=2000,
+                        help="labelled example walks for --classifiers")
+    parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.classifiers:
+        found = classifier_rows(args.examples, args.epochs)
+        if args.json:
+            print(json.dumps(found, indent=2))
+            return 0
+        for row in found:
+            print(f"screen {row['screen']} {row['concept']:19} {row['positives']:4}/"
+                  f"{row['states']} positive, {row['test']} held out: AdaBoost on RAM "
+                  f"{row['adaboost_ram']:.4f} ({row['adaboost_seconds']:.1f} s), CNN on "
+                  f"screens {row['cnn_screen']:.4f} ({row['cnn_seconds']:.1f} s)")
+        return 0
     seeds = range(args.seeds)
     rows = montezuma_rows(range(args.montezuma_seeds)) if args.montezuma_seeds else []
     for env, level, variant, expected in FOILS:
@@ -151,7 +214,8 @@ def main() -> int:
         print(json.dumps(rows, indent=2, default=str))
         return 0
     print(f"{len(seeds)} seeds per Sokoban foil, {args.montezuma_seeds} per Montezuma foil; "
-          f"paper: 100 Montezuma screen-1 samples in {PAPER_MONTEZUMA_SECONDS_PER_100} s, "
+          f"paper: 100 Montezuma samples in {PAPER_MONTEZUMA_SECONDS_PER_100['1']} s "
+          f"(screen 1) and {PAPER_MONTEZUMA_SECONDS_PER_100['4']} s (later screen), "
           f"100 Sokoban samples in "
           f"{PAPER_SECONDS_PER_100} s, precondition budget {PAPER_PRECONDITION_BUDGET}, "
           f"cost budget {PAPER_COST_BUDGET} (confidence 0.9996 switch / 0.998 cells)\n")
@@ -165,9 +229,11 @@ def main() -> int:
         print(head)
         conf = ", ".join(f"{b}: {c:.4f}" for b, c in row["confidence_at"].items())
         if row["variant"] == "precondition":
+            paper = "" if "paper_confidence_at_500" not in row else \
+                f" (paper at 500: {row['paper_confidence_at_500']})"
             print(f"          samples to one candidate at 0.99: mean "
                   f"{row['samples_mean']:.0f}, worst {row['samples_max']} (paper budget "
-                  f"{PAPER_PRECONDITION_BUDGET}); confidence at {conf}")
+                  f"{PAPER_PRECONDITION_BUDGET}); confidence at {conf}{paper}")
         else:
             print(f"          samples to the paper's confidence "
                   f"{PAPER_CONFIDENCE[row['env']]}: {row['samples_to_paper_confidence']} "

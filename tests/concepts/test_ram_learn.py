@@ -9,7 +9,7 @@ pytest.importorskip("sklearn")
 
 from xaip.concepts.explain import why_not  # noqa: E402
 from xaip.concepts.montezuma import (  # noqa: E402
-    PAIRS,
+    PAIR_SCREENS,
     Montezuma,
     montezuma_query,
     on_ladder,
@@ -30,7 +30,7 @@ def sim() -> Montezuma:
 @pytest.fixture(scope="module")
 def states(sim: Montezuma) -> list[object]:
     starts: list[object] = []
-    for pair in PAIRS:
+    for pair in [p for p, screen in PAIR_SCREENS.items() if screen == "1"]:
         query = montezuma_query(pair, pair, sim=sim)
         starts += [*run_trace(sim, query.plan).states, *run_trace(sim, query.foil).states]
     return example_states(sim, starts, 300, seed=11)

@@ -43,6 +43,7 @@ ROOM, X, Y, SKULL_X, MODE, LIVES, INVENTORY = 3, 42, 43, 47, 53, 58, 65
 JUMPING, LADDER, ROPE = 6, 10, 4  # mode 0: holding still on a ladder
 SKULL_OFFSET = 33  # the skull is drawn 33 pixels right of its RAM x
 SKULL_DIRECTION = 51
+SKULL_TURN = 72  # the right end of the skull's path on screen 1
 TOP, MIDDLE, BOTTOM = 235, 192, 148
 FRAMES = 4        # frames an action is held (the usual Atari frame skip)
 MAX_SETTLE = 60   # NOOP steps waited for a jump or a fall to end
@@ -253,9 +254,10 @@ def skull_gap(state: Hashable) -> int:
 
 def skull_moving_right(state: Hashable) -> bool:
     """The skull rolls right (bit 3 of RAM byte 51; measured to agree with the skull's
-    next move in 99.5% of sampled states, the rest at its turns)."""
+    next move in 99.5% of sampled states, the rest at its turns) and is not at the right
+    end of its path (RAM x 72), where it turns back."""
     assert isinstance(state, MontezumaState)
-    return bool(state.byte(SKULL_DIRECTION) & 8)
+    return bool(state.byte(SKULL_DIRECTION) & 8) and state.byte(SKULL_X) < SKULL_TURN
 
 
 def skull_on_left(state: Hashable) -> bool:

@@ -52,6 +52,9 @@ def _frequencies(vocab: Vocabulary, masks: Sequence[int]) -> list[float]:
     return out
 
 
+MIN_EXECUTABLE = 25  # executable samples seen before the search may stop early
+
+
 def find_precondition(vocab: Vocabulary, fail_mask: int, stream: Iterator[Sample],
                       clock: BudgetClock, noise: random.Random, *, samples: int,
                       prior_samples: int, cutoff: float = CUTOFF,
@@ -61,7 +64,11 @@ def find_precondition(vocab: Vocabulary, fail_mask: int, stream: Iterator[Sample
     the failing action (the stream's only probe) succeeds; drop a concept below ``cutoff``.
 
     Stops when no candidate is left (the vocabulary is incomplete), when one candidate is
-    left with posterior ≥ ``target``, or after ``samples`` samples.
+    left with posterior ≥ ``target`` after at least ``MIN_EXECUTABLE`` executable samples,
+    or after ``samples`` samples. Why the minimum: the update treats samples as
+    independent, but random-walk samples near one another are not, so a handful of
+    agreeing first samples can lift a common concept past ``target`` before the walks
+    reach a state that refutes it (seen on Montezuma with the key concept removed).
     """
     prior_masks: list[int] = []
     for _ in range(prior_samples):
@@ -90,7 +97,7 @@ def find_precondition(vocab: Vocabulary, fail_mask: int, stream: Iterator[Sample
                 del posterior[index]
             else:
                 posterior[index] = value
-        if len(posterior) == 1 and target is not None:
+        if len(posterior) == 1 and target is not None and executable >= MIN_EXECUTABLE:
             (only,) = posterior.values()
             if only >= target:
                 reached = drawn
