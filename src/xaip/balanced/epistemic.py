@@ -35,7 +35,7 @@ from xaip.balanced.objectives import BalancedProblem
 from xaip.explicable.problem import ExplicableProblem
 from xaip.explicable.product import ProductAnswer
 from xaip.planning.grounding import ground
-from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.planning.search.successors import Successors
 from xaip.planning.task import GroundAction, State, Task, bits
 from xaip.runtime import Status
@@ -170,9 +170,46 @@ def watched_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
                  plan: tuple[str, ...]) -> int | None:
     """The plan's cost for a person who watches it, in her model ``(domain, updated)``
     (``None``: some action is not applicable in her beliefs, or she does not believe the
-    goal reached). Grounds both models afresh (the checker's and the oracle's use)."""
+    goal reached). The checker's and the oracle's version: the robot's side runs on its
+    grounded task, hers on the *lifted* model with the plan validator's formula
+    evaluation, so no grounding of her model (which prunes what her model alone cannot
+    reach, though watching can) is involved."""
+    from xaip.planning.plans import _effects, _holds, _World
+
     robot = ground(problem.robot_domain, problem.robot_problem)
-    return watched_cost_in(problem, robot, ground(domain, updated), plan)
+    watcher = Watcher(robot, robot, problem.observable, problem.infer_conditions)
+    world = _World(domain, updated)
+    schemas = {a.name: a for a in domain.actions}
+    belief = {Atom(a.predicate, a.args) for a in updated.init}
+    s_r, used, cost = robot.init, 0, 0
+    for name in plan:
+        action = next((robot.actions[i] for i in robot.action_index.get(name, ())
+                       if robot.actions[i].applicable(s_r)), None)
+        schema_name, *args = name.split()
+        mine = schemas.get(schema_name)
+        if action is None or mine is None or len(args) != len(mine.parameters):
+            return None
+        binding = dict(zip((p.name for p in mine.parameters), args, strict=True))
+        view = frozenset(belief)
+        if not _holds(mine.precondition, view, binding, world):
+            return None
+        adds: set[Atom] = set()
+        deletes: set[Atom] = set()
+        step = _effects(mine.effect, view, binding, world, adds, deletes)
+        cost += int(step or 0) if world.uses_costs else 1
+        belief = (belief - deletes) | adds
+        next_r = action.apply(s_r)
+        asserted, pos, neg = watcher.fired(action, s_r)
+        for i in bits(asserted & watcher.observed_mask):
+            fact = robot.facts[i]
+            belief = belief | {fact} if next_r >> i & 1 else belief - {fact}
+        if watcher.infer:
+            belief |= {robot.facts[i] for i in bits(pos & ~used)}
+            belief -= {robot.facts[i] for i in bits(neg & ~used)}
+            used |= watcher.mentions(action)
+        s_r = next_r
+    reached = robot.is_goal(s_r) and _holds(updated.goal, frozenset(belief), {}, world)
+    return cost if reached else None
 
 
 def watched_cost_in(problem: BalancedProblem, robot: Task, human: Task,

@@ -7,7 +7,8 @@ search and MEGA*) draw the same random instances from one generator.
 The random instances are USAR-like road maps: waypoints joined by one-way passages that
 are clear or blocked by rubble (clearing costs more than a move). The person's model
 differs in a few initial facts (passages she thinks clear or blocked) and, sometimes, in
-the cost of clearing or in whether a move needs a clear passage, so the candidate
+the cost of clearing, whether clearing opens the passage, or whether a move needs a clear
+passage, so the candidate
 explanations mix problem and domain features.
 """
 
@@ -54,7 +55,7 @@ _DOMAIN = """
     :effect (and (at ?b) (not (at ?a)) (increase (total-cost) 1)))
   (:action clear_passage :parameters (?a ?b)
     :precondition (and (at ?a) (rubble ?a ?b))
-    :effect (and (clear ?a ?b) (not (rubble ?a ?b)) (increase (total-cost) {clearing}))))
+    :effect (and {opens} (not (rubble ?a ?b)) (increase (total-cost) {clearing}))))
 """
 
 
@@ -68,19 +69,22 @@ def _problem_text(name: str, count: int, clear: set[tuple[int, int]],
             f"  (:goal (at w{count - 1})) (:metric minimize (total-cost)))")
 
 
-def random_instance(seed: int, waypoints: int = 6, flips: int = 3
+def random_instance(seed: int, waypoints: int = 6, flips: int = 3,
+                    clearing_opens: bool | None = None, rubble: float = 0.25
                     ) -> tuple[Domain, Problem, Domain, Problem]:
     """A random road map (robot model, robot problem, human model, human problem) whose
-    robot model has a plan; ``flips`` initial passages differ between the models."""
+    robot model has a plan; ``flips`` initial passages differ between the models, a
+    passage has rubble with probability ``rubble``, and ``clearing_opens`` fixes whether
+    the person knows that clearing opens a passage (``None``: random)."""
     rng = random.Random(seed)
     for _ in range(1000):
         # passages join nearby waypoints, so routes take several steps
         pairs = [(a, b) for a in range(waypoints) for b in range(waypoints)
                  if a != b and -1 <= b - a <= 2]
         edges = [e for e in pairs if rng.random() < 0.6]
-        clear = {e for e in edges if rng.random() < 0.75}
-        rubble = set(edges) - clear
-        robot_problem = _problem_text("robot", waypoints, clear, rubble)
+        clear = {e for e in edges if rng.random() >= rubble}
+        blocked = set(edges) - clear
+        robot_problem = _problem_text("robot", waypoints, clear, blocked)
         human_clear = set(clear)
         for edge in rng.sample(pairs, flips):
             human_clear ^= {edge}
@@ -88,12 +92,17 @@ def random_instance(seed: int, waypoints: int = 6, flips: int = 3
         human_clearing = rng.choice((1, 2, 2, 3))
         needs_clear = "(clear ?a ?b)"
         human_needs = needs_clear if rng.random() < 0.85 else ""
-        robot = parse_domain(_DOMAIN.format(needs=needs_clear, clearing=clearing))
-        human = parse_domain(_DOMAIN.format(needs=human_needs, clearing=human_clearing))
-        if _reachable(waypoints, clear | rubble):
+        opens = "(clear ?a ?b)"
+        knows = rng.random() < 0.7 if clearing_opens is None else clearing_opens
+        human_opens = opens if knows else ""
+        robot = parse_domain(_DOMAIN.format(needs=needs_clear, clearing=clearing,
+                                            opens=opens))
+        human = parse_domain(_DOMAIN.format(needs=human_needs, clearing=human_clearing,
+                                            opens=human_opens))
+        if _reachable(waypoints, clear | blocked):
             return (robot, parse_problem(robot_problem), human,
                     parse_problem(_problem_text("human", waypoints, human_clear,
-                                                rubble)))
+                                                blocked)))
     raise RuntimeError("no solvable random instance")  # pragma: no cover
 
 
