@@ -1,0 +1,90 @@
+"""``xaip balance``: JSON fields, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from xaip.balanced.instances import usar_files
+from xaip.cli import main
+from xaip.errors import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK
+
+FILES = usar_files()
+USAR = [str(FILES["robot"]), str(FILES["human"]), str(FILES["problem"]),
+        "--human-problem", str(FILES["human_problem"])]
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["balance", *argv])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_bundled_usar_json(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "--json")
+    data = json.loads(out)
+    assert code == EXIT_OK
+    for key in ("plan", "plan_cost", "explanation", "explanation_cost", "penalty",
+                "objective", "status", "verified", "seconds", "method", "exact", "total"):
+        assert key in data
+    assert data["verified"] is True and data["total"] == pytest.approx(13.389056)
+    assert data["explanation"] == [] and data["plan_cost"] == 6
+
+
+def test_files_with_cost_file(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, *USAR, "--explanation-cost", str(FILES["costs"]),
+                       "--objective", "explicable-optimal", "--json")
+    data = json.loads(out)
+    assert code == EXIT_OK and data["total"] == pytest.approx(106)
+    assert {i["feature"] for i in data["explanation"]} == {"init (clear p2 p3)",
+                                                         "init (clear p16 p17)"}
+    assert all(i["text"] for i in data["explanation"])
+
+
+def test_communication_cost_and_text(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "--communication-cost", "1", "--objective", "explicable")
+    assert code == EXIT_OK
+    assert "Initially (clear p16 p17) does not hold" in out and "Total 8" in out
+    assert "Verified independently" in out
+
+
+def test_approximate_and_compile(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "--approximate", "--json")
+    assert code == EXIT_OK and json.loads(out)["exact"] is False
+    code, out, _ = run(capsys, "--method", "compile", "--write-compiled", str(tmp_path),
+                       "--json")
+    data = json.loads(out)
+    assert code == EXIT_OK and data["method"] == "compile"
+    assert data["total"] == pytest.approx(13.389056)
+    assert (tmp_path / "domain.pddl").exists() and (tmp_path / "problem.pddl").exists()
+
+
+def test_budget_exhausted_exits_1(capsys) -> None:  # type: ignore[no-untyped-def]
+    code, out, _ = run(capsys, "--max-nodes", "1", "--json")
+    data = json.loads(out)
+    assert code == EXIT_NEGATIVE
+    assert data["status"] == "budget_exhausted" and data["verified"] is False
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--alpha", "-1"], "weight alpha must not be negative"),
+    (["--gamma", "nan"], "finite"),
+    (["a.pddl", "b.pddl"], "three files"),
+    (["--observable", "lit"], "observable predicate 'lit'"),
+    (["--infer-conditions"], "needs --observable"),
+    (["--approximate", "--method", "compile"], "--approximate"),
+    (["--communication-cost", "-2"], "communication cost"),
+])
+def test_bad_input(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
+    code, _, err = run(capsys, *argv)
+    assert code == EXIT_BAD_INPUT and message in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_feature_in_cost_file(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    costs = tmp_path / "costs.json"
+    costs.write_text(json.dumps({"precondition move(?from, ?to) (at ?to)": 3}))
+    code, _, err = run(capsys, "--explanation-cost", str(costs))
+    assert code == EXIT_BAD_INPUT and "names no difference" in err
