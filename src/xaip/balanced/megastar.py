@@ -250,7 +250,8 @@ class MegaStar:
         last: list[int] = [-1]
         fronts: dict[int, list[tuple[int, int]]] = {c.init: [(0, 0)]}
         counter = 0
-        open_list: list[tuple[float, float, int, int]] = [(0.0, 0.0, 0, 0)]
+        # (bound, second key, -g_R: ties go deeper, insertion order, node)
+        open_list: list[tuple[float, float, int, int, int]] = [(0.0, 0.0, 0, 0, 0)]
         starts = {a.kind: a for a in c.actions if a.kind == START}
         explains = [a for a in c.actions if a.kind == EXPLAIN]
         goal_nodes: set[int] = set()
@@ -273,11 +274,11 @@ class MegaStar:
             last.append(explained)
             counter += 1
             self.generated += 1
-            heapq.heappush(open_list, (key[0], key[1], counter, len(states) - 1))
+            heapq.heappush(open_list, (key[0], key[1], -g_r, counter, len(states) - 1))
 
         goal_states: set[int] = set()
         while open_list:
-            _, _, _, node = heapq.heappop(open_list)
+            node = heapq.heappop(open_list)[-1]
             state = states[node]
             if node in goal_nodes:
                 return self._answer(node, states, g_robot, g_human, parents, steps)
