@@ -317,3 +317,11 @@ def test_an_unsolvable_robot_problem_is_reported() -> None:
     result = balance(balanced_problem(robot, impossible, human, objective="explicable"),
                      method="compile")
     assert result.status == Status.UNSOLVABLE and result.plan == ()
+
+
+def test_heuristics_must_be_admissible_and_agree() -> None:
+    with pytest.raises(InputError, match="admissible"):
+        solve(usar_problem(), heuristic="hff")
+    problem = balanced_problem(*random_blocks(5), objective="balanced", default_cost=1.5)
+    values = {h: solve(problem, heuristic=h).total for h in ("blind", "hmax", "lmcut")}
+    assert values["blind"] == pytest.approx(values["hmax"]) == pytest.approx(values["lmcut"])

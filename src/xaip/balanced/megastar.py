@@ -13,9 +13,11 @@ How (explanations come first in the compiled task, so ``E`` is fixed once ``star
 run):
 
 * before ``start`` the search adds explanations, in increasing candidate order (every set
-  once); at ``start`` the node's edit set ``S`` is known and, when the node is expanded,
-  the oracle gives ``C*_S`` and the compiled actions are specialised to ``S`` (guards and
-  conditional belief effects resolved), a plain task the usual successor generator runs;
+  once), bounded by ``α·C*_{M^R} + β·C(S)`` (+ ``γ·P(0)``); at ``start`` the node's edit
+  set ``S`` is known and, when the node is expanded, the oracle gives ``C*_S`` (skipped
+  when the relaxation of ``M^R_h + S`` already has no plan) and the compiled actions are
+  specialised to ``S`` (guards and conditional belief effects resolved, cached by the meta
+  bits each action reads), a plain task the usual successor generator runs;
 * a node carries its robot cost ``g_R`` and the cost ``g_H`` the person's model gives the
   plan so far (the beliefs are exactly the state of ``M^R_h + S`` after the plan); nodes
   of one compiled state are kept while no other is at least as cheap in both (a Pareto
@@ -58,7 +60,7 @@ from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import BalancedResult
 from xaip.errors import InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
-from xaip.planning.heuristics import make_heuristic
+from xaip.planning.heuristics import ADMISSIBLE, make_heuristic
 from xaip.planning.pddl.model import Atom
 from xaip.planning.search.successors import Successors
 from xaip.planning.task import GroundAction, Task
@@ -448,6 +450,9 @@ def solve(
     answers ``explicable-optimal`` through Proposition 9's cost scaling. Unchecked: use
     :func:`xaip.balanced.balance` with ``method="compile"`` for a verified result.
     """
+    if heuristic not in ADMISSIBLE:
+        raise InputError(f"MEGA* needs an admissible heuristic ({', '.join(sorted(ADMISSIBLE))}"
+                         f"), not {heuristic!r}")
     started = time.perf_counter()
     clock = as_clock(budget)
     chosen = get_engine(engine) if isinstance(engine, str) else engine
