@@ -99,6 +99,12 @@ def cases() -> list[tuple[str, tuple]]:  # type: ignore[type-arg]
         out.append((f"blocks-{seed}", random_blocks(seed)))
     out.append(("keys", (parse_domain(KEYS), parse_problem(KEYS_PROBLEM),
                          parse_domain(KEYS_HUMAN), parse_problem(KEYS_HUMAN_PROBLEM))))
+    # goals that differ, both with a negative literal: she also wants no key at the end
+    robot_goal = KEYS_PROBLEM.replace("(:goal (at r3))", "(:goal (and (at r3) (not (at r1))))")
+    human_goal = KEYS_HUMAN_PROBLEM.replace("(:goal (at r3))",
+                                            "(:goal (and (at r3) (not (key))))")
+    out.append(("keys-goals", (parse_domain(KEYS), parse_problem(robot_goal),
+                               parse_domain(KEYS_HUMAN), parse_problem(human_goal))))
     return out
 
 
