@@ -94,9 +94,9 @@ class Watcher:
         if self.infer:
             for mask, value in ((pos & ~used, True), (neg & ~used, False)):
                 for i in bits(mask):
-                    j = self.to_human.get(i)
-                    if j is not None:
-                        belief = belief | (1 << j) if value else belief & ~(1 << j)
+                    where = self.to_human.get(i)
+                    if where is not None:
+                        belief = belief | (1 << where) if value else belief & ~(1 << where)
         return belief, used | self.mentions(action)
 
 

@@ -217,9 +217,10 @@ def model_space_search(
     except OutOfBudget:
         status, best = Status.BUDGET_EXHAUSTED, None
     robot = search.evaluator.robot
-    stats = {"nodes": search.nodes, "planner_calls": search.evaluator.planner_calls,
-             "product_calls": search.evaluator.product_calls,
-             "candidates": len(problem.differences)}
+    stats: dict[str, int | float] = {
+        "nodes": search.nodes, "planner_calls": search.evaluator.planner_calls,
+        "product_calls": search.evaluator.product_calls,
+        "candidates": len(problem.differences)}
     return to_result(problem, status, best.subset if best else (), best.point if best else None,
                      best.human_optimum if best else None, robot[1] if robot else None,
                      method="model-space", exact=exact,
