@@ -87,10 +87,14 @@ def test_bad_files_exit_2(capsys, tmp_path) -> None:
                        "--goals", str(PORT / "goals.json"))
     assert code == EXIT_BAD_INPUT and "unknown predicate 'cargo-at'" in err
     goals = tmp_path / "goals.json"
-    goals.write_text(json.dumps({"true": "purple", "goals": {"purple": ["(on-ship purple)"],
+    goals.write_text(json.dumps({"true": "purple", "goals": {"purple": ["(new red)"],
                                                              "red": ["(on-ship red)"]}}))
     code, _, err = run(capsys, *FILES[:4], "--goals", str(goals))
     assert code == EXIT_BAD_INPUT and "can never hold" in err
+    goals.write_text(json.dumps({"true": "red", "goals": {"purple": ["(on-ship purple)"],
+                                                          "red": ["(on-ship red)"]}}))
+    code, _, err = run(capsys, *FILES[:4], "--goals", str(goals))
+    assert code == EXIT_BAD_INPUT and "unknown object 'purple'" in err
     goals.write_text(json.dumps({"goals": {"red": ["(shipped red)"]}}))
     code, _, err = run(capsys, *FILES[:4], "--goals", str(goals))
     assert code == EXIT_BAD_INPUT and "unknown predicate 'shipped'" in err

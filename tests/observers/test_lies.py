@@ -121,8 +121,18 @@ def test_random_human_models_lie_no_larger_than_mce(seed):
         pytest.skip("no explanation needed or possible for this draw")
     result = lie(mrp, allow_untruthful=True, compare_mce=False)
     assert result.verified and len(result.edits) <= len(mce.edits)
-    try:
-        omitted = lie(mrp, allow_untruthful=True, omission_only=True, compare_mce=False)
-    except InputError:
+    omitted = lie(mrp, allow_untruthful=True, omission_only=True, compare_mce=False)
+    if omitted.status == Status.NO_EXPLANATION:
+        assert omitted.edits == () and not omitted.verified
         return
     assert omitted.verified and all(e.op == "remove" for e in omitted.edits)
+
+
+@pytest.mark.skipif(not FETCH.exists(), reason="bundled Fetch example missing")
+def test_no_omission_lie_is_a_negative_answer_not_an_error():
+    mrp = load_mrp(FETCH / "robot.pddl", FETCH / "human.pddl", FETCH / "problem.pddl")
+    result = lie(mrp, allow_untruthful=True, omission_only=True)
+    assert result.status == Status.NO_EXPLANATION and result.edits == ()
+    assert not result.verified and result.check is not None and result.check.ok is None
+    data = result.to_dict()
+    assert data["label"] == "untruthful" and data["status"] == "no_explanation"

@@ -9,6 +9,13 @@
                  [--method ip|search] [--json]
     xaip observe --example port|medkit|truck [--mode ...]
     xaip observe --mode deceptive --grid FILE [--beta B]
+    xaip observe ROBOT_DOMAIN PROBLEM --mode lie --human-domain FILE --allow-untruthful
+                 [--human-problem FILE] [--plan FILE] [--omission-only]
+
+Pictures (grid domains and deceptive paths): ``--picture FILE`` writes the belief film as
+one PNG strip, ``--animation FILE`` as an animated GIF; neither ever overwrites an input.
+Lies (book §9.3) refuse to run without ``--allow-untruthful`` and are labelled untruthful
+in text and JSON.
 
 ``--example`` runs a bundled book instance in its book setting (port: 1-legible; medkit:
 2-similar within 0.5 under cost 8; truck: mixed observers by the integer program); other
@@ -24,11 +31,21 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from xaip.commandline import add_budget_args, add_json_arg, budget_from, emit
+from xaip.commandline import (
+    add_budget_args,
+    add_json_arg,
+    budget_from,
+    check_output,
+    emit,
+    write_output,
+)
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 MODES = ("legible-goal", "legible-plan", "ambiguous", "secure-ambiguous", "diverse", "score",
-         "mixed", "deceptive")
+         "mixed", "deceptive", "lie")
+#: Modes whose answer must reach the candidates' true goal (checked by a planner first).
+GOAL_MODES = ("legible-goal", "ambiguous", "secure-ambiguous", "legible-plan", "diverse",
+              "mixed")
 EXAMPLE_NAMES = ("port", "medkit", "truck")
 
 
@@ -80,6 +97,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="mixed: integer program or the bounded <k, j> search")
     p.add_argument("--grid", default=None, metavar="FILE", help="deceptive: a grid file")
     p.add_argument("--beta", type=float, default=1.0, help="deceptive: recogniser's beta")
+    p.add_argument("--picture", default=None, metavar="FILE",
+                   help="grid domains and deceptive paths: the observer's belief over time "
+                        "as a PNG strip (one frame per step)")
+    p.add_argument("--animation", default=None, metavar="FILE",
+                   help="the same frames as an animated GIF")
+    p.add_argument("--position", default=None, metavar="PREDICATE",
+                   help="pictures: the predicate placing the robot on a cell (default "
+                        "robot-at, or the only one that fits)")
+    p.add_argument("--human-domain", default=None, metavar="FILE",
+                   help="lie: the person's (wrong) model of the domain")
+    p.add_argument("--human-problem", default=None, metavar="FILE",
+                   help="lie: the person's problem, if it differs")
+    p.add_argument("--omission-only", action="store_true",
+                   help="lie: only leave things out (remove features of the person's model)")
+    p.add_argument("--allow-untruthful", action="store_true",
+                   help="lie: required opt-in; the answer may state false things and is "
+                        "labelled untruthful")
     add_budget_args(p)
     add_json_arg(p)
     p.set_defaults(handler=run_observe)
@@ -130,14 +164,35 @@ def _files(args: argparse.Namespace) -> tuple[Path, Path, Path, Path | None]:
     return Path(args.domain), Path(args.problem), Path(args.observations), goals
 
 
+def _outputs(args: argparse.Namespace, mode: str) -> None:
+    """Refuse bad picture paths before any work (never an input file, never a folder)."""
+    wanted = [p for p in (args.picture, args.animation) if p is not None]
+    if not wanted:
+        return
+    if mode == "lie":
+        raise InputError("--picture/--animation draw grid plans; a lie has no picture")
+    inputs = [args.domain, args.problem, args.observations, args.goals, args.plan, args.grid,
+              args.human_domain, args.human_problem]
+    for path in wanted:
+        check_output(path, inputs)
+    if args.picture is not None and args.picture == args.animation:
+        raise InputError("--picture and --animation need two different files")
+
+
 def run_observe(args: argparse.Namespace) -> int:
     from xaip.render import render
 
     settings = _settings(args)
     mode = settings["mode"]
+    if args.allow_untruthful and mode != "lie":
+        raise InputError("--allow-untruthful only applies to --mode lie")
+    _outputs(args, mode)
     budget = budget_from(args)
+    problem: Any = None
     if mode == "deceptive":
         result: Any = _deceptive(args, budget)
+    elif mode == "lie":
+        result = _lie(args, budget)
     else:
         from xaip.observers.problem import load_problem
 
@@ -148,10 +203,93 @@ def run_observe(args: argparse.Namespace) -> int:
         problem = load_problem(domain, problem_file, observations, goals,
                                observer=None if mode == "mixed" else args.observer,
                                budget=budget)
+        if args.picture is not None or args.animation is not None:
+            from xaip.observers.pictures import robot_cells
+
+            robot_cells(problem.task, args.position)  # not a grid: say so before searching
+        if mode in GOAL_MODES:
+            _true_goal_reachable(problem, budget)
         result = _solve(problem, mode, settings, args, budget)
-    emit(args, result.to_dict(), render(result))
+    payload = result.to_dict()
+    payload.update(_pictures(args, mode, result, problem))
+    emit(args, payload, render(result))
     found = str(result.status) not in ("unsolvable", "no_explanation")
     return EXIT_OK if result.verified and found else EXIT_NEGATIVE
+
+
+def _true_goal_reachable(problem: Any, budget: Any) -> None:
+    """Bad input, not "no plan", when no plan at all reaches the true goal (say, two
+    atoms that exclude each other): a plain planner decides it before the observer search,
+    which without a cost bound could not prove it. An exhausted planner decides nothing."""
+    import dataclasses
+
+    from xaip.planning import plan_task
+    from xaip.runtime import Budget
+
+    goal = problem.true_goal
+    task = dataclasses.replace(problem.task, goal=goal.mask, goal_neg=0)
+    limit = budget.max_seconds if budget.max_seconds is not None else 60.0
+    found = plan_task(task, budget=Budget(max_nodes=budget.max_nodes, max_seconds=limit))
+    if str(found.status) == "unsolvable":
+        raise InputError(f"the true goal '{goal.name}' is unreachable: no plan makes "
+                         f"{' '.join(goal.atoms)} hold")
+
+
+def _film(args: argparse.Namespace, mode: str, result: Any, problem: Any) -> Any:
+    from xaip.observers.pictures import belief_film, deception_film
+
+    if mode == "deceptive":
+        return deception_film(result)
+    if mode == "mixed":
+        name = args.observer or next(iter(problem.observers))
+        if name not in problem.observers:
+            raise InputError(f"no observer '{name}' (has {', '.join(problem.observers)})")
+        model = problem.observers[name]
+    else:
+        model = problem.model
+    return belief_film(problem.task, list(result.plan), model, problem.goals,
+                       position=args.position)
+
+
+def _pictures(args: argparse.Namespace, mode: str, result: Any, problem: Any
+              ) -> dict[str, Any]:
+    """Write the belief film the user asked for; the JSON says which files were written."""
+    from xaip.render import render
+
+    wanted = {"picture": (args.picture, "png"), "animation": (args.animation, "gif")}
+    wanted = {k: v for k, v in wanted.items() if v[0] is not None}
+    if not wanted:
+        return {}
+    if not result.plan:
+        raise InputError("no plan was found, so there is nothing to draw "
+                         f"(status {result.status}); drop --picture/--animation")
+    film = _film(args, mode, result, problem)
+    inputs = [args.domain, args.problem, args.observations, args.goals, args.plan, args.grid]
+    for path, fmt in wanted.values():
+        write_output(path, render(film, fmt), inputs)
+    return {key: str(path) for key, (path, _) in wanted.items()}
+
+
+def _lie(args: argparse.Namespace, budget: Any) -> Any:
+    """Lies by model reconciliation: only with the explicit opt-in (book §9.3)."""
+    if not args.allow_untruthful:
+        raise InputError("--mode lie may state false things; add --allow-untruthful to "
+                         "allow it (the answer is labelled untruthful)")
+    if args.example is not None:
+        raise InputError("--mode lie has no bundled example; give ROBOT_DOMAIN PROBLEM "
+                         "--human-domain FILE")
+    if args.domain is None or args.problem is None or args.human_domain is None:
+        raise InputError("--mode lie needs ROBOT_DOMAIN PROBLEM and --human-domain FILE")
+    if args.observations or args.goals:
+        raise InputError("--mode lie takes no --observations or --goals (it explains "
+                         "a plan to a person with another model)")
+    from xaip.observers.lies import lie
+    from xaip.reconcile import load_mrp
+
+    mrp = load_mrp(args.domain, args.human_domain, args.problem, args.plan,
+                   args.human_problem, budget)
+    return lie(mrp, allow_untruthful=True, omission_only=args.omission_only,
+               budget=budget if budget.max_nodes or budget.max_seconds else None)
 
 
 def _solve(problem: Any, mode: str, s: dict[str, Any], args: argparse.Namespace,

@@ -44,7 +44,7 @@ from xaip.runtime import Budget, Status
 
 _K = FeatureKind
 WARNING = ("UNTRUTHFUL: this 'explanation' may state things the agent knows to be false "
-           "(generated only because allow_untruthful=True was given).")
+           "(generated only because untruthful answers were explicitly allowed).")
 _OMITTABLE = (_K.PRECONDITION, _K.NEGATIVE_PRECONDITION, _K.ADD_EFFECT, _K.DELETE_EFFECT,
               _K.INIT, _K.GOAL, _K.NEGATIVE_GOAL)
 
@@ -71,10 +71,16 @@ class Lie:
         """True when at least one edit is false about the robot's model."""
         return not all(self.true)
 
+    @property
+    def false_statements(self) -> int:
+        return sum(1 for t in self.true if not t)
+
     def to_dict(self) -> dict[str, Any]:
+        # ``label`` is "untruthful" for every output of the lie search, even when this
+        # answer happens to need no false edit: what may be said is what is labelled.
         return {
-            "label": "untruthful" if self.untruthful else "truthful (no false edit needed)",
-            "warning": WARNING, "untruthful": self.untruthful,
+            "mode": "lie", "label": "untruthful", "warning": WARNING, "untruthful": self.untruthful,
+            "false_statements": self.false_statements,
             "omission_only": self.omission_only,
             "edits": [{**e.to_dict(), "true": t} for e, t in
                       zip(self.edits, self.true, strict=True)],
@@ -147,7 +153,9 @@ def lie(mrp: MRP, *, allow_untruthful: bool = False, omission_only: bool = False
         engine: str = DEFAULT_ENGINE, max_candidates: int = 5_000) -> Lie:
     """The smallest set of edits — true or false — after which ``mrp.plan`` is optimal in
     the human's model. Refuses without ``allow_untruthful=True``; checked by
-    :func:`check_lie` (the reconciliation family's own optimality check)."""
+    :func:`check_lie` (the reconciliation family's own optimality check). When no subset
+    of the allowed edits works (often so with ``omission_only``) the status is
+    ``no_explanation`` with no edits."""
     if not allow_untruthful:
         raise InputError("lies are disabled: pass allow_untruthful=True to allow explanations "
                          "that state false things (they are labelled untruthful)")
@@ -169,15 +177,12 @@ def lie(mrp: MRP, *, allow_untruthful: bool = False, omission_only: bool = False
     test = OptimalityTest(space, mrp.plan_names, planner)
     outcome = mce_search(space, test, mrp.plan_names, remaining(budget, clock))
     status = Status(outcome.status)
-    if status == Status.NO_EXPLANATION:
-        raise InputError("no lie within the allowed edits makes the plan optimal for the "
-                         "human" + (" (omission only)" if omission_only else ""))
-    edits = space.edits(outcome.subset) if status.finished else ()
+    edits = space.edits(outcome.subset) if status == Status.FOUND else ()
     robot = model_features(mrp.robot_domain, mrp.robot_problem)
     mce_size = None
     stats: dict[str, int | float] = {"nodes": outcome.nodes, "goal_tests": outcome.goal_tests,
                                      "planner_calls": planner.calls}
-    if compare_mce and status.finished:
+    if compare_mce and status == Status.FOUND:
         from xaip.reconcile.explain import explain
 
         mce = explain(mrp, "mce", budget=remaining(budget, clock), engine=engine)
@@ -200,6 +205,9 @@ def check_lie(mrp: MRP, result: Lie, budget: Budget | None = None) -> CheckRepor
 
     if not result.status.finished:
         return CheckReport(None, "the search did not finish")
+    if result.status == Status.NO_EXPLANATION:
+        return CheckReport(None, "that no lie exists is not re-checked (the search "
+                                 "enumerated every subset of the allowed edits)")
     if result.omission_only:
         human = model_features(mrp.human_domain, mrp.human_problem)
         bad = [e for e in result.edits if e.op != "remove" or e.feature not in human]

@@ -110,15 +110,35 @@ def cell_of_name(name: str) -> Cell | None:
     return None
 
 
-def belief_film(task: Task, plan: Sequence[str], model: Any, goals: Any,
-                position: str = "robot-at", max_states: int = 50_000) -> BeliefFilm:
-    """Frames of ``plan`` (action names) on a grid-like task seen through ``model`` (an
-    :class:`~xaip.observers.sensors.ObservationModel`); ``goals`` is a
-    :class:`~xaip.observers.goals.GoalSet`. ``position`` is the predicate whose cell
-    argument places the robot. A goal is plausible at a step when some belief state can
-    still reach it (exact over at most ``max_states`` reachable states)."""
-    from xaip.observers.beliefs import BeliefTracker
+def position_predicate(task: Task) -> str:
+    """The predicate that places the robot on a grid: ``robot-at`` when the task has it,
+    else the only predicate with grid-named last arguments (``c12``, ``r1c2``,
+    ``cell-1-2``) of which exactly one fact holds initially. Why guess: users' grid domains
+    say ``at``, ``pos`` or ``robot-at``, and asking every time is noise; an ambiguous or
+    missing one is a one-line error naming the candidates."""
+    held: dict[str, int] = {}
+    for i, atom in enumerate(task.facts):
+        if atom.args and cell_of_name(atom.args[-1]) is not None:
+            held.setdefault(atom.predicate, 0)
+            if task.init >> i & 1:
+                held[atom.predicate] += 1
+    if "robot-at" in held:
+        return "robot-at"
+    single = [p for p, n in held.items() if n == 1]
+    if len(single) == 1:
+        return single[0]
+    if not held:
+        raise InputError("not a grid task: no fact names a grid cell (cells are named like "
+                         "c12, r1c2 or cell-1-2)")
+    raise InputError("cannot tell which predicate places the robot "
+                     f"({', '.join(sorted(held))}); name it with --position")
 
+
+def robot_cells(task: Task, position: str | None = None) -> dict[int, Cell]:
+    """Fact index -> cell for the facts that place the robot (``position`` or
+    :func:`position_predicate`); InputError when the task is not a grid (cheap, so
+    callers check before a long search)."""
+    position = position or position_predicate(task)
     where: dict[int, Cell] = {}
     for i, atom in enumerate(task.facts):
         if atom.predicate == position and atom.args:
@@ -127,7 +147,21 @@ def belief_film(task: Task, plan: Sequence[str], model: Any, goals: Any,
                 where[i] = cell
     if not where:
         raise InputError(f"no fact ({position} CELL) with grid-named cells (c12, r1c2, "
-                         "cell-1-2): not a grid task, or pass position=")
+                         "cell-1-2): not a grid task, or name the predicate with --position")
+    return where
+
+
+def belief_film(task: Task, plan: Sequence[str], model: Any, goals: Any,
+                position: str | None = None, max_states: int = 50_000) -> BeliefFilm:
+    """Frames of ``plan`` (action names) on a grid-like task seen through ``model`` (an
+    :class:`~xaip.observers.sensors.ObservationModel`); ``goals`` is a
+    :class:`~xaip.observers.goals.GoalSet`. ``position`` is the predicate whose cell
+    argument places the robot (default: :func:`position_predicate`). A goal is plausible
+    at a step when some belief state can still reach it (exact over at most
+    ``max_states`` reachable states)."""
+    from xaip.observers.beliefs import BeliefTracker
+
+    where = robot_cells(task, position)
     tracker = BeliefTracker(task, model)
     state, steps = task.init, []
     for number, name in enumerate(plan, start=1):

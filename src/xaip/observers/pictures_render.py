@@ -1,4 +1,4 @@
-"""Renderers of the mixed-observer, deception, lie and picture results (text and PNG).
+"""Renderers of the mixed-observer, deception, lie and picture results (text, PNG, GIF).
 
 Why here: results never format themselves (:mod:`xaip.render`); this module registers the
 renderers of the types in :mod:`.mixed`, :mod:`.deception`, :mod:`.lies` and
@@ -11,7 +11,7 @@ from __future__ import annotations
 from xaip.observers.deception import DeceptivePlan
 from xaip.observers.lies import WARNING, Lie
 from xaip.observers.mixed import MixedResult
-from xaip.observers.pictures import BeliefFilm, deception_film, strip_png
+from xaip.observers.pictures import BeliefFilm, deception_film, film_gif, strip_png
 from xaip.planning.features import sentence
 from xaip.render import check_line, renderer
 
@@ -74,13 +74,29 @@ def lie_text(result: Lie) -> str:
         for edit, true in zip(result.edits, result.true, strict=True):
             said = sentence(edit.feature, negated=edit.op == "remove")
             lines.append(f"  [{'true' if true else 'FALSE'}] {said}")
+        if not result.untruthful:
+            lines.append("None of these statements is false this time: no lie is smaller "
+                         "than the truth here.")
+    elif result.status == "no_explanation":
+        lines.append("No " + ("omission" if result.omission_only else "set of statements")
+                     + " within the allowed edits makes the plan optimal for the person.")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
+
+
+@renderer(DeceptivePlan, "gif")
+def deception_gif(result: DeceptivePlan) -> bytes:
+    return film_gif(deception_film(result))
 
 
 @renderer(BeliefFilm, "png")
 def film_png(film: BeliefFilm) -> bytes:
     return strip_png(film)
+
+
+@renderer(BeliefFilm, "gif")
+def film_gif_renderer(film: BeliefFilm) -> bytes:
+    return film_gif(film)
 
 
 @renderer(BeliefFilm, "text")

@@ -96,6 +96,7 @@ def load_problem(domain_path: str | Path, problem_path: str | Path,
     model = models[observer] if observer is not None else next(iter(models.values()))
     if goals_path is not None:
         goals = load_goals(goals_path, task)
+        check_goal_file(goals, domain, problem, str(goals_path))
     else:
         goals = GoalSet((problem_goal(task, "goal"),), "goal")
     if not goals.true_goal.reachable:
@@ -103,6 +104,29 @@ def load_problem(domain_path: str | Path, problem_path: str | Path,
                          f"{', '.join(goals.true_goal.atoms)} is not reachable")
     return ObserverProblem(task, model, goals, domain, problem, name=problem.name,
                            observers=models)
+
+
+def check_goal_file(goals: GoalSet, domain: Domain, problem: Problem, source: str) -> None:
+    """Reject the mistakes a goals file makes silently: an object the problem does not
+    have (a typo), a decoy that can never hold (it would count towards k and |𝒢| while no
+    belief can ever keep it), and two goals with the same facts (no plan could tell them
+    apart). Why only for files: a Python caller may build such goal sets on purpose."""
+    objects = {o.name.lower() for o in (*domain.constants, *problem.objects)}
+    seen: dict[int, str] = {}
+    for goal in goals.goals:
+        for atom in goal.atoms:
+            unknown = [a for a in atom.strip("()").split()[1:] if a.lower() not in objects]
+            if unknown:
+                raise InputError(f"{source}: goal '{goal.name}': unknown object "
+                                 f"'{unknown[0]}' in {atom}")
+        if not goal.reachable:
+            raise InputError(f"{source}: goal '{goal.name}' can never hold (one of "
+                             f"{' '.join(goal.atoms)} is false initially and no action makes "
+                             "it true); remove it from the candidates")
+        if goal.mask in seen:
+            raise InputError(f"{source}: goals '{seen[goal.mask]}' and '{goal.name}' are the "
+                             "same facts; an observer could never tell them apart")
+        seen[goal.mask] = goal.name
 
 
 def example_dir(name: str) -> Path:

@@ -1,4 +1,4 @@
-"""Every way xaip shows a result: English text, JSON, PDDL, DOT, SVG and PNG.
+"""Every way xaip shows a result: English text, JSON, PDDL, DOT, SVG, PNG and GIF.
 
 Why a registry: results are plain frozen data and never print or format themselves; the CLI,
 the Python API and the workbench all ask :func:`render` for a format, and each result type
@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from xaip.errors import InputError
 
-FORMATS = ("text", "json", "pddl", "dot", "svg", "png")
+FORMATS = ("text", "json", "pddl", "dot", "svg", "png", "gif")
 
 Renderer = Callable[[Any], "str | bytes"]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -99,7 +99,7 @@ def formats(result: Any) -> list[str]:
 
 
 def render(result: Any, fmt: str = "text") -> Any:
-    """``result`` in format ``fmt`` (``str``; ``bytes`` for PNG)."""
+    """``result`` in format ``fmt`` (``str``; ``bytes`` for PNG and GIF)."""
     _load(result)
     found = _find(result, fmt)
     if found is not None:
