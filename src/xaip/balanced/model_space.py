@@ -60,6 +60,7 @@ class _Search:
         self.costs = problem.edit_costs
         self.weights = problem.weights
         self.nodes = 0
+        self.best: _Pair | None = None  # the incumbent, kept when the budget runs out
 
     # ------------------------------------------------------------------ node values
 
@@ -167,7 +168,7 @@ class _Search:
             incumbent = math.inf if best is None else best.value
             pair, schemas = self.evaluate(subset, robot_optimum, incumbent)
             if pair is not None and (best is None or pair.value < best.value - 1e-9):
-                best = pair
+                best = self.best = pair
                 if self.problem.objective is Objective.EXPLICABLE_OPTIMAL or (
                         not self.exact and self.problem.objective is Objective.EXPLICABLE):
                     break  # first goal by C(E) is optimal (exact) / is the answer (approx.)
@@ -215,7 +216,7 @@ def model_space_search(
     try:
         status, best = search.run()
     except OutOfBudget:
-        status, best = Status.BUDGET_EXHAUSTED, None
+        status, best = Status.BUDGET_EXHAUSTED, search.best
     robot = search.evaluator.robot
     stats: dict[str, int | float] = {
         "nodes": search.nodes, "planner_calls": search.evaluator.planner_calls,
