@@ -211,3 +211,33 @@ def test_cli_pair_on_the_wrong_screen(capsys: pytest.CaptureFixture[str]) -> Non
     assert main(["why-not", "montezuma", "--level", "4", "--plan", "rope-right", "--foil",
                  "rope-right"]) == 2
     assert "screen 1" in capsys.readouterr().err
+
+
+def test_cli_learned_vocabulary(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    """A vocabulary file asking for AdaBoost classifiers trained on example states."""
+    from pathlib import Path
+
+    pytest.importorskip("sklearn")
+    assert isinstance(tmp_path, Path)
+    vocab = tmp_path / "learned.json"
+    vocab.write_text(json.dumps({"library": "montezuma", "classifier": "adaboost",
+                                 "examples": 400,
+                                 "concepts": ["on-ladder", "in-left-half", "on-top-platform"]}))
+    code = main(["why-not", "montezuma", "--plan", "ladder-left", "--foil", "ladder-left",
+                 "--vocabulary", str(vocab), "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert out["concepts"] == ["not-on-ladder"] and out["verified"] is True and code == 0
+
+
+@pytest.mark.parametrize("pair, seed", [("ladder-left", 0), ("ladder-left", 1),
+                                        ("rope-right", 0)])
+def test_noisy_concepts_lower_confidence_never_a_wrong_concept(sim: Montezuma, pair: str,
+                                                               seed: int) -> None:
+    """Every concept's label flipped at 2% (both ways): the answer is still the expected
+    concept (or "incomplete"), with the noise-aware confidence."""
+    query = montezuma_query(pair, pair, sim=sim)
+    noisy = query.vocabulary.with_noise(0.02, 0.02)
+    result = why_not(sim, query.plan, query.foil, noisy, seed=seed)
+    assert result.concepts in ((PAIRS[pair],), ())
+    assert result.concepts or result.incomplete
+    assert result.confidence is None or 0.5 <= result.confidence <= 1.0

@@ -124,7 +124,9 @@ class Montezuma:
                     if isinstance(outcome, Invalid):
                         raise InputError(f"the screen-{self.screen} route fails at step "
                                          f"{number} ({action}): is this ale-py 0.12.1?")
-                    state = outcome[0]
+                    following = outcome[0]
+                    assert isinstance(following, MontezumaState)
+                    state = following
                 if state.byte(ROOM) != SCREENS[self.screen]:
                     raise InputError(f"the screen-{self.screen} route ends in room "
                                      f"{state.byte(ROOM)}")
