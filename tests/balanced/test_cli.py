@@ -88,3 +88,24 @@ def test_unknown_feature_in_cost_file(capsys, tmp_path: Path) -> None:  # type: 
     costs.write_text(json.dumps({"precondition move(?from, ?to) (at ?to)": 3}))
     code, _, err = run(capsys, "--explanation-cost", str(costs))
     assert code == EXIT_BAD_INPUT and "names no difference" in err
+
+
+def test_seconds_budget_is_honoured(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    from xaip.balanced.instances import random_instance
+    from xaip.planning.pddl import write_domain, write_problem
+
+    rd, rp, hd, hp = random_instance(3, waypoints=14, flips=20)
+    paths = []
+    for name, text in (("robot.pddl", write_domain(rd)), ("human.pddl", write_domain(hd)),
+                       ("problem.pddl", write_problem(rp)), ("her.pddl", write_problem(hp))):
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    started = time.perf_counter()
+    code, out, _ = run(capsys, *paths[:3], "--human-problem", paths[3],
+                       "--communication-cost", "0.01", "--max-seconds", "1", "--json")
+    assert time.perf_counter() - started < 1 + 20  # generous margin on a shared machine
+    data = json.loads(out)
+    assert code == EXIT_NEGATIVE and data["status"] == "budget_exhausted"
+    assert data["verified"] is False

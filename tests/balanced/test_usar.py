@@ -82,3 +82,10 @@ def test_exp_minus_one_gives_explicable_plans_no_penalty() -> None:
 def test_one_node_budget_is_unfinished() -> None:
     result = balance(usar_problem("balanced"), budget=Budget(max_nodes=1))
     assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
+
+
+def test_progress_events() -> None:
+    events = []
+    balance(usar_problem("explicable"), progress=events.append)
+    assert events and all(e.phase == "balanced" for e in events)
+    assert [e.done for e in events] == list(range(1, len(events) + 1))

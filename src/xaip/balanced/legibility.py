@@ -320,3 +320,24 @@ def check_legibility(problem: LegibilityProblem, result: LegibilityResult) -> Ch
                                   f"{result.probability} and {result.total}")
     return CheckReport(True, f"probability {round(p, 6)} and total {round(total, 6)} "
                              "re-derived (uniform-cost search)")
+
+
+_WALK = """(define (domain walk) (:requirements :strips)
+  (:predicates (at ?p) (link ?a ?b))
+  (:action go :parameters (?a ?b) :precondition (and (at ?a) (link ?a ?b))
+    :effect (and (at ?b) (not (at ?a)))))"""
+_MAP = """(define (problem walk) (:domain walk) (:objects s m x y a b)
+  (:init (at s) (link s m) (link m a) (link m b) (link s x) (link x y) (link y a))
+  (:goal (at a)))"""
+
+
+def example_problem(hint_cost: float = 0.5, gamma: float = 4.0) -> LegibilityProblem:
+    """A small example: the short way to goal A passes a junction that also leads to B,
+    a longer way is legible at once, and a hint can rule B out."""
+    from xaip.planning.grounding import ground
+    from xaip.planning.pddl import parse_domain, parse_problem
+
+    goals = {"A": frozenset({Atom("at", ("a",))}), "B": frozenset({Atom("at", ("b",))})}
+    return LegibilityProblem(ground(parse_domain(_WALK), parse_problem(_MAP)), goals, "A",
+                             k=1, hint_cost=hint_cost, weights=Weights(gamma=gamma))
+

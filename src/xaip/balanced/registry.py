@@ -50,3 +50,21 @@ for _spec_ in (
     _spec(Objective.BALANCED, "compile"),
 ):
     register_explainer(_spec_)
+
+
+def _legibility_example(budget: Budget) -> Any:
+    from xaip.balanced.legibility import balance_legibility, example_problem
+
+    return balance_legibility(example_problem(), budget=budget)
+
+
+def _legibility_check(result: Any) -> CheckReport:
+    from xaip.balanced.legibility import check_legibility, example_problem
+
+    return check_legibility(example_problem(), result)
+
+
+register_explainer(ExplainerSpec(
+    name="balanced.legibility", family="balanced", example=_legibility_example,
+    check=_legibility_check,
+    description="a plan and goal hints that convey the goal within one step (B07)"))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+from xaip.balanced.legibility import LegibilityResult
 from xaip.balanced.objectives import Objective, edit_sentence
 from xaip.balanced.results import BalancedResult
 from xaip.render import check_line, renderer
@@ -65,3 +66,21 @@ def balanced_text(result: BalancedResult) -> str:
                  f"{_number(result.penalty)}.")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
+
+
+@renderer(LegibilityResult, "text")
+def legibility_text(result: LegibilityResult) -> str:
+    head = f"Balanced {result.mode} (observer sees {result.k} step(s))"
+    if not result.plan:
+        reason = "the budget ran out" if result.status == Status.BUDGET_EXHAUSTED \
+            else "the task has no plan"
+        return "\n".join([f"{head}: no plan ({reason}).",
+                          check_line(result.verified, result.check, result.status)])
+    what = "P(true goal | prefix)" if result.mode == "legibility" else "P(plan | prefix)"
+    said = "; ".join(result.said) if result.said else "nothing"
+    return "\n".join([
+        f"{head}: plan ({result.plan_cost}): " + " ".join(f"({s})" for s in result.plan),
+        f"Say: {said} (cost {_number(result.communication_cost)}).",
+        f"{what} = {round(result.probability, 4):g}; total {_number(result.total)}.",
+        check_line(result.verified, result.check, result.status)])
+
