@@ -25,7 +25,9 @@ from xaip.balanced.evaluate import plan_cost
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import objective_value
 from xaip.planning.grounding import ground
+from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.enumerate import all_plans
+from xaip.planning.task import Task
 from xaip.runtime import Budget
 
 _EPS = 1e-9
@@ -109,7 +111,7 @@ def brute_force(problem: BalancedProblem, budget: Budget | None = None) -> Oracl
     return Oracle(low, best, len(scored), len(plans))
 
 
-def _human_cost(problem: BalancedProblem, human_task, domain, updated,  # type: ignore[no-untyped-def]
+def _human_cost(problem: BalancedProblem, human_task: Task, domain: Domain, updated: Problem,
                 plan: tuple[str, ...]) -> int | None:
     if problem.observable or problem.infer_conditions:
         from xaip.balanced.epistemic import watched_cost

@@ -17,9 +17,13 @@ from __future__ import annotations
 
 import argparse
 import math
+from typing import TYPE_CHECKING
 
 from xaip.commandline import add_budget_args, add_json_arg, budget_from, emit
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
+
+if TYPE_CHECKING:
+    from xaip.balanced.objectives import BalancedProblem
 
 
 def _number(text: str) -> float:
@@ -80,7 +84,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run_balance)
 
 
-def problem_from(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def problem_from(args: argparse.Namespace) -> BalancedProblem:
     """The :class:`BalancedProblem` the arguments describe."""
     from xaip.balanced.instances import USAR_COMMUNICATION_COST, usar_files
     from xaip.balanced.objectives import Weights, balanced_problem, read_explanation_costs

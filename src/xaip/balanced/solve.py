@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+from collections.abc import Callable
 
 from xaip.balanced.objectives import BalancedProblem
 from xaip.balanced.results import BalancedResult
@@ -40,6 +41,9 @@ def balance(
 
         result = model_space_search(problem, exact=exact, budget=budget, progress=progress)
     elif method == "compile":
+        if problem.observable or problem.infer_conditions:
+            raise InputError("the MEGA* compilation has no observation model; watched plans "
+                             "(--observable) need --method model-space")
         result = megastar_solver()(problem, budget=budget, progress=progress)
     else:
         raise InputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
@@ -51,7 +55,7 @@ def balance(
     return with_check(dataclasses.replace(result, check=report), report)
 
 
-def megastar_solver():  # type: ignore[no-untyped-def]
+def megastar_solver() -> Callable[..., BalancedResult]:
     """MEGA*'s ``solve(problem, budget=..., progress=...)``, or :class:`EngineUnavailable`
     when the compilation is not installed in this copy of xaip."""
     try:
@@ -61,4 +65,5 @@ def megastar_solver():  # type: ignore[no-untyped-def]
             raise
         raise EngineUnavailable("method compile (MEGA*) is not available in this copy of "
                                 "xaip; use --method model-space") from None
-    return module.solve
+    solver: Callable[..., BalancedResult] = module.solve
+    return solver
