@@ -136,6 +136,10 @@ def test_renderers_are_registered():
     assert {"text", "png", "json"} <= set(formats(result))
     assert "Last deceptive point" in render(result, "text")
     assert render(result, "png")[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "gif" in formats(result) and render(result, "gif") == film_gif(deception_film(result))
+    film = deception_film(result)
+    assert {"text", "png", "gif"} <= set(formats(film))
+    assert render(film, "gif") == film_gif(film)
 
 
 def test_belief_film_on_the_medkit_grid_counts_belief_states():

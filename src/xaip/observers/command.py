@@ -2,11 +2,11 @@
 
     xaip observe DOMAIN PROBLEM --observations FILE [--goals FILE]
                  [--mode legible-goal|legible-plan|ambiguous|secure-ambiguous|diverse|
-                         score|mixed|deceptive]
+                         score|mixed]
                  [--j J] [--k K] [--m M] [--l L] [--d D] [--distance action|causal|state|composite]
                  [--max-cost C] [--horizon T] [--seed N] [--plan FILE] [--observer NAME]
                  [--heuristic blind|hadd|hff|hmax] [--spread-guidance]
-                 [--method ip|search] [--json]
+                 [--method ip|search] [--picture PNG] [--animation GIF] [--json]
     xaip observe --example port|medkit|truck [--mode ...]
     xaip observe --mode deceptive --grid FILE [--beta B]
     xaip observe ROBOT_DOMAIN PROBLEM --mode lie --human-domain FILE --allow-untruthful
@@ -18,8 +18,9 @@ Lies (book §9.3) refuse to run without ``--allow-untruthful`` and are labelled 
 in text and JSON.
 
 ``--example`` runs a bundled book instance in its book setting (port: 1-legible; medkit:
-2-similar within 0.5 under cost 8; truck: mixed observers by the integer program); other
-flags override the setting. ``--mode score`` scores the plan in ``--plan FILE``.
+2-similar within 0.5 under cost 8, and for goal obfuscation the two-kit goals of
+``kits.json``; truck: mixed observers by the integer program); other flags override the
+setting. ``--mode score`` scores the plan in ``--plan FILE``.
 
 Exit codes: 0 a finished, verified answer; 1 no such plan within the bounds, budget
 exhausted, or not verified; 2 bad input (one line).
@@ -59,7 +60,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         "only tokens",
         description="Plan for an observer with a partial sensor model (book ch. 4 and 9): "
                     "goal or plan legibility, goal or plan obfuscation, secure "
-                    "obfuscation, mixed observers, deceptive paths, or the score of a plan.")
+                    "obfuscation, mixed observers, deceptive paths, the score of a plan, "
+                    "or (only with --allow-untruthful) lies by model reconciliation.")
     p.add_argument("domain", nargs="?", default=None)
     p.add_argument("problem", nargs="?", default=None)
     p.add_argument("--observations", default=None, metavar="FILE",
@@ -143,7 +145,13 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     return base
 
 
-def _files(args: argparse.Namespace) -> tuple[Path, Path, Path, Path | None]:
+#: Bundled goal files other than ``goals.json`` for some (example, mode) pairs: the medkit's
+#: goal-obfuscation setting (book §9.1) weighs which kit the robot picks up.
+EXAMPLE_GOALS = {("medkit", "ambiguous"): "kits.json",
+                 ("medkit", "secure-ambiguous"): "kits.json"}
+
+
+def _files(args: argparse.Namespace, mode: str = "") -> tuple[Path, Path, Path, Path | None]:
     if args.example is not None:
         if args.domain or args.problem or args.observations or args.goals:
             raise InputError("--example takes no DOMAIN, PROBLEM, --observations or --goals")
@@ -155,7 +163,7 @@ def _files(args: argparse.Namespace) -> tuple[Path, Path, Path, Path | None]:
 
         base = example_dir(args.example)
         return (base / "domain.pddl", base / "problem.pddl", base / "observer.json",
-                base / "goals.json")
+                base / EXAMPLE_GOALS.get((args.example, mode), "goals.json"))
     if args.domain is None or args.problem is None:
         raise InputError("give DOMAIN and PROBLEM (or --example NAME)")
     if args.observations is None:
@@ -196,7 +204,7 @@ def run_observe(args: argparse.Namespace) -> int:
     else:
         from xaip.observers.problem import load_problem
 
-        domain, problem_file, observations, goals = _files(args)
+        domain, problem_file, observations, goals = _files(args, mode)
         if goals is None and mode in ("legible-goal", "ambiguous", "secure-ambiguous",
                                       "mixed"):
             raise InputError(f"--mode {mode} needs candidate goals (--goals FILE)")

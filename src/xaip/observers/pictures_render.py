@@ -12,6 +12,7 @@ from xaip.observers.deception import DeceptivePlan
 from xaip.observers.lies import WARNING, Lie
 from xaip.observers.mixed import MixedResult
 from xaip.observers.pictures import BeliefFilm, deception_film, film_gif, strip_png
+from xaip.observers.sensors import tokens_text
 from xaip.planning.features import sentence
 from xaip.render import check_line, renderer
 
@@ -25,7 +26,7 @@ def mixed_text(result: MixedResult) -> str:
                      + ", ".join(f"({s})" for s in result.plan))
         for name, role in result.roles.items():
             goals = result.goals_in_final_belief.get(name, ())
-            lines.append(f"  {name} ({role}) sees {' '.join(result.observations[name]) or '-'}"
+            lines.append(f"  {name} ({role}) sees {tokens_text(result.observations[name]) or '-'}"
                          f" and keeps {len(goals)} goal(s): {', '.join(goals)}")
         lines.append(f"Goal difference GD = {result.score:.2f}" if result.score is not None
                      else "Goal difference: not computed")
@@ -45,7 +46,7 @@ def deception_text(result: DeceptivePlan) -> str:
             check_line(result.verified, result.check, result.status)
     ldp = result.ldp
     lines = [f"Deceptive path on {grid.name} ({grid.rows}x{grid.cols}): {result.cost} moves "
-             f"(the shortest is {result.stats.get('optimal_cost')}).",
+             f"(the shortest is {result.stats.get('optimal_cost', 0):g}).",
              f"Last deceptive point r{ldp[0]}c{ldp[1]} at step {result.ldp_index}: until then "
              "some decoy is at least as probable as the real goal."
              if ldp is not None else "No deceptive point.",

@@ -93,6 +93,14 @@ def format_token(token: Token) -> str:
     return "|".join(out)
 
 
+def tokens_text(tokens: Sequence[str]) -> str:
+    """Formatted tokens as one line for people: separated by spaces, each in brackets when
+    some token holds a space (a ground action name), so token boundaries stay visible."""
+    if any(" " in t for t in tokens):
+        return " ".join(f"[{t}]" for t in tokens)
+    return " ".join(tokens)
+
+
 def parse_atom_text(text: str, where: str) -> tuple[str, tuple[str, ...]]:
     """``"(pred a ?x)"`` as ``("pred", ("a", "?x"))`` (lower case); InputError otherwise."""
     if not isinstance(text, str):

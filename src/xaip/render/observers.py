@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import xaip.observers.pictures_render  # noqa: F401  (registers its renderers)
 from xaip.observers.results import ObserverResult
+from xaip.observers.sensors import tokens_text
 from xaip.render import check_line, renderer
 from xaip.runtime import Status
 
@@ -55,7 +56,7 @@ def observer_text(result: ObserverResult) -> str:
         lines.append(check_line(result.verified, result.check, result.status))
         return "\n".join(lines)
     lines.append(f"Plan (cost {result.cost}): {_steps(result.plan)}")
-    lines.append("The observer sees: " + (" ".join(result.observations) or "nothing"))
+    lines.append("The observer sees: " + (tokens_text(result.observations) or "nothing"))
     if result.beliefs:
         lines.append("Belief sizes: " + " -> ".join(str(n) for n in result.beliefs))
     for observer, goals in result.goals_in_final_belief.items():
