@@ -53,6 +53,8 @@ def test_observers_plan_tokens_and_belief_frames(client: Any) -> None:
     assert ok(client.get("/api/observers", params={"max_nodes": 1}))["status"] == \
         "budget_exhausted"
     assert client.get("/api/observers", params={"example": "../port"}).status_code == 400
+    grid = client.get("/observers", params={"example": "medkit"}, headers=HTML)
+    assert 'id="belief-film" src="data:image/gif;base64,' in grid.text
     assert client.get("/api/observers", params={"mode": "ambiguous",
                                                 "count": 40}).status_code == 400
 

@@ -40,6 +40,7 @@ Method = Annotated[str, Query(max_length=20, description="model-space or compile
 @dataclass(frozen=True)
 class BalancedView:
     payload: dict[str, Any]
+    text: str
 
 
 def compute(model: Model, objective: str, item_cost: float | None, method: str,
@@ -59,7 +60,10 @@ def compute(model: Model, objective: str, item_cost: float | None, method: str,
                                    default_cost=cost)
     except InputError as error:
         raise model.fail(error) from None
-    return BalancedView(balance(problem, method=method, budget=budget).to_dict())
+    from xaip.render import render
+
+    result = balance(problem, method=method, budget=budget)
+    return BalancedView(result.to_dict(), str(render(result)))
 
 
 async def _view(request: Request, model_id: str, objective: str, item_cost: float | None,
@@ -86,7 +90,7 @@ async def balanced_page(request: Request, model: ModelId = "usar-balanced",
         "models": [m for m in shared.models.all() if m.has("human_domain")]}
     if isinstance(view, Unfinished):
         return respond(request, "balanced.html", unfinished=view.to_dict(), **common)
-    return respond(request, "balanced.html", payload=view.payload,
+    return respond(request, "balanced.html", payload=view.payload, text=view.text,
                    badge=status_class(view.payload), **common)
 
 

@@ -14,6 +14,7 @@ observer is described by files the CLI reads, and the workbench takes no paths.
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -48,6 +49,8 @@ Count = Annotated[int | None, Query(ge=1, le=50, description="j (legible-goal), 
 class ObserversView:
     payload: dict[str, Any]
     frames: list[dict[str, Any]] = field(default_factory=list)
+    film: str | None = None  # the belief film (grid tasks), a data: URI
+    text: str = ""
 
 
 def frames(problem: Any, plan: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -89,7 +92,26 @@ def compute(example: str, mode: str, count: int | None, budget: Budget) -> Obser
                               horizon=None if max_cost is not None else 10, budget=budget)
     payload = result.to_dict()
     shown = frames(problem, result.plan) if result.plan else []
-    return ObserversView(payload, shown)
+    from xaip.render import render
+
+    return ObserversView(payload, shown, film(problem, result.plan), str(render(result)))
+
+
+def film(problem: Any, plan: tuple[str, ...]) -> str | None:
+    """The belief film of a grid plan as an animated GIF (a ``data:`` URI): the robot, the
+    cells the observer believes it may be in, and the goals still plausible, step by step.
+    ``None`` for a task that is not a grid (then the frames table says it all)."""
+    if not plan:
+        return None
+    from xaip.observers.pictures import belief_film
+    from xaip.render import render
+
+    try:
+        frames_ = belief_film(problem.task, list(plan), problem.model, problem.goals)
+        gif = render(frames_, "gif")
+    except InputError:
+        return None
+    return "data:image/gif;base64," + base64.b64encode(gif).decode()
 
 
 async def _view(request: Request, example: str, mode: str, count: int | None,
@@ -115,7 +137,8 @@ async def observers_page(request: Request, example: Example = "port", mode: Mode
     if isinstance(view, Unfinished):
         return respond(request, "observers.html", unfinished=view.to_dict(), **common)
     return respond(request, "observers.html", payload=view.payload, frames=view.frames,
-                   badge=status_class(view.payload), **common)
+                   film=view.film, text=view.text, badge=status_class(view.payload),
+                   **common)
 
 
 @router.get("/api/observers", tags=["observers"])
