@@ -170,9 +170,10 @@ def test_other_pages_and_an_upload_error(page: Any, server: str, shots: Path,
     snap(page, shots, "explicable")
     page.goto(f"{server}/")
     snap(page, shots, "home")
-    for name, selector in (("balanced", "#costs"), ("observers", "#frames")):
+    for name, query, selector in (("balanced", "", "#costs"),
+                                  ("observers", "?example=medkit", "#frames")):
         if page.locator(f"header nav a[href='/{name}']").count():  # the family is here
-            page.goto(f"{server}/{name}")
+            page.goto(f"{server}/{name}{query}")
             page.wait_for_selector(selector)
             snap(page, shots, name)
     broken = tmp_path / "domain.pddl"
