@@ -190,8 +190,9 @@ def _natural(path: Path) -> list[Any]:
 def _domain_file(problem: Path) -> Path | None:
     """The domain of a problem in the collection's layout (Fast Downward's rules)."""
     stem = problem.stem
+    first = stem.split("-")[0]  # psr-small: p01-s2-n1-l2-f50.pddl -> p01-domain.pddl
     for name in ("domain.pddl", f"{stem}-domain.pddl", f"domain_{stem}.pddl",
-                 f"domain-{stem}.pddl"):
+                 f"domain-{stem}.pddl", f"{first}-domain.pddl"):
         if (problem.parent / name).is_file():
             return problem.parent / name
     return None
@@ -211,7 +212,9 @@ def suite_instances(suite: Path, domains: Sequence[str], per_domain: int
                           key=_natural)
         for problem in problems[:per_domain]:
             domain_file = _domain_file(problem)
-            if domain_file is not None:
+            if domain_file is None:
+                print(f"  suite: no domain file for {problem}", file=sys.stderr)
+            else:
                 out.append((f"{domain}/{problem.stem}", domain_file.read_text(),
                             problem.read_text()))
     return out
@@ -362,7 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print("A* + LM-cut, search seconds (grounding excluded); '>' = Python engine stopped at "
           f"--python-timeout {args.python_timeout:.0f} s")
-    print(f"{'instance':<30}{'cost':>5}{'py exp':>9}{'py exp/s':>10}{'py s':>9}"
+    print(f"{'instance':<38}{'cost':>5}{'py exp':>9}{'py exp/s':>10}{'py s':>9}"
           f"{'C exp':>8}{'C exp/s':>10}{'C s':>8}{'x faster':>9}"
           f"{'pp s':>9}{'pp exp/s':>9}{'FD s':>8}{'FD exp/s':>10}{'C/FD':>6}")
     for r in report["search"]:
@@ -372,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         faster = (">" if timed_out else "") + _fmt(r.get("compiled_speedup"), ".0f")
         if r.get("compiled_status") == "budget_exhausted":  # stopped at --timeout
             faster = "?"
-        print(f"{r['instance'][:29]:<30}{_fmt(cost, 'd'):>5}{r['expanded']:>9}"
+        print(f"{r['instance'][:37]:<38}{_fmt(cost, 'd'):>5}{r['expanded']:>9}"
               f"{r['exp_per_s']:>10.0f}{py_s:>9}"
               f"{_fmt(r.get('compiled_expanded'), 'd'):>8}"
               f"{_fmt(r.get('compiled_exp_per_s'), '.0f'):>10}"
