@@ -332,3 +332,27 @@ def test_interleaved_explanations_only_add_solutions(name: str, models) -> None:
     init_only = [a for a in later.actions if a.kind == "explain"
                  and problem.differences[a.candidate].feature.kind.value == "init"]
     assert all(a.pre >> later.p_init & 1 for a in init_only)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_watched_plans_follow_the_epistemic_reference(seed: int) -> None:
+    """With observable predicates (B05), explain(E); start; π; finish is a compiled plan
+    iff π is executable for her while she watches (xaip.balanced.epistemic's own
+    simulation, on fresh groundings)."""
+    from xaip.balanced.epistemic import watched_cost
+
+    observable = (("clear", "on"), ("holding",), ("ontable", "handempty"))[seed % 3]
+    problem = balanced_problem(*random_blocks(seed), observable=observable)
+    compiled = compile_problem(problem)
+    n = len(problem.differences)
+    plans = robot_plans(problem, extra=2)
+    differ = 0
+    for k in range(n + 1):
+        for subset in itertools.combinations(range(n), k):
+            domain, human_problem = updated(problem, subset)
+            for plan in plans:
+                expected = watched_cost(problem, domain, human_problem, plan) is not None
+                assert (compiled.embed(plan, subset) is not None) == expected
+                differ += expected != valid_in(domain, human_problem, plan)
+    if seed == 0:
+        assert differ > 0  # watching changes what she accepts on this instance

@@ -325,3 +325,19 @@ def test_heuristics_must_be_admissible_and_agree() -> None:
     problem = balanced_problem(*random_blocks(5), objective="balanced", default_cost=1.5)
     values = {h: solve(problem, heuristic=h).total for h in ("blind", "hmax", "lmcut")}
     assert values["blind"] == pytest.approx(values["hmax"]) == pytest.approx(values["lmcut"])
+
+
+@pytest.mark.parametrize("objective", OBJECTIVES)
+@pytest.mark.parametrize("seed", [0, 4, 5, 9])
+def test_watched_plans_are_optimal_against_all_pairs(objective: str, seed: int) -> None:
+    """With an observation model (B05) the compiled beliefs follow what she sees; the
+    brute force scores pairs with the epistemic module's own watched execution."""
+    observable = (("clear", "on"), ("holding",), ("ontable", "handempty"))[seed % 3]
+    from .test_compile import random_blocks as blocks  # the compile tests' instances
+
+    problem = balanced_problem(*blocks(seed), objective=objective, observable=observable,
+                               default_cost=1.5)
+    oracle = brute_force(problem)
+    result = solve(problem)
+    subset = tuple(sorted(problem.differences.index(e) for e in result.explanation))
+    assert oracle.attains(result.plan, subset)

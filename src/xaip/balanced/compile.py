@@ -39,6 +39,10 @@ Design choices (book-spec §6.5 leaves them open, [D]):
 * an action the person's model lacks exists for her once any of its features is
   explained (edits create it, as in :func:`~xaip.planning.features.update_features`): one
   compiled copy per such feature;
+* watched execution (B05, ``BalancedProblem.observable``): an observable fact the
+  robot's action asserts takes its real value in her beliefs (the book's "B(f) follows
+  the world"), as :mod:`xaip.balanced.epistemic` defines it; her model decides the rest.
+  Observed effects change beliefs, not her model (no meta fluent is set by watching);
 * costs are integers: ``α·C^R(a)`` for task actions and ``β·C_E(φ)`` for explanations,
   times :attr:`CompiledTask.scale` (the least common denominator of the prices).
 

@@ -158,6 +158,10 @@ def assemble(b: Builder) -> CompiledTask:
     scale = scale_of([b.alpha, *b.explain_costs])
     # 1. collect the parts symbolically (static beliefs are numbered on the way)
     task_parts: list[tuple[GroundAction, _Part, int | None]] = []
+    observed = 0  # world facts she sees change while watching (B05)
+    for index, atom in enumerate(space.facts):
+        if atom.predicate in problem.observable:
+            observed |= 1 << index
     for action in b.robot_task.actions:
         number = space.instance_index[action.name]
         args = space.instances[number].args
@@ -173,6 +177,8 @@ def assemble(b: Builder) -> CompiledTask:
             _belief_literal(part, feature, b._slot(feature, args), candidate)
         if part.impossible:
             continue
+        if observed:
+            _watch(part, action, observed)
         for creator in creators:
             task_parts.append((action, part, creator))
     start, finish = _Part(), _Part()
@@ -279,6 +285,24 @@ def assemble(b: Builder) -> CompiledTask:
         problem, tuple(facts), tuple(descriptions), world, statics, mu_offset,
         tuple(actions), init, goal, b.robot_task.goal_neg, b.robot_task, scale, b.alpha,
         b.explain_first, b.stop_at_goal)
+
+
+def _watch(part: _Part, action: GroundAction, observed: int) -> None:
+    """Watched execution (book ch. 7 §7.4; :mod:`xaip.balanced.epistemic`): every
+    observable fact the robot's action asserts takes its real value in her beliefs,
+    whatever her model predicted for it; her model still decides everything else.
+    (Conditional effects, whose fired conditions she could infer, do not occur in the
+    models the compilation accepts.)"""
+    touched = (action.add | action.delete) & observed
+    seen = {("b", i) for i in range(touched.bit_length()) if touched >> i & 1}
+    part.add -= seen
+    part.delete -= seen
+    part.when = [w for w in part.when if w[1] not in seen]
+    for kind, index in seen:
+        if action.add >> index & 1:
+            part.add.add((kind, index))
+        else:
+            part.delete.add((kind, index))
 
 
 def _problem_split(b: Builder) -> list[tuple[Feature, int | None]]:
