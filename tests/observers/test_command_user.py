@@ -162,6 +162,12 @@ def test_bad_observations_and_k_for_mixed(capsys, files) -> None:
     assert code == EXIT_BAD_INPUT and "unknown predicate 'robot-at'" in err
     code, _, err = run(capsys, *_base(files, "team"), "--mode", "mixed", "--k", "4")
     assert code == EXIT_BAD_INPUT and "k = 4" in err and err.count("\n") == 1
+    # a hook that raises is the user's bug: one line, exit 2 (not an internal error)
+    files["tower"].write_text(json.dumps({"rules": [{"token": [{"hook": "os:getcwd"}]}]}))
+    code, _, err = run(capsys, *_base(files), "--max-cost", "2")
+    assert code == EXIT_BAD_INPUT and "hook os:getcwd failed" in err and err.count("\n") == 1
+    code, _, err = run(capsys, *_base(files, "team"), "--mode", "legible-plan", "--d", "nan")
+    assert code == EXIT_BAD_INPUT and "finite" in err
 
 
 ROBOT = """

@@ -38,6 +38,7 @@ from xaip.commandline import (
     budget_from,
     check_output,
     emit,
+    non_negative_float,
     write_output,
 )
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
@@ -78,7 +79,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="ambiguous/secure-ambiguous/mixed: at least K goals")
     p.add_argument("--m", type=int, default=None, help="legible-plan: at least M plans")
     p.add_argument("--l", type=int, default=None, help="diverse: at least L plans")
-    p.add_argument("--d", type=float, default=None,
+    p.add_argument("--d", type=non_negative_float, default=None,
                    help="legible-plan: plans at most D apart; diverse: at least D apart")
     p.add_argument("--distance", default="action", choices=list(TRACE_DISTANCES),
                    help="plan distance for the plan modes (default action)")
@@ -87,9 +88,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--horizon", type=int, default=None, metavar="T",
                    help="only plans of at most T steps (mixed: the IP's horizon)")
     p.add_argument("--seed", type=int, default=0, help="secure-ambiguous: random seed")
-    p.add_argument("--plan", default=None, metavar="FILE", help="score: the plan to score")
+    p.add_argument("--plan", default=None, metavar="FILE",
+                   help="score: the plan to score; lie: the robot's plan to explain "
+                        "(default: its optimal plan)")
     p.add_argument("--observer", default=None, metavar="NAME",
-                   help="which observer of a multi-observer file (single-observer modes)")
+                   help="which observer of a multi-observer file the single-observer modes "
+                        "use (default the first); mixed: whose belief the pictures show")
     p.add_argument("--heuristic", default="hadd", choices=list(GUIDANCE),
                    help="search guidance (blind: cheapest plan first)")
     p.add_argument("--spread-guidance", action="store_true",
@@ -98,7 +102,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--method", default="ip", choices=["ip", "search"],
                    help="mixed: integer program or the bounded <k, j> search")
     p.add_argument("--grid", default=None, metavar="FILE", help="deceptive: a grid file")
-    p.add_argument("--beta", type=float, default=1.0, help="deceptive: recogniser's beta")
+    p.add_argument("--beta", type=non_negative_float, default=1.0,
+                   help="deceptive: recogniser's beta")
     p.add_argument("--picture", default=None, metavar="FILE",
                    help="grid domains and deceptive paths: the observer's belief over time "
                         "as a PNG strip (one frame per step)")

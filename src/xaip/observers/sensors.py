@@ -487,7 +487,12 @@ class ObservationModel:
             return part.text
         if kind == "hook":
             atoms = frozenset(_atom_text(p, a) for p, vs in facts.items() for a in vs)
-            return _hashable(self.hooks[part.text](action, atoms), f"hook {part.text}")
+            try:
+                value = self.hooks[part.text](action, atoms)
+            except Exception as exc:  # the user's code: its failure is bad input, not ours
+                raise InputError(f"hook {part.text} failed on ({action.name}): "
+                                 f"{type(exc).__name__}: {exc}") from None
+            return _hashable(value, f"hook {part.text}")
         assert part.pattern is not None
         pattern = part.pattern
         if kind == "holds":
