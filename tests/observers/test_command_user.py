@@ -90,6 +90,16 @@ def test_single_observer_modes_on_user_files(capsys, files, extra, code, status)
         assert payload["plan"][-1].endswith("r0c2)")
 
 
+def test_bad_plans_to_score_exit_2(capsys, files) -> None:
+    for text, message in (("", "the plan is empty"),
+                          ("(move r1c0 r1c1)\n(move r1c1 r2c2)\n", "step 2 (move r1c1 r2c2)"),
+                          ("(move r0c0 r0c1)\n", "not applicable")):
+        files["plan"].write_text(text)
+        code, out, err = run(capsys, *_base(files), "--mode", "score", "--plan",
+                             files["plan"])
+        assert (code, out) == (EXIT_BAD_INPUT, "") and message in err
+
+
 def test_score_and_mixed_on_user_files(capsys, files) -> None:
     code, out, _ = run(capsys, *_base(files), "--mode", "score", "--plan", files["plan"],
                        "--json")

@@ -332,6 +332,13 @@ def _solve(problem: Any, mode: str, s: dict[str, Any], args: argparse.Namespace,
         from xaip.planning import read_plan
 
         steps = [" ".join((st.name, *st.args)) for st in read_plan(args.plan)]
+        if not steps:
+            raise InputError(f"{args.plan}: the plan is empty (nothing to score)")
+        for number, step in enumerate(steps, start=1):
+            if step.lower() not in problem.task.action_index:
+                raise InputError(f"{args.plan}: step {number} ({step}) is not an action of "
+                                 "this problem (unknown action or object, or a static "
+                                 "precondition that never holds)")
         return legibility.legibility_score(problem, steps, distance=args.distance)
     return _mixed(problem, s, args, budget)
 
