@@ -153,9 +153,9 @@ class MegaStar:
         """The compiled task/finish actions with the meta fluents fixed to ``mu_bits``."""
         subset = self.subset_of(state)
         human = self.space.task(subset)
-        estimate = _Estimate(human, self.heuristic, self.clock)
-        if math.isinf(estimate(human.init)):
+        if not relaxed_solvable(human):
             return _Subset(subset, None)  # her model has no plan (relaxation proves it)
+        estimate = _Estimate(human, self.heuristic, self.clock)
         record = _Subset(subset, self._optimal(human))
         if record.optimum is None:
             return record
@@ -366,6 +366,27 @@ class MegaStar:
         optimum = self.subsets[mu_bits].optimum
         self.answer_names = tuple(names)
         return Status.FOUND, plan, subset, g_robot[node], g_human[node], optimum
+
+
+def relaxed_solvable(task: Task) -> bool:
+    """Can the goal's facts be reached ignoring deletes and negative conditions? (A
+    cheap necessary condition for a plan: most edit sets of some MRPs leave her model
+    without one.)"""
+    reached = task.init
+    waiting = [(a.pre, a.add) for a in task.actions]
+    grew = True
+    while grew:
+        grew = False
+        rest = []
+        for pre, add in waiting:
+            if reached & pre == pre:
+                if add & ~reached:
+                    reached |= add
+                    grew = True
+            else:
+                rest.append((pre, add))
+        waiting = rest
+    return reached & task.goal == task.goal
 
 
 def _reads(action: CompiledAction) -> int:
