@@ -242,3 +242,21 @@ def test_no_lie_is_exit_1(capsys) -> None:
     payload = json.loads(out)
     assert code == EXIT_NEGATIVE and payload["status"] == "no_explanation"
     assert payload["label"] == "untruthful" and payload["verified"] is False
+
+
+def test_mixed_no_plan_is_confirmed_and_missing_roles_keep_gd_in_range(capsys, files) -> None:
+    code, out, _ = run(capsys, *_base(files, "team"), "--mode", "mixed", "--horizon", "2",
+                       "--json")
+    payload = json.loads(out)
+    assert code == EXIT_NEGATIVE and payload["status"] == "unsolvable"
+    assert payload["verified"] is True and "brute force" in payload["check"]["details"]
+    # only an adversary: GD is its normalised ambiguity, never above 1
+    files["team"].write_text(json.dumps({"observers": {"spy": TEAM["observers"]["spy"]}}))
+    code, out, _ = run(capsys, *_base(files, "team"), "--mode", "mixed", "--horizon", "3",
+                       "--json")
+    assert code == EXIT_OK and json.loads(out)["score"] == 1.0
+    # only a friend who reads the log: it keeps one goal, GD = (1 - 1) / 2
+    files["team"].write_text(json.dumps({"observers": {"mate": TEAM["observers"]["mate"]}}))
+    code, out, _ = run(capsys, *_base(files, "team"), "--mode", "mixed", "--horizon", "3",
+                       "--json")
+    assert code == EXIT_OK and json.loads(out)["score"] == 0.0

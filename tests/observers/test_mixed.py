@@ -189,3 +189,19 @@ def test_a_budgeted_ip_ends_within_its_budget():
                          budget=Budget(max_seconds=1.0))
     assert time.perf_counter() - started < 1.0 + 5.0
     assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
+
+
+def test_the_checker_refutes_a_false_no_plan_claim():
+    import dataclasses
+
+    from xaip.observers.mixed import make_inputs
+    from xaip.observers.mixed_check import check_mixed
+
+    task, observers, goals = truck.load()
+    found = solve_mixed(task, observers, goals, method="search", k=6, j=1, horizon=4)
+    assert found.status == Status.FOUND
+    claim = dataclasses.replace(found, status=Status.UNSOLVABLE, plan=())
+    report = check_mixed(make_inputs(task, observers, goals), claim)
+    assert report.ok is False and "brute force found a plan" in report.details
+    assert check_mixed(make_inputs(task, observers, goals),
+                       dataclasses.replace(claim, horizon=None)).ok is None

@@ -30,8 +30,10 @@ Front door::
 
 GD(π) = (mean |𝒢^X_π| over adversaries − mean |𝒢^C_π| over friends) / (|𝒢| − 1), where
 𝒢^i_π are the candidate goals some state of observer i's final belief satisfies (book
-Def. 45; with one observer of each role it is exactly the book's metric; a role nobody
-plays contributes 0).
+Def. 45; with one observer of each role it is exactly the book's metric). A role nobody
+plays counts as one observer who knows the true goal (one goal: the true state is in every
+belief), so GD stays in [−1, 1] and GD = 1 still means the friends know the goal and the
+adversaries know nothing: with adversaries only, GD is their normalised ambiguity.
 
 Why an explicit state space: MO-COPP's beliefs are sets of states, and the IP needs one
 variable per (step, state, action); both are only feasible when the reachable states can be
@@ -119,8 +121,9 @@ def goal_difference(counts: Sequence[int], roles: Sequence[str], n_goals: int) -
         raise InputError("the goal-difference metric needs at least two candidate goals")
     adv = [c for c, r in zip(counts, roles, strict=True) if r == "adversary"]
     fri = [c for c, r in zip(counts, roles, strict=True) if r == "friend"]
-    a = sum(adv) / len(adv) if adv else 0.0
-    f = sum(fri) / len(fri) if fri else 0.0
+    # a role nobody plays: one observer who knows the goal (see the module docstring)
+    a = sum(adv) / len(adv) if adv else 1.0
+    f = sum(fri) / len(fri) if fri else 1.0
     return (a - f) / (n_goals - 1)
 
 

@@ -9,8 +9,10 @@ action name, and the tokens, final-belief goals, GD and the ⟨k, j⟩ bounds ar
 what the result claims.
 
 What it does not check: that an IP plan is optimal (that would be the brute force of
-:func:`~xaip.observers.mixed.enumerate_mixed`, run by the tests), or that an
-``unsolvable`` answer is right (``ok`` is then ``None``).
+:func:`~xaip.observers.mixed.enumerate_mixed`, run by the tests). An ``unsolvable``
+answer within a horizon is confirmed by brute force over every action sequence of at most
+that many steps (beliefs carried along, same belief update as above) when there are at
+most ``limit`` of them; otherwise, or without a horizon, ``ok`` is ``None``.
 """
 
 from __future__ import annotations
@@ -39,10 +41,72 @@ def _belief_goals(inputs: MixedInputs, observer: int, tokens: list[Any]) -> set[
             if any(s & mask == mask for s in belief)}
 
 
-def check_mixed(inputs: MixedInputs, result: Any) -> CheckReport:
+def _update(inputs: MixedInputs, observer: int, belief: frozenset[int], token: Any
+            ) -> frozenset[int]:
+    task, sensor = inputs.task, inputs.observers[observer].sensor
+    out = set()
+    for state in belief:
+        for action in task.actions:
+            if action.applicable(state):
+                after = task.close(action.apply(state))
+                if sensor(action, after) == token:
+                    out.add(after)
+    return frozenset(out)
+
+
+def _meets_bounds(inputs: MixedInputs, beliefs: tuple[frozenset[int], ...], k: int | None,
+                  j: int | None) -> bool:
+    for observer, belief in zip(inputs.observers, beliefs, strict=True):
+        kept = sum(1 for mask in inputs.goal_masks if any(s & mask == mask for s in belief))
+        if observer.role == "adversary" and k is not None and kept < k:
+            return False
+        if observer.role == "friend" and j is not None and kept > j:
+            return False
+    return True
+
+
+def _check_none(inputs: MixedInputs, result: Any, limit: int) -> CheckReport:
+    """Brute force: no sequence of at most ``horizon`` actions reaches the true goal with
+    final beliefs meeting ``k``/``j``."""
+    horizon = result.horizon
+    if horizon is None:
+        return CheckReport(None, "without a horizon, that no plan exists is not re-checked")
+    task, goal = inputs.task, inputs.goal_masks[inputs.true_goal]
+    bounded = result.k is not None or result.j is not None
+    start = tuple(frozenset({task.init} | set(o.initial)) for o in inputs.observers)
+    stack: list[tuple[int, int, tuple[frozenset[int], ...]]] = [(task.init, 0, start)]
+    seen = work = 0
+    per_update = max(1, len(task.actions))
+    while stack:
+        state, depth, beliefs = stack.pop()
+        seen += 1
+        if bounded:
+            work += per_update * sum(len(b) for b in beliefs)
+        if seen > limit or work > 100 * limit:
+            return CheckReport(None, f"more than {limit} action sequences within "
+                                     f"{horizon} steps; that none works is not re-checked")
+        if state & goal == goal and (not bounded or
+                                     _meets_bounds(inputs, beliefs, result.k, result.j)):
+            return CheckReport(False, f"brute force found a plan of {depth} steps that "
+                                      "meets the bounds")
+        if depth == horizon:
+            continue
+        for action in task.actions:
+            if action.applicable(state):
+                after = task.close(action.apply(state))
+                nxt = tuple(_update(inputs, i, b, o.sensor(action, after)) if bounded else b
+                            for i, (o, b) in enumerate(zip(inputs.observers, beliefs,
+                                                           strict=True)))
+                stack.append((after, depth + 1, nxt))
+    bounds = f" meeting k={result.k}, j={result.j}" if bounded else ""
+    return CheckReport(True, f"none of the {seen} action sequences of at most {horizon} "
+                             f"steps reaches the true goal{bounds} (brute force)")
+
+
+def check_mixed(inputs: MixedInputs, result: Any, limit: int = 20_000) -> CheckReport:
     """Recompute the plan's tokens, final beliefs, goals and GD from scratch."""
     if Status(result.status) == Status.UNSOLVABLE:
-        return CheckReport(None, "no plan to check (infeasibility is not re-proved)")
+        return _check_none(inputs, result, limit)
     if not result.plan and Status(result.status) == Status.BUDGET_EXHAUSTED:
         return CheckReport(None, "no plan to check: the budget ran out")
     task = inputs.task
