@@ -53,6 +53,9 @@ def observer_text(result: ObserverResult) -> str:
             within = " and ".join(b for b in bounds if b)
             within = f" within {within}" if within else ""
             lines.append(f"No plan{within} passes the test.")
+            if not within and result.status == Status.UNSOLVABLE:
+                lines.append("(With a cost bound or a horizon, the checker can confirm this "
+                             "by brute force.)")
         lines.append(check_line(result.verified, result.check, result.status))
         return "\n".join(lines)
     lines.append(f"Plan (cost {result.cost}): {_steps(result.plan)}")
