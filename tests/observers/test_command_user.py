@@ -142,9 +142,10 @@ def test_pictures_never_overwrite_inputs_and_need_a_grid(capsys, files, tmp_path
     code, _, err = run(capsys, "--example", "port", "--picture", tmp_path / "p.png")
     assert code == EXIT_BAD_INPUT and "not a grid task" in err
     assert not (tmp_path / "p.png").exists()
-    code, _, err = run(capsys, *_base(files), "--max-cost", "4", "--picture",
-                       tmp_path / "q.png")
-    assert code == EXIT_BAD_INPUT and "nothing to draw" in err
+    code, out, err = run(capsys, *_base(files), "--max-cost", "4", "--picture",
+                         tmp_path / "q.png", "--json")
+    assert code == EXIT_NEGATIVE and "no plan to draw" in err  # the answer still stands
+    assert json.loads(out)["status"] == "unsolvable" and not (tmp_path / "q.png").exists()
 
 
 @pytest.mark.parametrize(("goals", "extra", "message"), [

@@ -29,6 +29,7 @@ exhausted, or not verified; 2 bad input (one line).
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -274,8 +275,10 @@ def _pictures(args: argparse.Namespace, mode: str, result: Any, problem: Any
     if not wanted:
         return {}
     if not result.plan:
-        raise InputError("no plan was found, so there is nothing to draw "
-                         f"(status {result.status}); drop --picture/--animation")
+        # the answer (no plan, or an exhausted budget) still stands; only the file is skipped
+        print(f"xaip: no picture written: there is no plan to draw ({result.status})",
+              file=sys.stderr)
+        return {"pictures_skipped": f"no plan to draw ({result.status})"}
     film = _film(args, mode, result, problem)
     inputs = [args.domain, args.problem, args.observations, args.goals, args.plan, args.grid]
     for path, fmt in wanted.values():
