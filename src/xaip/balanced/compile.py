@@ -29,8 +29,9 @@ Design choices (book-spec §6.5 leaves them open, [D]):
   belief"); an explanation cannot be repeated;
 * ``explain_first`` (default): every explanation comes before ``start``. The objectives
   judge the plan in ``M^R_h + E`` as a whole (a proposed plan), so this loses no pair and
-  removes the orderings of the explanations; explanations of initial facts always precede
-  ``start`` (later they could not change what she believes the start looked like);
+  removes the orderings of the explanations; explanations of the problem (initial facts,
+  goals) precede ``start`` even without it (a later one could not change what she
+  believes the start looked like);
 * ``stop_at_goal`` (default): no task action once the world satisfies the robot's goal, the
   convention of the product-model planner (a plan ends at the first goal state);
 * conditional preconditions ``μ → B(f)`` are kept as guards here and written as ``or`` in
