@@ -8,12 +8,13 @@ models (:func:`xaip.planning.validate`), updated models are rebuilt as PDDL with
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import pytest
 
 from xaip.balanced import balanced_problem
-from xaip.balanced.compile import compile_problem, write_compiled
+from xaip.balanced.compile import compile_problem, describe, write_compiled
 from xaip.balanced.instances import random_instance, usar_problem
 from xaip.errors import InputError, UnsupportedFeature
 from xaip.planning import get_engine, validate
@@ -258,6 +259,10 @@ def test_pddl_names_the_parts_of_the_compilation() -> None:
     assert "(p-init)" in task_problem and "(:goal (and (p-goal)))" in task_problem
     # she believes P16-P17 clear: its meta fluent starts true; P2-P3's starts false
     assert "(mu_0_init)" in task_problem and "(mu_1_init)" not in task_problem
+    summary = describe(compile_problem(problem))
+    assert summary["facts"]["mu_1_init"] == ("she believes the model has: "
+                                             "init (clear p2 p3)")
+    assert summary["explanatory_actions"] == 2 and json.dumps(summary)
 
 
 def test_fractional_prices_are_scaled_to_integers() -> None:
