@@ -194,7 +194,8 @@ class DeceptivePlan:
                 g for g, p in self.probabilities[-1].items()
                 if p >= max(self.probabilities[-1].values()) - 1e-12]}
             if self.probabilities else {"observer": []},
-            "status": str(self.status), "verified": self.verified, "seconds": self.seconds,
+            "status": str(self.status), "verified": self.verified,
+            "seconds": round(self.seconds, 6),
             "stats": dict(self.stats),
             "check": None if self.check is None else self.check.to_dict(),
         }

@@ -86,7 +86,8 @@ class Lie:
                       zip(self.edits, self.true, strict=True)],
             "size": len(self.edits), "mce_size": self.mce_size,
             "space_size": self.space_size, "plan": [f"({p})" for p in self.plan],
-            "status": str(self.status), "verified": self.verified, "seconds": self.seconds,
+            "status": str(self.status), "verified": self.verified,
+            "seconds": round(self.seconds, 6),
             "stats": dict(self.stats),
             "check": None if self.check is None else self.check.to_dict(),
         }

@@ -387,7 +387,7 @@ class MixedResult:
             "j": self.j,
             "status": str(self.status),
             "verified": self.verified,
-            "seconds": self.seconds,
+            "seconds": round(self.seconds, 6),
             "stats": dict(self.stats),
             "check": None if self.check is None else self.check.to_dict(),
         }
