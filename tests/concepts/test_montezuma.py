@@ -241,3 +241,26 @@ def test_noisy_concepts_lower_confidence_never_a_wrong_concept(sim: Montezuma, p
     assert result.concepts in ((PAIRS[pair],), ())
     assert result.concepts or result.incomplete
     assert result.confidence is None or 0.5 <= result.confidence <= 1.0
+
+
+def test_route_search_finds_a_shortest_leg(sim: Montezuma) -> None:
+    """The breadth-first search that found the screen-4 route, on a short leg."""
+    from xaip.concepts.montezuma import MIDDLE, on_middle_floor
+    from xaip.concepts.montezuma_route import shortest_steps
+
+    start = sim.initial()
+    leg = shortest_steps(sim, start, on_middle_floor)
+    assert 2 <= len(leg) <= 8  # jumping off the platform's right end lands alive
+    final = run_trace(sim, leg).final
+    assert final.byte(43) == MIDDLE and on_middle_floor(final)
+    for action in sim.actions:  # brute force: no single step gets there
+        outcome = sim.step(start, action)
+        assert outcome is INVALID or not on_middle_floor(outcome[0])
+
+
+def test_bundled_route_replays_to_screen_4() -> None:
+    from xaip.concepts.montezuma import folder, read_montezuma_actions
+
+    route = read_montezuma_actions(folder() / "screen-4.route.txt")
+    trace = run_trace(Montezuma(), route)
+    assert trace.valid and trace.final.byte(ROOM) == 4
