@@ -156,8 +156,18 @@ class Evaluator:
         if optimum is None:
             return None
         point = self._product(subset, max_robot)
-        return point if point is not None and self.problem.explicable(point.human_cost, optimum) \
-            else None
+        if point is None or not self.problem.explicable(point.human_cost, optimum):
+            return None
+        if not (self.problem.observable or self.problem.infer_conditions):
+            return point  # her cost is never below C*: the lexicographic optimum it is
+        # watched plans may cost her less than C*: every plan up to C* is explicable, so
+        # walk the front towards cheaper robot plans while her cost stays within C*
+        while point.robot_cost > 0:
+            cheaper = self._product(subset, point.robot_cost - 1)
+            if cheaper is None or not self.problem.explicable(cheaper.human_cost, optimum):
+                break
+            point = cheaper
+        return point
 
     def front(self, subset: tuple[int, ...],
               enough: Callable[[Point], bool] | None = None) -> tuple[Point, ...]:
