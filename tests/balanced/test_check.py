@@ -71,3 +71,14 @@ def test_robot_route_costs() -> None:
     problem = usar_problem("explicable-optimal")
     result = balance(problem)
     assert result.plan == ROBOT and result.plan_cost == 5 and result.robot_optimum == 5
+
+
+def test_an_unsolvable_robot_model_is_a_verified_negative_answer() -> None:
+    from xaip.balanced import balanced_problem
+    from xaip.planning.pddl import parse_domain, parse_problem
+
+    domain = parse_domain("(define (domain d) (:requirements :strips) (:predicates (p) (q)) "
+                          "(:action a :parameters () :precondition (p) :effect (q)))")
+    task = parse_problem("(define (problem x) (:domain d) (:init) (:goal (q)))")
+    result = balance(balanced_problem(domain, task, domain))
+    assert result.status == Status.UNSOLVABLE and result.plan == () and result.verified

@@ -103,6 +103,9 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: Budget) -> 
             return CheckReport(True, "the robot's model has no plan (uniform-cost search)")
         return CheckReport(False, f"the robot has a plan of cost {robot}, but the result "
                                   "says there is none")
+    if result.status == Status.NO_EXPLANATION:
+        return CheckReport(False, "a pair exists: the robot's optimal plan with every "
+                                  "difference explained (the approximate search missed it)")
     known = set(problem.differences)
     for edit in result.explanation:
         if edit not in known:

@@ -184,7 +184,9 @@ class _Search:
                 seen_sets.add(child)
                 child_bound = self.lower_bound(child, robot_optimum)
                 heapq.heappush(frontier, (child_bound, len(child), next(counter), child))
-        return Status.FOUND if best is not None else Status.UNSOLVABLE, best
+        # the robot has a plan, so only the approximate mode's restricted search can end
+        # without a pair
+        return Status.FOUND if best is not None else Status.NO_EXPLANATION, best
 
     def _relevant(self, schemas: set[str]) -> list[int]:
         out = []

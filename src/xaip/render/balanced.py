@@ -34,6 +34,10 @@ def balanced_text(result: BalancedResult) -> str:
     if result.status == Status.BUDGET_EXHAUSTED and not result.plan:
         return "\n".join([f"{head}: the budget ran out before any plan was found.",
                           check_line(result.verified, result.check, result.status)])
+    if result.status == Status.NO_EXPLANATION:
+        return "\n".join([f"{head}: the approximate search found no pair (its "
+                          "relevance-restricted edit sets ran out); try --exact.",
+                          check_line(result.verified, result.check, result.status)])
     if not result.plan:
         return "\n".join([f"{head}: no plan satisfies the objective "
                           "(the robot's model has no plan).",
