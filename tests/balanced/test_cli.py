@@ -76,7 +76,8 @@ def test_budget_exhausted_exits_1(capsys) -> None:  # type: ignore[no-untyped-de
     (["--infer-conditions"], "needs --observable"),
     (["--approximate", "--method", "compile"], "--approximate"),
     (["--communication-cost", "-2"], "communication cost"),
-    (["--method", "compile", "--observable", "clear"], "observation model"),
+    (["--method", "compile", "--observable", "clear", "--infer-conditions"],
+     "inferred conditions"),
 ])
 def test_bad_input(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
     code, _, err = run(capsys, *argv)
@@ -110,3 +111,13 @@ def test_seconds_budget_is_honoured(capsys, tmp_path: Path) -> None:  # type: ig
     data = json.loads(out)
     assert code == EXIT_NEGATIVE and data["status"] == "budget_exhausted"
     assert data["verified"] is False
+
+
+def test_compile_models_watched_plans(capsys) -> None:  # type: ignore[no-untyped-def]
+    """MEGA* compiles watched execution (B05): both methods agree with --observable."""
+    totals = []
+    for method in ("compile", "model-space"):
+        code, out, _ = run(capsys, "--method", method, "--observable", "clear", "--json")
+        assert code == EXIT_OK
+        totals.append(json.loads(out)["total"])
+    assert totals[0] == pytest.approx(totals[1])

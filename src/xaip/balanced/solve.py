@@ -41,9 +41,9 @@ def balance(
 
         result = model_space_search(problem, exact=exact, budget=budget, progress=progress)
     elif method == "compile":
-        if problem.observable or problem.infer_conditions:
-            raise InputError("the MEGA* compilation has no observation model; watched plans "
-                             "(--observable) need --method model-space")
+        if problem.infer_conditions:
+            raise InputError("the MEGA* compilation does not model inferred conditions; "
+                             "--infer-conditions needs --method model-space")
         result = megastar_solver()(problem, budget=budget, progress=progress)
     else:
         raise InputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
