@@ -1,4 +1,4 @@
-"""The bundled example behind ``xaip demo``: plan, validate and summarise a small task.
+"""The bundled examples behind ``xaip demo``: one small run of every family.
 
 Why a demo command: a newcomer's first run should show what the core does on a task we
 ship, without having to find PDDL files first.
@@ -69,12 +69,17 @@ def run_demo() -> tuple[dict[str, Any], str]:
     explanation, explanation_text = _explain_fetch()
     summary, summary_text = _summarise_airport()
     capabilities, capabilities_text = _discover_zelda()
+    balanced, balanced_text = _balance_usar()
+    observers, observers_text = _observe_port()
     payload["explanation"] = explanation
     payload["policy_summary"] = summary
     payload["capabilities"] = capabilities
+    payload["balanced"] = balanced
+    payload["observers"] = observers
     lines += ["", explanation_text, "", summary_text, "", capabilities_text, "",
+              balanced_text, "", observers_text, "",
               "Try: xaip plan DOMAIN PROBLEM --optimal --json, xaip explain, xaip summarize, "
-              "xaip discover zelda   (see README)"]
+              "xaip discover zelda, xaip balance, xaip observe --example port   (see README)"]
     return payload, "\n".join(lines)
 
 
@@ -140,3 +145,40 @@ def _discover_zelda() -> tuple[dict[str, Any], str]:
     }
     return payload, "\n".join(lines)
 
+
+
+def _balance_usar() -> tuple[dict[str, Any], str]:
+    """The book's search-and-rescue robot (ch. 7): the plan and its explanation chosen
+    together, under the three objectives, at 50 per explained item."""
+    from xaip.balanced import balance, edit_sentence
+    from xaip.balanced.instances import usar_problem
+
+    lines = ["Balanced planning (book's USAR robot; each explained fact costs 50):"]
+    payload: dict[str, Any] = {}
+    for objective in ("balanced", "explicable", "explicable-optimal"):
+        result = balance(usar_problem(objective))
+        payload[objective] = result.to_dict()
+        told = "; ".join(edit_sentence(edit) for edit in result.explanation) or "nothing"
+        verdict = " (verified)" if result.verified else " (NOT verified)"
+        lines.append(f"  {objective:<19} total {result.total:7.2f}: "
+                     f"plan cost {result.plan_cost:g}, tell: {told}{verdict}")
+    return payload, "\n".join(lines)
+
+
+def _observe_port() -> tuple[dict[str, Any], str]:
+    """The book's port (ch. 4 and 9): the same crate shipped so that a supervisor who sees
+    only coarse tokens knows which crate (legible) or cannot tell (obfuscating)."""
+    from xaip.observers import ambiguous_plan, legible_goal_plan
+    from xaip.observers.problem import example_problem
+
+    problem = example_problem("port")
+    legible = legible_goal_plan(problem, j=1)
+    ambiguous = ambiguous_plan(problem, k=3)
+    lines = ["Behaviour for an observer (book's port; the supervisor sees coarse tokens):"]
+    for label, result in (("legible to a friend", legible), ("ambiguous to a rival", ambiguous)):
+        data = result.to_dict()
+        goals = ", ".join(f"{who}: {' '.join(left)}"
+                          for who, left in data["goals_in_final_belief"].items())
+        lines.append(f"  {label}: {' '.join(data['plan'])} -> still possible for {goals}"
+                     + (" (verified)" if result.verified else " (NOT verified)"))
+    return {"legible": legible.to_dict(), "ambiguous": ambiguous.to_dict()}, "\n".join(lines)
