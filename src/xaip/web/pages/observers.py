@@ -121,7 +121,9 @@ async def _view(request: Request, example: str, mode: str, count: int | None,
 
 
 def _default_mode(example: str) -> str:
-    return str(EXAMPLES.get(example, {}).get("mode", "legible-goal"))
+    """The instance's own mode when this page offers it, else ``legible-goal``."""
+    mode = str(EXAMPLES.get(example, {}).get("mode", "legible-goal"))
+    return mode if mode in MODES else "legible-goal"
 
 
 @router.get("/observers", response_class=HTMLResponse, include_in_schema=False)
