@@ -69,17 +69,23 @@ def run_demo() -> tuple[dict[str, Any], str]:
     explanation, explanation_text = _explain_fetch()
     summary, summary_text = _summarise_airport()
     capabilities, capabilities_text = _discover_zelda()
+    why_not, why_not_text = _why_not_sokoban()
+    explicable, explicable_text = _explicable_restaurant()
     balanced, balanced_text = _balance_usar()
     observers, observers_text = _observe_port()
     payload["explanation"] = explanation
     payload["policy_summary"] = summary
     payload["capabilities"] = capabilities
+    payload["why_not"] = why_not
+    payload["explicable"] = explicable
     payload["balanced"] = balanced
     payload["observers"] = observers
     lines += ["", explanation_text, "", summary_text, "", capabilities_text, "",
+              why_not_text, "", explicable_text, "",
               balanced_text, "", observers_text, "",
               "Try: xaip plan DOMAIN PROBLEM --optimal --json, xaip explain, xaip summarize, "
-              "xaip discover zelda, xaip balance, xaip observe --example port   (see README)"]
+              "xaip discover zelda, xaip why-not sokoban-switch, "
+              "xaip design, xaip balance, xaip observe --example port   (see README)"]
     return payload, "\n".join(lines)
 
 
@@ -145,6 +151,39 @@ def _discover_zelda() -> tuple[dict[str, Any], str]:
     }
     return payload, "\n".join(lines)
 
+
+def _why_not_sokoban() -> tuple[dict[str, Any], str]:
+    """The paper's Sokoban variants (ICLR'22, book ch. 8): the user's foil is answered in
+    the user's concepts, a missing precondition for one and a cost for the other."""
+    from xaip.concepts import bundled, why_not
+
+    lines = ["Why not my plan? (a black-box Sokoban agent; answers in the user's concepts)"]
+    payload: dict[str, Any] = {}
+    for env in ("sokoban-switch", "sokoban-cells"):
+        query = bundled(env)
+        result = why_not(query.sim, query.plan, query.foil, query.vocabulary)
+        payload[env] = result.to_dict()
+        verdict = " (verified)" if result.verified else " (NOT verified)"
+        lines.append(f"  {env}: {result.text.splitlines()[0]}{verdict}")
+    return payload, "\n".join(lines)
+
+def _explicable_restaurant() -> tuple[dict[str, Any], str]:
+    """The book's restaurant waiter (ch. 3): of the robot's plans, the one the customer
+    finds least surprising, measured against the plans the customer expects."""
+    from xaip.explicable import explicable_plan, load_problem
+
+    folder = Path(str(resources.files("xaip") / "domains" / "restaurant"))
+    domain = folder / "domain.pddl"
+    result = explicable_plan(load_problem(domain, domain, folder / "b1.pddl",
+                                          folder / "b1-human.pddl"))
+    data = result.to_dict()
+    verdict = " (verified)" if result.verified else " (NOT verified)"
+    lines = ["Explicable behaviour (book's restaurant robot serving booth B1; tables block "
+             "passages the customer thinks are open):",
+             f"  robot plan (cost {result.robot_cost:g}): {' '.join(data['plan'])}",
+             f"  inexplicability {result.inexplicability:g} (cost distance to the plans the "
+             f"customer expects){verdict}"]
+    return data, "\n".join(lines)
 
 
 def _balance_usar() -> tuple[dict[str, Any], str]:
