@@ -13,6 +13,7 @@ import random
 
 import pytest
 
+from tests.reconcile.test_reconcile import BLOCKS, BLOCKS3  # the same blocks world
 from xaip.balanced import balanced_problem
 from xaip.balanced.compile import compile_problem, describe, write_compiled
 from xaip.balanced.instances import random_instance, usar_problem
@@ -26,28 +27,6 @@ from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_pr
 from xaip.planning.plans import PlanStep
 from xaip.planning.search.enumerate import all_plans
 
-BLOCKS = """
-(define (domain blocks) (:requirements :strips)
-  (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
-  (:action pick-up :parameters (?x)
-    :precondition (and (clear ?x) (ontable ?x) (handempty))
-    :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
-  (:action put-down :parameters (?x)
-    :precondition (holding ?x)
-    :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)))
-  (:action stack :parameters (?x ?y)
-    :precondition (and (holding ?x) (clear ?y))
-    :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y)))
-  (:action unstack :parameters (?x ?y)
-    :precondition (and (on ?x ?y) (clear ?x) (handempty))
-    :effect (and (holding ?x) (clear ?y) (not (clear ?x)) (not (handempty))
-                 (not (on ?x ?y)))))
-"""
-BLOCKS3 = """
-(define (problem b3) (:domain blocks) (:objects a b c)
-  (:init (on c a) (ontable a) (ontable b) (clear c) (clear b) (handempty))
-  (:goal (on a b)))
-"""
 # The person thinks fetching the key achieves nothing and that doors need no key; she
 # also believes in a door r1-r3 that does not exist (a static fact).
 KEYS = """

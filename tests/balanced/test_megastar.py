@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from tests.reconcile.test_reconcile import BLOCKS, BLOCKS3  # the same blocks world
 from xaip.balanced import balance, balanced_problem
 from xaip.balanced.brute_force import brute_force
 from xaip.balanced.check import lifted_cost, optimum, updated_model
@@ -26,28 +27,6 @@ from xaip.runtime import Budget, Status
 
 OBJECTIVES = [o.value for o in Objective]
 
-BLOCKS = """
-(define (domain blocks) (:requirements :strips)
-  (:predicates (on ?x ?y) (ontable ?x) (clear ?x) (handempty) (holding ?x))
-  (:action pick-up :parameters (?x)
-    :precondition (and (clear ?x) (ontable ?x) (handempty))
-    :effect (and (not (ontable ?x)) (not (clear ?x)) (not (handempty)) (holding ?x)))
-  (:action put-down :parameters (?x)
-    :precondition (holding ?x)
-    :effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)))
-  (:action stack :parameters (?x ?y)
-    :precondition (and (holding ?x) (clear ?y))
-    :effect (and (not (holding ?x)) (not (clear ?y)) (clear ?x) (handempty) (on ?x ?y)))
-  (:action unstack :parameters (?x ?y)
-    :precondition (and (on ?x ?y) (clear ?x) (handempty))
-    :effect (and (holding ?x) (clear ?y) (not (clear ?x)) (not (handempty))
-                 (not (on ?x ?y)))))
-"""
-BLOCKS3 = """
-(define (problem b3) (:domain blocks) (:objects a b c)
-  (:init (on c a) (ontable a) (ontable b) (clear c) (clear b) (handempty))
-  (:goal (on a b)))
-"""
 
 
 def random_blocks(seed: int):  # type: ignore[no-untyped-def]
