@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from xaip.concepts.montezuma import Montezuma, MontezumaState, shared_simulator
-from xaip.concepts.ram_learn import RamConcept
-from xaip.concepts.vocabulary import Concept
+from xaip.concepts.ram_learn import RamConcept, measured_concept
 from xaip.errors import InputError
 
 HEIGHT, WIDTH = 105, 80  # the 210x160 screen halved
@@ -123,13 +122,5 @@ def learn_cnn_concept(name: str, label: Any, states: Sequence[Hashable], *,
     model.eval()
     classifier = CnnClassifier(model)
     said = [v > 0 for v in classifier.scores([f for f, _ in test])]
-    fp = sum(1 for s, (_, truth) in zip(said, test, strict=True) if s and not truth)
-    fn = sum(1 for s, (_, truth) in zip(said, test, strict=True) if truth and not s)
-    negatives = sum(1 for _, truth in test if not truth)
-    positives = len(test) - negatives
-    fpr = min(0.49, (fp + 1) / (negatives + 2))
-    fnr = min(0.49, (fn + 1) / (positives + 2))
-    concept = Concept(name, classifier, description, false_positive=fpr, false_negative=fnr,
-                      simulate_noise=False)
-    return RamConcept(concept, 1 - (fp + fn) / len(test), fpr, fnr,
-                      sum(1 for _, truth in rows if truth), len(train), len(test))
+    return measured_concept(name, classifier, description, said, [t for _, t in test],
+                            sum(1 for _, truth in rows if truth), len(train))

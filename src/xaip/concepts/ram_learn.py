@@ -110,16 +110,28 @@ def learn_ram_concept(name: str, label: Any, states: Sequence[Hashable], *,
     model = ensemble.AdaBoostClassifier(random_state=seed)
     model.fit([list(r) for r, _ in train], [y for _, y in train])
     rule = compile_adaboost(model)
-    fp = sum(1 for r, y in test if not y and rule.score(r) > 0)
-    fn = sum(1 for r, y in test if y and rule.score(r) <= 0)
-    negatives = sum(1 for _, y in test if not y)
-    positives = len(test) - negatives
+    said = [rule.score(r) > 0 for r, _ in test]
+    return measured_concept(name, rule, description, said, [y for _, y in test],
+                            sum(1 for _, y in rows if y), len(train))
+
+
+def measured_concept(name: str, classifier: Any, description: str, said: Sequence[bool],
+                     truths: Sequence[bool], positives: int, train: int) -> RamConcept:
+    """A learned classifier as a concept whose noise model is its held-out confusion.
+
+    Why Laplace-smoothed rates capped below one half: a perfect held-out score on a few
+    dozen states does not make a classifier infallible, and the Bayesian update of the
+    confidence needs rates strictly inside (0, 1/2) to stay informative.
+    """
+    fp = sum(1 for s, truth in zip(said, truths, strict=True) if s and not truth)
+    fn = sum(1 for s, truth in zip(said, truths, strict=True) if truth and not s)
+    negatives = sum(1 for truth in truths if not truth)
     fpr = min(0.49, (fp + 1) / (negatives + 2))
-    fnr = min(0.49, (fn + 1) / (positives + 2))
-    concept = Concept(name, rule, description, false_positive=fpr, false_negative=fnr,
+    fnr = min(0.49, (fn + 1) / (len(truths) - negatives + 2))
+    concept = Concept(name, classifier, description, false_positive=fpr, false_negative=fnr,
                       simulate_noise=False)
-    return RamConcept(concept, 1 - (fp + fn) / len(test), fpr, fnr,
-                      sum(1 for _, y in rows if y), len(train), len(test))
+    return RamConcept(concept, 1 - (fp + fn) / len(truths), fpr, fnr, positives, train,
+                      len(truths))
 
 
 def learned_vocabulary(states: Sequence[Hashable], names: Sequence[str] | None = None,
