@@ -74,3 +74,28 @@ def test_registry_skips_pages_of_absent_families() -> None:
 
     pages = load_pages(("xaip.web.pages.plan", "xaip.web.pages.not_here"))
     assert [p.name for p in pages] == ["plan"]
+
+
+def test_observers_truck_mixed_friend_and_adversary(client: Any) -> None:
+    """The book's truck (§9.2) on the page: the friend keeps one goal, the adversary all six
+    (GD = 1), the same answer as ``xaip observe --example truck --json``."""
+    pytest.importorskip("xaip.observers")
+    from xaip.domains.observers import truck
+    from xaip.observers.mixed import solve_mixed
+
+    payload = ok(client.get("/api/observers", params={"example": "truck"}))
+    assert payload["verified"] and payload["score"] == 1.0
+    assert [len(payload["goals_in_final_belief"][who]) for who in ("C", "X")] == [1, 6]
+    task, observers, goals = truck.load()
+    direct = solve_mixed(task, observers, goals).to_dict()
+    assert payload["plan"] == direct["plan"] and payload["score"] == direct["score"]
+    page = client.get("/observers", params={"example": "truck", "mode": "legible-goal"},
+                      headers=HTML)
+    assert page.status_code == 200 and 'id="mixed-observers"' in page.text
+    assert "load|fa" in page.text and "GD = 1.00" in page.text
+    assert client.get("/api/observers", params={"example": "truck",
+                                                "mode": "ambiguous"}).status_code == 400
+    assert client.get("/api/observers", params={"example": "port",
+                                                "mode": "mixed"}).status_code == 400
+    starved = ok(client.get("/api/observers", params={"example": "truck", "max_nodes": 1}))
+    assert starved["status"] == "budget_exhausted" and not starved["verified"]

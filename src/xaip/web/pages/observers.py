@@ -5,11 +5,13 @@ the chosen mode -- ``legible-goal`` (the observer can tell the true goal after a
 ``j`` candidates remain), ``legible-plan`` (medkit: few, similar plans explain what was
 seen) or ``ambiguous`` (at least ``k`` goals stay possible: obfuscation) -- and shows the
 plan, the tokens the observer sees, and the belief frames: after each token, how many states
-the observer still considers and which goals they leave possible. The JSON is the result's
-``to_dict()``, as the family's ``--json``.
+the observer still considers and which goals they leave possible. The book's truck (§9.2)
+runs in mode ``mixed``: one plan watched by a friend and an adversary, each observer's
+tokens step by step and the goals each keeps, with the goal difference GD. The JSON is the
+result's ``to_dict()``, as the family's ``--json``.
 
-Only the bundled instances are offered (:data:`xaip.observers.problem.EXAMPLES`): an
-observer is described by files the CLI reads, and the workbench takes no paths.
+Only the bundled instances are offered (:data:`INSTANCES`): an observer is described by
+files the CLI reads, and the workbench takes no paths.
 """
 
 from __future__ import annotations
@@ -37,12 +39,16 @@ from xaip.web.work import Unfinished
 
 router = APIRouter()
 
-MODES = ("legible-goal", "legible-plan", "ambiguous")
+MODES = ("legible-goal", "legible-plan", "ambiguous", "mixed")
+#: The instances offered: the single-observer book examples, and the book's truck (§9.2),
+#: whose friend and adversary watch the same plan (mode ``mixed`` only).
+INSTANCES = (*EXAMPLES, "truck")
 
 Example = Annotated[str, Query(max_length=30, description="a bundled instance")]
 Mode = Annotated[str, Query(max_length=20, description=", ".join(MODES))]
 Count = Annotated[int | None, Query(ge=1, le=50, description="j (legible-goal), m "
-                                                             "(legible-plan) or k (ambiguous)")]
+                                                             "(legible-plan) or k (ambiguous, "
+                                                             "mixed)")]
 
 
 @dataclass
@@ -73,10 +79,15 @@ def frames(problem: Any, plan: tuple[str, ...]) -> list[dict[str, Any]]:
 
 
 def compute(example: str, mode: str, count: int | None, budget: Budget) -> ObserversView:
-    if example not in EXAMPLES:
-        raise InputError(f"unknown instance '{example[:30]}' (one of {', '.join(EXAMPLES)})")
+    if example not in INSTANCES:
+        raise InputError(f"unknown instance '{example[:30]}' (one of {', '.join(INSTANCES)})")
     if mode not in MODES:
         raise InputError(f"unknown mode '{mode[:20]}' (one of {', '.join(MODES)})")
+    if (example == "truck") != (mode == "mixed"):
+        raise InputError("mode mixed goes with the truck, the one instance with two "
+                         "observers (a friend and an adversary), and the truck with it")
+    if example == "truck":
+        return _mixed_truck(count, budget)
     defaults = EXAMPLES[example]
     problem = example_problem(example)
     if mode == "legible-goal":
@@ -95,6 +106,23 @@ def compute(example: str, mode: str, count: int | None, budget: Budget) -> Obser
     from xaip.render import render
 
     return ObserversView(payload, shown, film(problem, result.plan), str(render(result)))
+
+
+def _mixed_truck(count: int | None, budget: Budget) -> ObserversView:
+    """The book's truck for a friend and an adversary at once (the integer program);
+    ``count`` asks the adversary to keep at least k goals."""
+    from xaip.domains.observers import truck
+    from xaip.observers.mixed import solve_mixed
+    from xaip.render import render
+
+    task, observers, goals = truck.load()
+    result = solve_mixed(task, observers, goals, k=count, budget=budget)
+    payload = result.to_dict()
+    observed = payload.get("observations") or {}
+    shown = [{"step": number, "action": action,
+              "tokens": {who: seen[number - 1] for who, seen in observed.items()}}
+             for number, action in enumerate(payload.get("plan") or (), start=1)]
+    return ObserversView(payload, shown, None, str(render(result)))
 
 
 def film(problem: Any, plan: tuple[str, ...]) -> str | None:
@@ -122,6 +150,8 @@ async def _view(request: Request, example: str, mode: str, count: int | None,
 
 def _default_mode(example: str) -> str:
     """The instance's own mode when this page offers it, else ``legible-goal``."""
+    if example == "truck":
+        return "mixed"
     mode = str(EXAMPLES.get(example, {}).get("mode", "legible-goal"))
     return mode if mode in MODES else "legible-goal"
 
@@ -132,9 +162,11 @@ async def observers_page(request: Request, example: Example = "port", mode: Mode
                          asked: Annotated[tuple[float | None, int | None],
                                           Depends(budget_query)] = (None, None)
                          ) -> HTMLResponse:
+    if example == "truck" or (mode == "mixed" and example in EXAMPLES):
+        mode = ""  # the form keeps the last mode; the page follows the instance picked
     mode = mode or _default_mode(example)
     view = await _view(request, example, mode, count, asked)
-    common: dict[str, Any] = {"example": example, "examples": list(EXAMPLES), "mode": mode,
+    common: dict[str, Any] = {"example": example, "examples": list(INSTANCES), "mode": mode,
                               "modes": MODES, "count": count}
     if isinstance(view, Unfinished):
         return respond(request, "observers.html", unfinished=view.to_dict(), **common)
