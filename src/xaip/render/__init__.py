@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -31,6 +32,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 _RENDERERS: dict[tuple[type, str], Renderer] = {}
 
 _loaded: set[str] = set()
+#: Held while a family's renderers are imported: the workbench renders from worker threads,
+#: and a thread that saw the family marked loaded before its module had registered anything
+#: would report "no png rendering" for a type that has one.
+_loading = threading.RLock()  # re-entrant: a renderer module may render on import
 
 
 def renderer(result_type: type, fmt: str) -> Callable[[F], F]:
@@ -56,12 +61,15 @@ def _load(result: Any) -> None:
         module = f"xaip.render.{parts[1]}"
         if module in _loaded:
             continue
-        _loaded.add(module)
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+        with _loading:
+            if module in _loaded:
+                continue
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name != module:
+                    raise
+            _loaded.add(module)
 
 
 def _find(result: Any, fmt: str) -> Renderer | None:
