@@ -24,6 +24,7 @@ from __future__ import annotations
 import importlib
 import math
 import struct
+import threading
 import warnings
 import weakref
 from types import ModuleType
@@ -56,6 +57,7 @@ DEFAULT_MAX_MEMORY_MB = 2048
 
 _CACHE_SIZE = 16
 _cache: dict[tuple[int, bool], tuple[weakref.ref[Task], _core_module.Task]] = {}
+_cache_lock = threading.Lock()
 
 
 def core_available() -> bool:
@@ -91,10 +93,11 @@ def compile_task(task: Task, prune: bool = True) -> _core_module.Task:
     core = _CORE.Task(task.num_facts, len(task.actions), b"".join(parts), lengths, costs,
                       _words(task.init, nbytes), _words(task.goal, nbytes),
                       _words(task.goal_neg, nbytes), prune)
-    if len(_cache) >= _CACHE_SIZE:
-        _cache.pop(next(iter(_cache)))
-    # the entry goes when the task does (its id may then be reused by another task)
-    _cache[key] = (weakref.ref(task, lambda _: _cache.pop(key, None)), core)
+    with _cache_lock:  # the workbench plans from several worker threads
+        while len(_cache) >= _CACHE_SIZE:
+            _cache.pop(next(iter(_cache)), None)
+        # the entry goes when the task does (its id may then be reused by another task)
+        _cache[key] = (weakref.ref(task, lambda _: _cache.pop(key, None)), core)
     return core
 
 
