@@ -24,25 +24,9 @@ from xaip.observers.mixed import MixedInputs, show_token
 from xaip.runtime import Status
 
 
-def _belief_goals(inputs: MixedInputs, observer: int, tokens: list[Any]) -> set[int]:
-    task = inputs.task
-    sensor = inputs.observers[observer].sensor
-    belief = {task.init} | set(inputs.observers[observer].initial)
-    for token in tokens:
-        nxt = set()
-        for state in belief:
-            for action in task.actions:
-                if action.applicable(state):
-                    after = task.close(action.apply(state))
-                    if sensor(action, after) == token:
-                        nxt.add(after)
-        belief = nxt
-    return {g for g, mask in enumerate(inputs.goal_masks)
-            if any(s & mask == mask for s in belief)}
-
-
 def _update(inputs: MixedInputs, observer: int, belief: frozenset[int], token: Any
             ) -> frozenset[int]:
+    """The checker's own belief update: every ground action tried on every belief state."""
     task, sensor = inputs.task, inputs.observers[observer].sensor
     out = set()
     for state in belief:
@@ -54,10 +38,24 @@ def _update(inputs: MixedInputs, observer: int, belief: frozenset[int], token: A
     return frozenset(out)
 
 
+def _goals_of(inputs: MixedInputs, belief: frozenset[int]) -> set[int]:
+    """The candidate goals some state of ``belief`` satisfies."""
+    return {g for g, mask in enumerate(inputs.goal_masks)
+            if any(s & mask == mask for s in belief)}
+
+
+def _belief_goals(inputs: MixedInputs, observer: int, tokens: list[Any]) -> set[int]:
+    """The goals left in ``observer``'s final belief after ``tokens``."""
+    belief = frozenset({inputs.task.init} | set(inputs.observers[observer].initial))
+    for token in tokens:
+        belief = _update(inputs, observer, belief, token)
+    return _goals_of(inputs, belief)
+
+
 def _meets_bounds(inputs: MixedInputs, beliefs: tuple[frozenset[int], ...], k: int | None,
                   j: int | None) -> bool:
     for observer, belief in zip(inputs.observers, beliefs, strict=True):
-        kept = sum(1 for mask in inputs.goal_masks if any(s & mask == mask for s in belief))
+        kept = len(_goals_of(inputs, belief))
         if observer.role == "adversary" and k is not None and kept < k:
             return False
         if observer.role == "friend" and j is not None and kept > j:
