@@ -152,6 +152,7 @@ def test_screen_4_route_and_crab(sim4: Montezuma) -> None:
     assert foil.failed_step == 2 and not clear_down_of_crab(foil.final)
     states = _walks(sim4, list(plan.states[:12]) + list(foil.states), 300, seed=5)
     blocked = [s for s in states if not clear_down_of_crab(s)]
+    assert blocked, "the walks should meet the crab under the ladder"
     assert all(sim4.step(s, "down") is INVALID for s in blocked)
 
 

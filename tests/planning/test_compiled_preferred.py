@@ -98,5 +98,10 @@ def test_preferred_needs_gbfs_with_hff() -> None:
         solve(task, "astar", "lmcut", preferred=True)
     with pytest.raises(InputError):
         CompiledEngine("gbfs", "hadd", preferred=True).solve(task)
-    # the optimal default is unaffected
-    assert solve(task, "astar", "lmcut").optimal in (True, False)
+    # the optimal default is unaffected: preferred=None leaves A* + LM-cut optimal and
+    # expanding exactly what it expands with preferred operators off
+    default = solve(task, "astar", "lmcut")
+    plain = solve(task, "astar", "lmcut", preferred=False)
+    assert default.solved and default.optimal
+    assert (default.cost, default.expanded, default.generated) == \
+        (plain.cost, plain.expanded, plain.generated)
