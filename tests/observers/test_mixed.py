@@ -68,6 +68,18 @@ def test_bad_inputs_are_one_line_errors():
         _truck(method="magic")
 
 
+def test_observer_names_must_differ_for_a_goal_set_too():
+    """The roles, tokens and goals of a result are keyed by observer name: two observers
+    with one name would silently merge, whichever form the goals take."""
+    task, _, goals = truck.load()
+    twins = [MixedObserver("same", "adversary", lambda action, state: "seen"),
+             MixedObserver("same", "friend", lambda action, state: action.name)]
+    with pytest.raises(InputError, match="names must differ"):
+        solve_mixed(task, twins, goals)
+    with pytest.raises(InputError, match="names must differ"):
+        solve_mixed(task, twins, [["(loaded a1)"], ["(loaded a2)"]], true_goal=0)
+
+
 # --------------------------------------------------------------------------- brute force
 
 

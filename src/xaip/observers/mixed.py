@@ -172,40 +172,45 @@ def as_observers(observers: Any) -> tuple[MixedObserver, ...]:
 
 def make_inputs(task: Task, observers: Any, goals: Any, true_goal: int | None = None
                 ) -> MixedInputs:
-    """Check and compile the inputs: goals to bit masks, the true goal's index."""
+    """Check and compile the inputs: goals to bit masks, the true goal's index.
+
+    The checks that do not depend on how the goals were given (at least one observer,
+    distinct observer names, two goals, a valid true-goal index) are made once, here, for
+    a :class:`~xaip.observers.goals.GoalSet` and for atom lists alike."""
     from xaip.observers.goals import GoalSet
 
-    observers = as_observers(observers)
+    mixed = as_observers(observers)
+    if not mixed:
+        raise InputError("a mixed-observer problem needs at least one observer")
+    names = [o.name for o in mixed]
+    if len(set(names)) != len(names):
+        raise InputError(f"observer names must differ: {', '.join(names)}")
     if isinstance(goals, GoalSet):
-        unreachable = [g.name for g in goals.goals if not g.reachable]
-        if goals.true_goal.name in unreachable:
+        if not goals.true_goal.reachable:
             raise InputError(f"the true goal {goals.true!r} can never hold")
         if true_goal is None:
             true_goal = goals.names.index(goals.true)
         # a decoy that can never hold gets a bit no state has: never in any belief
         never = 1 << len(task.facts)
         masks = tuple(g.mask if g.reachable else never for g in goals.goals)
-        if len(goals.goals) < 2:
-            raise InputError(f"need at least two candidate goals, got {len(goals.goals)}")
-        if not observers:
-            raise InputError("a mixed-observer problem needs at least one observer")
-        if not 0 <= true_goal < len(masks):
-            raise InputError(f"true_goal {true_goal} is not a goal index "
-                             f"(0..{len(masks) - 1})")
-        return MixedInputs(task, observers, masks, goals.names, true_goal)
-    return _make_inputs(task, observers, [list(g) for g in goals], true_goal)
+        labels = goals.names
+    else:
+        masks, labels = _compile_goals(task, [list(g) for g in goals])
+    if len(masks) < 2:
+        raise InputError(f"need at least two candidate goals, got {len(masks)}")
+    if true_goal is None:
+        if task.goal not in masks or task.goal_neg:
+            raise InputError("the problem's goal is not one of the candidate goals; pass "
+                             "true_goal=INDEX")
+        true_goal = masks.index(task.goal)
+    if not 0 <= true_goal < len(masks):
+        raise InputError(f"true_goal {true_goal} is not a goal index (0..{len(masks) - 1})")
+    return MixedInputs(task, mixed, masks, labels, true_goal)
 
 
-def _make_inputs(task: Task, observers: Sequence[MixedObserver],
-                 goals: Sequence[Iterable[Atom | str]], true_goal: int | None
-                 ) -> MixedInputs:
-    if not observers:
-        raise InputError("a mixed-observer problem needs at least one observer")
-    names = [o.name for o in observers]
-    if len(set(names)) != len(names):
-        raise InputError(f"observer names must differ: {', '.join(names)}")
-    if len(goals) < 2:
-        raise InputError(f"need at least two candidate goals, got {len(goals)}")
+def _compile_goals(task: Task, goals: Sequence[Iterable[Atom | str]]
+                   ) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Bit masks and labels of candidate goals given as atoms (no two the same facts)."""
     static = task.static_facts
     masks, labels = [], []
     for number, goal in enumerate(goals, start=1):
@@ -223,14 +228,7 @@ def _make_inputs(task: Task, observers: Sequence[MixedObserver],
         labels.append(" ".join(str(a) for a in atoms))
     if len(set(masks)) != len(masks):
         raise InputError("two candidate goals are the same set of facts")
-    if true_goal is None:
-        if task.goal not in masks or task.goal_neg:
-            raise InputError("the problem's goal is not one of the candidate goals; pass "
-                             "true_goal=INDEX")
-        true_goal = masks.index(task.goal)
-    if not 0 <= true_goal < len(masks):
-        raise InputError(f"true_goal {true_goal} is not a goal index (0..{len(masks) - 1})")
-    return MixedInputs(task, tuple(observers), tuple(masks), tuple(labels), true_goal)
+    return tuple(masks), tuple(labels)
 
 
 # ---------------------------------------------------------------------- the state space
