@@ -160,3 +160,21 @@ def test_files(tmp_path) -> None:
     role.write_text(json.dumps({"role": "spy", "rules": [{"token": ["action"]}]}))
     with pytest.raises(InputError, match="role 'spy'"):
         load_observation_model(role, task)
+
+
+def test_goal_files_fail_like_observation_files(tmp_path) -> None:
+    """Both file kinds go through one reader: each failure is one line naming the file."""
+    from xaip.observers.goals import load_goals
+
+    task, _ = _port()
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'{"goals": ["(on-ship r\xe9d)"]}')
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"goals": [\n  ["(on-ship red)"],\n]}')
+    for load in (load_goals, load_observation_model):
+        with pytest.raises(InputError, match=r"latin.json: not UTF-8 text$"):
+            load(latin, task)
+        with pytest.raises(InputError, match=r"bad.json:3:\d+: not valid JSON"):
+            load(bad, task)
+        with pytest.raises(InputError, match="missing.json: cannot read"):
+            load(tmp_path / "missing.json", task)

@@ -16,14 +16,13 @@ agent's real goal (default: the goal equal to the problem's ``:goal``, else the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
-from xaip.observers.sensors import parse_atom_text
+from xaip.observers.sensors import parse_atom_text, read_json
 from xaip.planning.task import State, Task, bits
 
 
@@ -138,13 +137,7 @@ def goals_from_data(data: Any, task: Task, source: str = "<goals>") -> GoalSet:
 
 def load_goals(path: str | Path, task: Task) -> GoalSet:
     """Read a goals file; malformed files and unknown predicates are InputErrors."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
-    return goals_from_data(data, task, str(path))
+    return goals_from_data(read_json(path), task, str(path))
 
 
 def goals_in(belief: Sequence[State] | frozenset[State], goals: Sequence[Goal]) -> tuple[str, ...]:

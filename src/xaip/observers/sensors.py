@@ -537,11 +537,15 @@ def compile_model(spec: ObservationSpec, task: Task, domain: Any | None = None,
     return ObservationModel(task, spec, resolved)
 
 
-def _read_json(path: str | Path) -> Any:
+def read_json(path: str | Path) -> Any:
+    """One observer-family input file (observations, goals) as JSON; an unreadable file,
+    non-UTF-8 text or bad JSON is one InputError line naming the file."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -551,7 +555,7 @@ def _read_json(path: str | Path) -> Any:
 def load_observers(path: str | Path, task: Task, domain: Any | None = None,
                    hooks: Mapping[str, Hook] | None = None) -> dict[str, ObservationModel]:
     """Every observer of an observation file, by name (one entry for a one-observer file)."""
-    return observers_from_data(_read_json(path), task, str(path), domain, hooks)
+    return observers_from_data(read_json(path), task, str(path), domain, hooks)
 
 
 def observers_from_data(data: Any, task: Task, source: str = "<observations>",
