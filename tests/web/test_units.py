@@ -144,3 +144,24 @@ def test_pictures_without_graphviz_use_our_own_layout(monkeypatch: pytest.Monkey
     monkeypatch.setattr(dot.shutil, "which", lambda name: None)
     picture = str(svg_of(graph.to_dot(), 5))
     assert picture.startswith("<svg") and "&lt;home&gt;" in picture and "<home>" not in picture
+
+
+def test_a_run_follower_gets_every_event_after_the_list_is_full() -> None:
+    """The run keeps its last ``KEPT_EVENTS`` events; a follower (the server-sent events)
+    must still get each new one once, also after the list stopped growing."""
+    from xaip.web.discoveries import KEPT_EVENTS, Run, params
+
+    run = Run(params("zelda", "3x4", 1, "search"))
+    received: list[int] = []
+    seen = 0
+    for batch in range(6):
+        for n in range(batch * 15, (batch + 1) * 15):
+            run.report({"n": n})
+        fresh, seen = run.events_since(seen)
+        received += [event["n"] for event in fresh]
+    assert received == list(range(90)) and len(run.events) == KEPT_EVENTS
+    for n in range(90, 90 + KEPT_EVENTS + 5):  # more than are kept between two reads
+        run.report({"n": n})
+    fresh, seen = run.events_since(seen)
+    assert [e["n"] for e in fresh] == list(range(95, 135)) and seen == 135
+    assert run.events_since(seen) == ([], 135)

@@ -92,10 +92,33 @@ class Run:
     started: float = field(default_factory=time.time)
     simulator: Any = field(default=None, repr=False)
     result: Any = field(default=None, repr=False)
+    #: Progress events reported so far; ``events`` keeps only the last ``KEPT_EVENTS``.
+    reported: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False,
+                                  compare=False)
 
     @property
     def id(self) -> str:
         return self.params.id
+
+    def report(self, event: dict[str, Any]) -> None:
+        """Keep one progress event (the run's thread), dropping the oldest beyond
+        ``KEPT_EVENTS``."""
+        with self._lock:
+            self.events.append(event)
+            del self.events[:-KEPT_EVENTS]
+            self.reported += 1
+
+    def events_since(self, seen: int) -> tuple[list[dict[str, Any]], int]:
+        """The events reported after the first ``seen`` that are still kept, and how many
+        have been reported in all (the ``seen`` of the next call).
+
+        Why a count and not the list's length: once the list is full it stays
+        ``KEPT_EVENTS`` long, so its length cannot tell a follower what is new.
+        """
+        with self._lock:
+            new = min(self.reported - seen, len(self.events))
+            return (self.events[len(self.events) - new:] if new > 0 else []), self.reported
 
     @property
     def done(self) -> bool:
@@ -195,8 +218,7 @@ class Discoveries:
         p = run.params
 
         def progress(event: ProgressEvent) -> None:
-            run.events.append(event.to_dict())
-            del run.events[:-KEPT_EVENTS]
+            run.report(event.to_dict())
 
         try:
             with SQLiteStore(self.folder / f"{run.id}.sqlite", p.to_dict()) as store:

@@ -150,15 +150,12 @@ async def run_events(request: Request, run_id: str) -> StreamingResponse:
     assert isinstance(run, Run)
 
     async def stream() -> AsyncIterator[str]:
-        sent = 0
+        seen = 0
         while True:
             done = run.done  # read before the events, so none is missed at the end
-            events = list(run.events)
-            # The run keeps only its last events: restart the count if it dropped some.
-            fresh = events[sent:] if sent <= len(events) else events
+            fresh, seen = run.events_since(seen)
             for event in fresh:
                 yield f"event: progress\ndata: {json.dumps(event)}\n\n"
-            sent = len(events)
             if done:
                 yield f"event: done\ndata: {json.dumps(run.to_dict())}\n\n"
                 return
