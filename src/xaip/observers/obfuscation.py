@@ -99,14 +99,16 @@ def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
     clock = (budget or Budget()).start()
     stats: dict[str, int | float] = {"expanded": 0, "attempts": 0}
     status = Status.UNSOLVABLE
+    # one compiled heuristic per candidate goal for every draw (the draws change only
+    # which goal is the decoy true goal), so its per-state values carry over between draws
+    distances = GoalDistance(problem.task, problem.goals.goals, heuristic)
     for attempt in range(1, attempts + 1):
         chosen = sorted([true.name, *rng.sample(others, k - 1)],
                         key=problem.goals.names.index)
         decoy_name = rng.choice(chosen)
         decoy = problem.with_true(decoy_name)
         required = [decoy.goals.by_name(n) for n in chosen]
-        guide = ambiguity_heuristic(GoalDistance(problem.task, problem.goals.goals, heuristic),
-                                    problem.goals.goals, decoy.true_goal, k,
+        guide = ambiguity_heuristic(distances, problem.goals.goals, decoy.true_goal, k,
                                     [g for g in required if g.name != decoy_name])
         outcome = copp_search(decoy.tracker,
                               _ambiguity_test(decoy, decoy.true_goal, k, required),
