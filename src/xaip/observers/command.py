@@ -347,19 +347,15 @@ def _solve(problem: Any, mode: str, s: dict[str, Any], args: argparse.Namespace,
 
 
 def _mixed(problem: Any, s: dict[str, Any], args: argparse.Namespace, budget: Any) -> Any:
-    try:
-        from xaip.observers.mixed import solve_mixed
-    except ImportError:
-        raise InputError("--mode mixed is not available yet") from None
+    from xaip.observers.mixed import solve_mixed
+
     return solve_mixed(problem.task, problem.observers, problem.goals, method=args.method,
                        horizon=s.get("horizon"), k=s.get("k"), j=s.get("j"), budget=budget)
 
 
 def _deceptive(args: argparse.Namespace, budget: Any) -> Any:
-    try:
-        from xaip.observers.deception import deceptive_plan, read_grid
-    except ImportError:
-        raise InputError("--mode deceptive is not available yet") from None
+    from xaip.observers.deception import deceptive_plan, read_grid
+
     if args.grid is None:
         raise InputError("--mode deceptive needs a grid (--grid FILE)")
     return deceptive_plan(read_grid(args.grid), beta=args.beta, budget=budget)
