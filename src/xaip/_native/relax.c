@@ -231,13 +231,14 @@ static void explore_hmax(RelaxWork *w, const uint64_t *s) {
 #undef HMAX_PUSH
 }
 
-/* HFF.relaxed_plan + evaluate: the cost of the actions of the relaxed plan read off the
- * best supporters, each counted once. */
-static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
+/* HFF.relaxed_plan: the operators of the relaxed plan read off the best supporters from
+ * the goals unmet in ``s`` (explored, every goal reachable), each listed once in
+ * ``w->used_list`` in the order first reached; returns how many. The caller clears their
+ * ``w->used`` marks. Shared by the cost (h_FF) and the preferred operators, so both read
+ * the same plan. */
+static int relaxed_plan_ops(RelaxWork *w, const uint64_t *s) {
     const Relaxed *r = w->r;
     const CTask *t = w->t;
-    for (int i = 0; i < t->ngoal; i++)
-        if (w->cost[t->goal_facts[i]] == COST_INF) return COST_INF;
     memcpy(w->seen, s, (size_t)t->nwords * sizeof(uint64_t));
     int top = 0, nused = 0;
     for (int i = 0; i < t->ngoal; i++) {
@@ -247,13 +248,11 @@ static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
             bit_set(w->seen, f);
         }
     }
-    cost_t total = 0;
     while (top) {
         int32_t op = w->supporter[w->stack[--top]];
         if (!w->used[op]) {
             w->used[op] = 1;
             w->used_list[nused++] = op;
-            total = add_sat(total, r->cost[op]);
         }
         for (int32_t k = r->pre.off[op]; k < r->pre.off[op + 1]; k++) {
             int32_t pre = r->pre.idx[k];
@@ -263,40 +262,41 @@ static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
             }
         }
     }
-    for (int i = 0; i < nused; i++) w->used[w->used_list[i]] = 0;
+    return nused;
+}
+
+static int goals_reachable(const RelaxWork *w) {
+    const CTask *t = w->t;
+    for (int i = 0; i < t->ngoal; i++)
+        if (w->cost[t->goal_facts[i]] == COST_INF) return 0;
+    return 1;
+}
+
+/* HFF.evaluate: the cost of the relaxed plan's operators, each counted once. */
+static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
+    if (!goals_reachable(w)) return COST_INF;
+    int nused = relaxed_plan_ops(w, s);
+    cost_t total = 0;
+    for (int i = 0; i < nused; i++) {
+        int32_t op = w->used_list[i];
+        total = add_sat(total, w->r->cost[op]);
+        w->used[op] = 0;
+    }
     return total;
 }
 
 int relax_preferred(RelaxWork *w, const uint64_t *s, uint8_t *mark, int32_t *marked) {
-    const Relaxed *r = w->r;
-    const CTask *t = w->t;
-    if (ctask_goal_facts_hold(t, s)) return 0;
+    if (ctask_goal_facts_hold(w->t, s)) return 0;
     if (explore(w, s, 1)) return -1;
-    for (int i = 0; i < t->ngoal; i++)
-        if (w->cost[t->goal_facts[i]] == COST_INF) return 0;
-    /* the walk of relaxed_plan_cost: every supporter reached from the unmet goals */
-    memcpy(w->seen, s, (size_t)t->nwords * sizeof(uint64_t));
-    int top = 0, n = 0;
-    for (int i = 0; i < t->ngoal; i++) {
-        int32_t f = t->goal_facts[i];
-        if (!bit_get(s, f)) {
-            w->stack[top++] = f;
-            bit_set(w->seen, f);
-        }
-    }
-    while (top) {
-        int32_t op = w->supporter[w->stack[--top]];
-        int32_t a = r->op_action[op];
+    if (!goals_reachable(w)) return 0;
+    int nused = relaxed_plan_ops(w, s), n = 0;
+    for (int i = 0; i < nused; i++) {
+        int32_t op = w->used_list[i];
+        int32_t a = w->r->op_action[op];
+        w->used[op] = 0;
         if (a >= 0 && !mark[a]) {
             mark[a] = 1;
             marked[n++] = a;
-        }
-        for (int32_t k = r->pre.off[op]; k < r->pre.off[op + 1]; k++) {
-            int32_t pre = r->pre.idx[k];
-            if (!bit_get(w->seen, pre)) {
-                bit_set(w->seen, pre);
-                w->stack[top++] = pre;
-            }
         }
     }
     return n;
