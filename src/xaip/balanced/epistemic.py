@@ -28,18 +28,15 @@ modelled (only effects are seen).
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass
 
 from xaip.balanced.objectives import BalancedProblem
 from xaip.explicable.problem import ExplicableProblem
-from xaip.explicable.product import ProductAnswer
+from xaip.explicable.product import ProductAnswer, product_search
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Atom, Domain, Problem
-from xaip.planning.search.successors import Successors
 from xaip.planning.task import GroundAction, State, Task, bits
-from xaip.runtime import Status
-from xaip.runtime.budget import BudgetClock, as_clock
+from xaip.runtime.budget import BudgetClock
 
 
 @dataclass
@@ -85,7 +82,9 @@ class Watcher:
     def step(self, action: GroundAction, s_r: State, next_r: State, belief: State,
              human_action: GroundAction, used: int) -> tuple[State, int]:
         """Her belief after watching ``action`` (her model predicted ``human_action``),
-        and the robot facts used so far."""
+        and the robot facts used so far (always 0 without ``infer``: nothing reads them,
+        and a constant keeps the product search's states from splitting on it). The
+        :data:`~xaip.explicable.product.HumanStep` of the watched product search."""
         belief = human_action.apply(belief)
         asserted, pos, neg = self.fired(action, s_r)
         for i in bits(asserted & self.observed_mask):
@@ -97,7 +96,7 @@ class Watcher:
                     where = self.to_human.get(i)
                     if where is not None:
                         belief = belief | (1 << where) if value else belief & ~(1 << where)
-        return belief, used | self.mentions(action)
+        return belief, (used | self.mentions(action)) if self.infer else 0
 
 
 def watched_product_search(problem: BalancedProblem, models: ExplicableProblem,
@@ -105,65 +104,9 @@ def watched_product_search(problem: BalancedProblem, models: ExplicableProblem,
     """The product-model planner of :mod:`xaip.explicable.product` with her side
     following the watched belief update: the plan valid for the robot and executable in
     her beliefs minimising (her cost, the robot's cost), robot cost within ``max_cost``."""
-    clock = as_clock(budget)
-    robot, human = models.robot_task, models.human_task
-    watcher = Watcher(robot, human, problem.observable, problem.infer_conditions)
-    succ = Successors(robot)
-    names = [a.name for a in robot.actions]
-    human_ids = human.action_index
-    Key = tuple[int, int, int, int]
-    start: Key = (robot.init, human.init, 0, 0)
-    queue: list[tuple[int, int, int, Key]] = [(0, 0, 0, start)]
-    parent: dict[Key, tuple[Key, int] | None] = {start: None}
-    best: dict[Key, tuple[int, int]] = {start: (0, 0)}
-    closed: set[Key] = set()
-    counter, expanded = 1, 0
-    while queue:
-        hg, rg, _, key = heapq.heappop(queue)
-        if key in closed:
-            continue
-        closed.add(key)
-        s_r, s_h, used, _ = key
-        if robot.is_goal(s_r):
-            if human.is_goal(s_h):
-                return ProductAnswer(Status.SOLVED, _path(parent, key, robot.actions), hg,
-                                     rg, expanded)
-            continue
-        if not clock.charge():
-            return ProductAnswer(Status.BUDGET_EXHAUSTED, None, None, None, expanded)
-        expanded += 1
-        for index, next_r, cost in succ(s_r):
-            g_r = rg + cost
-            if max_cost is not None and g_r > max_cost:
-                continue
-            variant = next((i for i in human_ids.get(names[index], ())
-                            if human.actions[i].applicable(s_h)), None)
-            if variant is None:
-                continue
-            move = human.actions[variant]
-            belief, now_used = watcher.step(robot.actions[index], s_r, next_r, s_h, move,
-                                            used if watcher.infer else 0)
-            child: Key = (next_r, belief, now_used if watcher.infer else 0,
-                          g_r if max_cost is not None else 0)
-            label = (hg + move.cost, g_r)
-            if child in closed or best.get(child, (label[0] + 1, 0)) <= label:
-                continue
-            best[child] = label
-            parent[child] = (key, index)
-            heapq.heappush(queue, (label[0], label[1], counter, child))
-            counter += 1
-    return ProductAnswer(Status.UNSOLVABLE, None, None, None, expanded)
-
-
-def _path(parent: dict, key: tuple, actions: tuple[GroundAction, ...]
-          ) -> tuple[GroundAction, ...]:
-    out = []
-    link = parent[key]
-    while link is not None:
-        key, index = link
-        out.append(actions[index])
-        link = parent[key]
-    return tuple(reversed(out))
+    watcher = Watcher(models.robot_task, models.human_task, problem.observable,
+                      problem.infer_conditions)
+    return product_search(models, max_cost, budget, step=watcher.step)
 
 
 def watched_cost(problem: BalancedProblem, domain: Domain, updated: Problem,

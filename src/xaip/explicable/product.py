@@ -12,16 +12,21 @@ As in plan enumeration (:mod:`xaip.planning.search.enumerate`) a plan ends at th
 state where the robot's goal holds: such a state is a solution if the person's goal holds
 too and a dead end otherwise. With a robot cost bound the robot's cost so far joins the
 state, so the search stays exact (and finite) under the bound.
+
+``step`` replaces the person's side of a move (default: her action's effect on ``s_H``);
+balanced planning's watched execution (:mod:`xaip.balanced.epistemic`) updates her beliefs
+with what she sees and carries a mask of facts the plan used, which joins the state.
 """
 
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xaip.explicable.problem import ExplicableProblem
 from xaip.planning.search.successors import Successors
-from xaip.planning.task import GroundAction
+from xaip.planning.task import GroundAction, State
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
 
@@ -37,21 +42,28 @@ class ProductAnswer:
     expanded: int
 
 
+#: The person's side of one product step: ``(robot action, s_R, next s_R, s_H, her
+#: action, memo) -> (next s_H, next memo)``; ``memo`` is extra state (0 when unused).
+HumanStep = Callable[[GroundAction, State, State, State, GroundAction, int],
+                     tuple[State, int]]
+
+
 def product_search(problem: ExplicableProblem, max_cost: int | None = None,
-                   budget: Budget | BudgetClock | None = None) -> ProductAnswer:
+                   budget: Budget | BudgetClock | None = None,
+                   step: HumanStep | None = None) -> ProductAnswer:
     """The plan valid in both models minimising (person's cost, robot's cost)."""
     clock = as_clock(budget)
     robot, human = problem.robot_task, problem.human_task
     succ = Successors(robot)
     names = [action.name for action in robot.actions]
     human_ids = human.action_index
-    start = (robot.init, human.init, 0)
-    # (human g, robot g, tie, key) ; key = (s_R, s_H, robot g or 0)
-    queue: list[tuple[int, int, int, tuple[int, int, int]]] = [(0, 0, 0, start)]
-    parent: dict[tuple[int, int, int], tuple[tuple[int, int, int], int, int] | None] = {
-        start: None}
-    best: dict[tuple[int, int, int], tuple[int, int]] = {start: (0, 0)}
-    closed: set[tuple[int, int, int]] = set()
+    Key = tuple[int, int, int, int]  # (s_R, s_H, memo, robot g or 0)
+    start: Key = (robot.init, human.init, 0, 0)
+    # (human g, robot g, tie, key)
+    queue: list[tuple[int, int, int, Key]] = [(0, 0, 0, start)]
+    parent: dict[Key, tuple[Key, int] | None] = {start: None}
+    best: dict[Key, tuple[int, int]] = {start: (0, 0)}
+    closed: set[Key] = set()
     counter = 1
     expanded = 0
     while queue:
@@ -59,7 +71,7 @@ def product_search(problem: ExplicableProblem, max_cost: int | None = None,
         if key in closed:
             continue
         closed.add(key)
-        s_r, s_h, _ = key
+        s_r, s_h, memo, _ = key
         if robot.is_goal(s_r):
             if human.is_goal(s_h):
                 return ProductAnswer(Status.SOLVED, _path(parent, key, robot.actions), hg, rg,
@@ -77,23 +89,27 @@ def product_search(problem: ExplicableProblem, max_cost: int | None = None,
             if variant is None:
                 continue
             move = human.actions[variant]
-            child = (next_r, move.apply(s_h), g_r if max_cost is not None else 0)
+            if step is None:
+                child: Key = (next_r, move.apply(s_h), 0, g_r if max_cost is not None else 0)
+            else:
+                next_h, next_memo = step(robot.actions[index], s_r, next_r, s_h, move, memo)
+                child = (next_r, next_h, next_memo, g_r if max_cost is not None else 0)
             label = (hg + move.cost, g_r)
             if child in closed or best.get(child, (label[0] + 1, 0)) <= label:
                 continue
             best[child] = label
-            parent[child] = (key, index, variant)
+            parent[child] = (key, index)
             heapq.heappush(queue, (label[0], label[1], counter, child))
             counter += 1
     return ProductAnswer(Status.UNSOLVABLE, None, None, None, expanded)
 
 
-def _path(parent: dict, key: tuple[int, int, int], actions: tuple[GroundAction, ...]
+def _path(parent: dict, key: tuple[int, ...], actions: tuple[GroundAction, ...]
           ) -> tuple[GroundAction, ...]:
     out = []
     link = parent[key]
     while link is not None:
-        key, index, _ = link
+        key, index = link
         out.append(actions[index])
         link = parent[key]
     return tuple(reversed(out))
