@@ -8,14 +8,13 @@ import random
 
 import pytest
 
+from xaip.domains.observers import truck
 from xaip.errors import InputError
 from xaip.observers.mixed import MixedObserver, solve_mixed
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import GroundAction, Task
 from xaip.runtime import Budget, Status
-
-truck = pytest.importorskip("xaip.domains.observers.truck")
 
 
 def _truck(true_goal=None, **kw):

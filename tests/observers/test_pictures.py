@@ -6,8 +6,6 @@ from __future__ import annotations
 import struct
 import zlib
 
-import pytest
-
 from xaip.observers.deception import bundled_grids, deceptive_plan, read_grid
 from xaip.observers.pictures import (
     belief_film,
@@ -143,15 +141,11 @@ def test_renderers_are_registered():
 
 
 def test_belief_film_on_the_medkit_grid_counts_belief_states():
-    from pathlib import Path
-
-    from xaip.domains.observers import __path__ as folders  # noqa: F401
     from xaip.observers import load_goals, load_observation_model
+    from xaip.observers.problem import example_dir
     from xaip.planning import ground, read_domain, read_problem
 
-    here = Path(__file__).resolve().parents[2] / "src/xaip/domains/observers/medkit"
-    if not here.exists():
-        pytest.skip("medkit instance missing")
+    here = example_dir("medkit")
     domain = read_domain(here / "domain.pddl")
     task = ground(domain, read_problem(here / "problem.pddl"))
     model = load_observation_model(here / "observer.json", task, domain)
