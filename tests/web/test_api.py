@@ -398,6 +398,20 @@ def test_pages_render(client: Any, path: str) -> None:
     assert page.headers["content-security-policy"].startswith("default-src 'self'")
 
 
+@pytest.mark.parametrize("path", ["/plan", "/explain", "/summaries", "/concepts",
+                                  "/explicable", "/explainers/reconcile.mce"])
+def test_result_pages_badge_their_status(client: Any, path: str) -> None:
+    """Every result page shows the payload's status in the one badge of
+    ``templates/_macros.html``, classed from the payload (verified here)."""
+    page = client.get(path, headers=HTML)
+    assert page.status_code == 200
+    assert '<span class="status verified">' in page.text and ", verified</span>" in page.text
+    starved = client.get(path, params={"max_nodes": 1}, headers=HTML)
+    assert starved.status_code == 200
+    assert "budget exhausted" in starved.text or "budget_exhausted" in starved.text
+    assert '<span class="status verified">' not in starved.text
+
+
 def test_errors_are_pages_for_browsers_and_json_for_scripts(client: Any) -> None:
     page = client.get("/no/such/page", headers=HTML)
     assert page.status_code == 404 and "Not found" in page.text

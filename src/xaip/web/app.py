@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException
 from xaip import __version__
 from xaip.errors import XaipError
 from xaip.web.models import MAX_FILES, ModelStore
+from xaip.web.pages import status_class
 from xaip.web.problems import WebProblem, from_error
 from xaip.web.registry import Bench, load_pages, respond
 from xaip.web.settings import Settings
@@ -86,6 +87,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   description="Every page's data as JSON: the same payloads as the "
                               "xaip command's --json output.")
     templates = Jinja2Templates(directory=str(_folder("templates")))
+    # The status badge's class comes from the payload itself (templates/_macros.html), so no
+    # page computes it for its template.
+    templates.env.globals["status_class"] = status_class
     pages = load_pages()
     app.state.bench = Bench(settings, ModelStore(settings.max_models),
                             WorkPool(settings.workers, settings.max_waiting), templates, pages)

@@ -48,7 +48,7 @@ def svg_of(dot_text: str, seconds: float | None) -> Markup:
 
 
 def status_class(payload: dict[str, Any]) -> str:
-    """CSS class of a result's status badge."""
+    """CSS class of a result's status badge (a template global: see ``_macros.html``)."""
     if payload.get("verified"):
         return "verified"
     if payload.get("status") in ("budget_exhausted", "truncated", "unsolvable", "invalid"):

@@ -21,7 +21,7 @@ from xaip.balanced.objectives import Objective
 from xaip.errors import InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -90,8 +90,7 @@ async def balanced_page(request: Request, model: ModelId = "usar-balanced",
         "models": [m for m in shared.models.all() if m.has("human_domain")]}
     if isinstance(view, Unfinished):
         return respond(request, "balanced.html", unfinished=view.to_dict(), **common)
-    return respond(request, "balanced.html", payload=view.payload, text=view.text,
-                   badge=status_class(view.payload), **common)
+    return respond(request, "balanced.html", payload=view.payload, text=view.text, **common)
 
 
 @router.get("/api/balanced", tags=["balanced"])

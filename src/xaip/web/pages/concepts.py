@@ -22,7 +22,7 @@ from fastapi.responses import HTMLResponse
 
 from xaip.errors import InputError
 from xaip.runtime import Budget
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -87,8 +87,7 @@ async def concepts_page(request: Request, env: Env = "sokoban-switch", level: Le
                               "examples": examples()}
     if isinstance(view, Unfinished):
         return respond(request, "concepts.html", unfinished=view.to_dict(), **common)
-    return respond(request, "concepts.html", view=view, payload=view.payload,
-                   badge=status_class(view.payload), **common)
+    return respond(request, "concepts.html", view=view, payload=view.payload, **common)
 
 
 @router.get("/api/concepts", tags=["concepts"])

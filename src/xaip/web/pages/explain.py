@@ -32,7 +32,7 @@ from fastapi.responses import HTMLResponse
 from xaip.errors import InputError
 from xaip.runtime import Budget
 from xaip.web.models import ROLES, Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -262,8 +262,7 @@ async def explain_page(request: Request, model: ModelId = "fetch", type: Kind = 
               "uncertain": UNCERTAIN if chosen.has("annotations") else ()}
     if isinstance(view, Unfinished):
         return respond(request, "explain.html", unfinished=view.to_dict(), **common)
-    return respond(request, "explain.html", view=view, payload=view.payload,
-                   badge=status_class(view.payload), **common)
+    return respond(request, "explain.html", view=view, payload=view.payload, **common)
 
 
 @router.get("/api/explain", tags=["explain"])

@@ -26,7 +26,6 @@ from xaip.web.pages import (
     budget_query,
     inline_svg,
     respond,
-    status_class,
 )
 from xaip.web.problems import WebProblem
 from xaip.web.work import Unfinished
@@ -96,8 +95,7 @@ async def example_page(request: Request, name: str,
     if isinstance(view, Unfinished):
         return respond(request, "explainers.html", explainers=found, name=name,
                        unfinished=view.to_dict())
-    return respond(request, "explainers.html", explainers=found, name=name, view=view,
-                   badge=status_class(view.payload))
+    return respond(request, "explainers.html", explainers=found, name=name, view=view)
 
 
 @router.get("/api/explainers", tags=["explainers"])

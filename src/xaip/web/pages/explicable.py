@@ -18,7 +18,7 @@ from fastapi.responses import HTMLResponse
 from xaip.errors import InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -87,8 +87,7 @@ async def explicable_page(request: Request, model: ModelId = "restaurant-b2",
               "models": [m for m in shared.models.all() if m.has("human_domain")]}
     if isinstance(view, Unfinished):
         return respond(request, "explicable.html", unfinished=view.to_dict(), **common)
-    return respond(request, "explicable.html", view=view, payload=view.payload,
-                   badge=status_class(view.payload), **common)
+    return respond(request, "explicable.html", view=view, payload=view.payload, **common)
 
 
 @router.get("/api/explicable", tags=["explicable"])

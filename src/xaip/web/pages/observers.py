@@ -34,7 +34,7 @@ from xaip.observers import (
 from xaip.observers.legibility import legible_plan
 from xaip.observers.problem import EXAMPLES
 from xaip.runtime import Budget
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -171,7 +171,7 @@ async def observers_page(request: Request, example: Example = "port", mode: Mode
     if isinstance(view, Unfinished):
         return respond(request, "observers.html", unfinished=view.to_dict(), **common)
     return respond(request, "observers.html", payload=view.payload, frames=view.frames,
-                   film=view.film, text=view.text, badge=status_class(view.payload),
+                   film=view.film, text=view.text,
                    **common)
 
 

@@ -19,7 +19,7 @@ from markupsafe import Markup
 from xaip.errors import InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class, svg_of
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond, svg_of
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -81,7 +81,7 @@ async def plan_page(request: Request, model: ModelId = "blocksworld",
         return respond(request, "plan.html", model=chosen, unfinished=view.to_dict(),
                        models=bench(request).models.all())
     return respond(request, "plan.html", model=chosen, view=view, payload=view.payload,
-                   badge=status_class(view.payload), models=bench(request).models.all())
+                   models=bench(request).models.all())
 
 
 @router.get("/api/plan", tags=["plan"])

@@ -23,7 +23,7 @@ from markupsafe import Markup
 from xaip.errors import InputError
 from xaip.runtime import Budget, Status
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, status_class, svg_of
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond, svg_of
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -111,8 +111,7 @@ async def summaries_page(request: Request, model: ModelId = "airport", source: S
               "target": target.strip(), "models": bench(request).models.all()}
     if isinstance(view, Unfinished):
         return respond(request, "summaries.html", unfinished=view.to_dict(), **common)
-    return respond(request, "summaries.html", view=view, payload=view.payload,
-                   badge=status_class(view.payload), **common)
+    return respond(request, "summaries.html", view=view, payload=view.payload, **common)
 
 
 @router.get("/api/summaries", tags=["summaries"])
