@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xaip.reconcile.conflicts import Conflicts
-from xaip.reconcile.goals import GoalTest, Verdict
+from xaip.reconcile.goals import GoalTest, OptimalityTest, Verdict
 from xaip.reconcile.space import ModelSpace
 from xaip.runtime import Budget, Status
 
@@ -100,7 +100,9 @@ def mce_search(
     nodes = 0
     every = list(range(len(space.candidates)))
     conflicts = None
-    if (relevance and use_conflicts and getattr(test, "name", "") == "optimal"
+    # conflicts reason about MCE's own verdicts (plan invalid, or a cheaper plan valid):
+    # the other tests' alternatives (a cheap foil, an expected plan) mean something else
+    if (relevance and use_conflicts and isinstance(test, OptimalityTest)
             and Conflicts.available(space)):
         conflicts = Conflicts(space, plan)
     while frontier:

@@ -12,7 +12,6 @@ from xaip.errors import InputError
 from xaip.planning.engines.base import ground_and_solve
 from xaip.planning.heuristics import ADMISSIBLE
 from xaip.planning.pddl.model import Domain, Problem
-from xaip.planning.search.preferred import use_preferred
 from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
 from xaip.runtime import Budget
@@ -43,8 +42,8 @@ class BuiltinEngine:
     """A*, UCS, GBFS, EHC or BFS with blind, h_max, h_add, h_FF or LM-cut (pure Python).
 
     ``search``/``heuristic`` of ``None`` pick per call: A* + LM-cut when ``optimal``,
-    GBFS + h_FF otherwise. ``preferred`` (see :func:`use_preferred`; default: on for GBFS
-    with h_FF) adds h_FF's preferred operators.
+    GBFS + h_FF otherwise. ``preferred`` adds h_FF's preferred operators (default: on for
+    GBFS with h_FF; see :func:`~xaip.planning.search.preferred.use_preferred`).
     """
 
     name = "builtin"
@@ -67,8 +66,7 @@ class BuiltinEngine:
 
         search, heuristic = choose(optimal, self.search, self.heuristic)
         return solve(task, algorithm=search, heuristic=heuristic, budget=budget or Budget(),
-                     cost_bound=cost_bound,
-                     preferred=use_preferred(self.preferred, search, heuristic))
+                     cost_bound=cost_bound, preferred=self.preferred)
 
     def solve_model(self, domain: Domain, problem: Problem, *, optimal: bool = False,
                     cost_bound: int | None = None, budget: Budget | None = None
