@@ -56,7 +56,8 @@ class _Parser(argparse.ArgumentParser):
 
 #: Each family's sub-commands live in its own ``command`` module with an ``add_parser(sub)``
 #: function; adding a family's command is one line here. A module that is not in this
-#: checkout (a family still being built) is skipped, as ``xaip.contract.FAMILY_MODULES`` does.
+#: checkout (a family still being built) is skipped, as ``xaip.contract.FAMILY_MODULES`` is
+#: (:func:`xaip.contract.import_family`).
 COMMAND_MODULES = (
     "xaip.reconcile.command",
     "xaip.summaries.command",
@@ -67,18 +68,6 @@ COMMAND_MODULES = (
     "xaip.observers.command",
     "xaip.web.command",
 )
-
-
-def _command_module(name: str) -> Any:
-    """The family's command module, or None when that family is absent from this checkout."""
-    import importlib
-
-    try:
-        return importlib.import_module(name)
-    except ModuleNotFoundError as exc:
-        if exc.name in (name, name.rsplit(".", 1)[0]):
-            return None
-        raise
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,8 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(diff)
     diff.set_defaults(handler=_cmd_diff)
 
+    from xaip.contract import import_family
+
     for module_name in COMMAND_MODULES:
-        module = _command_module(module_name)
+        module = import_family(module_name)
         if module is not None:
             module.add_parser(sub)
 

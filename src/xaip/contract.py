@@ -26,6 +26,7 @@ import dataclasses
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from xaip.runtime import Budget, Status
@@ -112,12 +113,20 @@ def register_explainer(spec: ExplainerSpec) -> ExplainerSpec:
     return spec
 
 
+def import_family(module: str) -> ModuleType | None:
+    """``module`` imported, or ``None`` when it or its family's package is absent from this
+    checkout (a family still being built). Any other missing module is a real error and
+    propagates. Shared by the registry below and the CLI's command modules."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name not in (module, module.rsplit(".", 1)[0]):
+            raise
+        return None
+
+
 def explainers() -> list[ExplainerSpec]:
     """Every registered explainer, after importing the families that register them."""
     for module in FAMILY_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name not in (module, module.rsplit(".", 1)[0]):
-                raise
+        import_family(module)
     return [_SPECS[name] for name in sorted(_SPECS)]
