@@ -64,3 +64,8 @@ def test_secure_result_is_tied_to_its_decoy_run() -> None:
     assert check(port, wrong_set).ok is False
     wrong_run = replace(good, decoy={**good.decoy, "decoy_plan": ["load blue", "acquire n1"]})
     assert "tokens differ" in check(port, wrong_run).details
+    no_run = replace(good, decoy={**good.decoy, "decoy_plan": ["load n1"]})
+    assert "decoy plan is not executable" in check(port, no_run).details
+    others = [g for g in good.decoy["goal_set"] if g != good.decoy["decoy_true_goal"]]
+    wrong_goal = replace(good, decoy={**good.decoy, "decoy_true_goal": others[0]})
+    assert "does not reach the decoy true goal" in check(port, wrong_goal).details

@@ -178,9 +178,19 @@ class _Recomputed:
     final: set[AtomState]
 
 
-def _recompute(problem: ObserverProblem, world: _World, plan: Sequence[str],
-               limit: int) -> _Recomputed | str:
-    """The plan re-simulated and its observer recomputed; a string says why not."""
+@dataclass(frozen=True)
+class _Lifted:
+    """A plan run on the lifted model: its cost, the tokens its steps emit (evaluated on
+    the lifted states) and those states (static facts left out)."""
+
+    cost: int
+    tokens: tuple[str, ...]
+    trace: list[AtomState]
+
+
+def _run_lifted(problem: ObserverProblem, world: _World, plan: Sequence[str]
+                ) -> _Lifted | str:
+    """``plan`` re-simulated by :func:`xaip.planning.validate`; a string says why not."""
     if problem.domain is None or problem.problem is None:
         return "no lifted model to re-simulate on"
     steps = parse_plan("\n".join(f"({s})" for s in plan))
@@ -192,14 +202,29 @@ def _recompute(problem: ObserverProblem, world: _World, plan: Sequence[str],
     by_name = {s.name: s for s in world.steps}
     tokens = tuple(world.token(by_name[" ".join((st.name, *st.args)).lower()], trace[i + 1])
                    for i, st in enumerate(steps))
-    found, layers, finished = world.consistent(tokens, limit)
+    return _Lifted(lifted.cost, tokens, trace)
+
+
+def _goals_left(problem: ObserverProblem, world: _World, belief: set[AtomState]
+                ) -> tuple[str, ...]:
+    """The candidate goals some state of ``belief`` satisfies (in goal order)."""
+    return tuple(g.name for g in problem.goals.goals
+                 if any(_holds(g, s | world.statics) for s in belief))
+
+
+def _recompute(problem: ObserverProblem, world: _World, plan: Sequence[str],
+               limit: int) -> _Recomputed | str:
+    """The plan re-simulated and its observer recomputed; a string says why not."""
+    lifted = _run_lifted(problem, world, plan)
+    if isinstance(lifted, str):
+        return lifted
+    found, layers, finished = world.consistent(lifted.tokens, limit)
     if not finished:
         return f"more than {limit} consistent prefixes; not enumerated"
-    goals = tuple(g.name for g in problem.goals.goals
-                  if any(_holds(g, s | world.statics) for s in layers[-1]))
-    reaches = _holds(problem.true_goal, trace[-1] | world.statics)
-    return _Recomputed(lifted.cost, tokens, reaches, goals, tuple(len(x) for x in layers),
-                       found, layers[-1])
+    reaches = _holds(problem.true_goal, lifted.trace[-1] | world.statics)
+    return _Recomputed(lifted.cost, lifted.tokens, reaches,
+                       _goals_left(problem, world, layers[-1]),
+                       tuple(len(x) for x in layers), found, layers[-1])
 
 
 def _check_plan(problem: ObserverProblem, result: ObserverResult, plan: list[str],
@@ -289,22 +314,15 @@ def _secure_test(problem: ObserverProblem, world: _World, result: ObserverResult
         yield f"the drawn goal set {chosen} is not k goals with the true goal"
     if not set(chosen) <= set(goals):
         yield f"goal set {chosen} not all in the final belief {list(goals)}"
-    decoy_plan = list(info.get("decoy_plan", ()))
-    if problem.domain is None or problem.problem is None:
-        return
-    steps = parse_plan("\n".join(f"({s})" for s in decoy_plan))
-    lifted = validate(problem.domain, problem.problem, steps, keep_trace=True)
-    if lifted.failed_step is not None and lifted.failed_step < len(steps):
+    # reached only after the plan itself was re-simulated, so the lifted model exists
+    lifted = _run_lifted(problem, world, list(info.get("decoy_plan", ())))
+    if isinstance(lifted, str):
         yield "the decoy plan is not executable"
         return
-    by_name = {s.name: s for s in world.steps}
-    trace = [frozenset(str(a).lower() for a in s) - world.statics for s in lifted.trace]
-    tokens = tuple(world.token(by_name[" ".join((st.name, *st.args)).lower()], trace[i + 1])
-                   for i, st in enumerate(steps))
-    if tokens != tuple(result.observations):
+    if lifted.tokens != tuple(result.observations):
         yield "the decoy plan's tokens differ from the plan's"
     decoy_goal = problem.goals.by_name(str(info.get("decoy_true_goal")))
-    if not _holds(decoy_goal, trace[-1] | world.statics):
+    if not _holds(decoy_goal, lifted.trace[-1] | world.statics):
         yield "the decoy plan does not reach the decoy true goal"
 
 
@@ -343,10 +361,8 @@ def _check_none(problem: ObserverProblem, result: ObserverResult, limit: int) ->
         found, layers, finished = world.consistent(tokens, limit)
         if not finished:
             return CheckReport(None, f"more than {limit} consistent prefixes; not enumerated")
-        goals = tuple(g.name for g in problem.goals.goals
-                      if any(_holds(g, s | world.statics) for s in layers[-1]))
-        got = _Recomputed(0, tokens, True, goals, tuple(len(x) for x in layers), found,
-                          layers[-1])
+        got = _Recomputed(0, tokens, True, _goals_left(problem, world, layers[-1]),
+                          tuple(len(x) for x in layers), found, layers[-1])
         failures, _, _ = _test(problem, world, result.mode, result.params, got)
         if not failures:
             shown = " ".join(f"({n})" for n in names)
