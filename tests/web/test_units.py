@@ -165,3 +165,32 @@ def test_a_run_follower_gets_every_event_after_the_list_is_full() -> None:
     fresh, seen = run.events_since(seen)
     assert [e["n"] for e in fresh] == list(range(95, 135)) and seen == 135
     assert run.events_since(seen) == ([], 135)
+
+
+def test_a_model_parses_each_file_once_also_from_many_threads(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests on one model share its parsed files: one parse per file, whichever of
+    several worker threads asks first, and the same objects for every later request."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import xaip.planning.pddl as pddl
+    from xaip.web.models import ModelStore
+
+    calls: list[str] = []
+    real = pddl.parse_domain
+
+    def counted(text: str, name: str = "") -> Any:
+        calls.append(name)
+        return real(text, name)
+
+    monkeypatch.setattr(pddl, "parse_domain", counted)
+    model = ModelStore(2).get("fetch")
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda _: (model.domain(), model.problem(),
+                                         model.domain("human_domain"), model.human_task()),
+                              range(32)))
+    assert all(f[:3] == found[0][:3] for f in found) and found[0][3] is None
+    assert len({id(f[1]) for f in found}) <= 8  # at most one parse per racing thread
+    assert model.domain() is model.domain() and model.problem() is model.problem()
+    assert sorted(set(calls)) == ["domain.pddl", "human-domain.pddl"]
+    assert len(calls) <= 16  # not one per request (32 requests parse the domain 64 times)

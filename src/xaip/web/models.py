@@ -19,8 +19,8 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -89,13 +89,22 @@ BUNDLED_NAMES = tuple(b.name for b in BUNDLED)
 
 @dataclass(frozen=True)
 class Model:
-    """One model's texts by role, with parsers that report errors in the right file."""
+    """One model's texts by role, with parsers that report errors in the right file.
+
+    Parsed files are kept: a model's texts never change, its domain and problem are
+    immutable (frozen dataclasses of tuples), and every request on the model -- several
+    parses each (a problem is checked against its domain) -- would otherwise read the
+    same text again. Two worker threads may parse the same file at once; both get an equal
+    result and one is kept (``dict.setdefault`` is atomic), so no lock is needed.
+    """
 
     id: str
     title: str
     description: str
     texts: Mapping[str, str]
     bundled: bool
+    _parsed: dict[tuple[str, ...], Any] = field(default_factory=dict, init=False,
+                                                repr=False, compare=False)
 
     @property
     def sources(self) -> dict[str, str]:
@@ -115,13 +124,21 @@ class Model:
                                   f"file (it has: {', '.join(self.texts)})")
         return self.texts[role]
 
+    def _kept(self, key: tuple[str, ...], parse: Callable[[], Any]) -> Any:
+        """``parse()``'s result, parsed once per model (see the class docstring)."""
+        found = self._parsed.get(key)
+        if found is None:
+            try:
+                found = self._parsed.setdefault(key, parse())
+            except InputError as error:
+                raise self.fail(error) from None
+        return found
+
     def domain(self, role: str = "domain") -> Any:
         from xaip.planning.pddl import parse_domain
 
-        try:
-            return parse_domain(self.text(role), ROLES[role])
-        except InputError as error:
-            raise self.fail(error) from None
+        text = self.text(role)
+        return self._kept((role,), lambda: parse_domain(text, ROLES[role]))
 
     def problem(self, role: str = "problem", domain_role: str = "domain") -> Any:
         """The problem, checked against its domain (a problem for another domain is bad
@@ -129,20 +146,26 @@ class Model:
         from xaip.planning.pddl import check_problem, parse_problem
 
         domain = self.domain(domain_role)
-        try:
-            problem = parse_problem(self.text(role), ROLES[role])
+        text = self.text(role)
+
+        def checked() -> Any:
+            problem = parse_problem(text, ROLES[role])
             check_problem(domain, problem)
-        except InputError as error:
-            raise self.fail(error) from None
-        return problem
+            return problem
+
+        return self._kept((role, domain_role), checked)
+
+    def human_task(self) -> Any:
+        """The person's own problem, checked against the human domain, or ``None`` when the
+        person shares the robot's problem (what the library's front doors take)."""
+        return (self.problem("human_problem", "human_domain")
+                if self.has("human_problem") else None)
 
     def plan(self) -> Any:
         from xaip.planning.plans import parse_plan
 
-        try:
-            return parse_plan(self.text("plan"), ROLES["plan"])
-        except InputError as error:
-            raise self.fail(error) from None
+        text = self.text("plan")
+        return self._kept(("plan",), lambda: parse_plan(text, ROLES["plan"]))
 
     def summary(self) -> dict[str, Any]:
         return {"id": self.id, "title": self.title, "description": self.description,

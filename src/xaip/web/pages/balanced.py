@@ -52,8 +52,7 @@ def compute(model: Model, objective: str, item_cost: float | None, method: str,
         raise InputError(f"unknown method '{method[:20]}' (one of {', '.join(METHODS)})")
     robot, task = model.domain(), model.problem()
     human = model.domain("human_domain")
-    human_task = (model.problem("human_problem", "human_domain")
-                  if model.has("human_problem") else None)
+    human_task = model.human_task()
     cost = item_cost if item_cost is not None else BOOK_ITEM_COST.get(model.id, 1.0)
     try:
         problem = balanced_problem(robot, task, human, human_task, objective=objective,

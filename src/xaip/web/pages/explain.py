@@ -82,8 +82,7 @@ def _mrp(model: Model, budget: Budget) -> Any:
 
     robot, task = model.domain(), model.problem()
     human = model.domain("human_domain")
-    human_task = (model.problem("human_problem", "human_domain")
-                  if model.has("human_problem") else None)
+    human_task = model.human_task()
     plan = model.plan() if model.has("plan") else None
     try:
         return make_mrp(robot, task, human, human_task, plan, budget)

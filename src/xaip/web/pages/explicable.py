@@ -47,8 +47,7 @@ def compute(model: Model, distance: str, max_cost: int | None, budget: Budget
                          "by the person's model (upload human_domain too)")
     robot, task = model.domain(), model.problem()
     human = model.domain("human_domain")
-    human_task = (model.problem("human_problem", "human_domain")
-                  if model.has("human_problem") else None)
+    human_task = model.human_task()
     try:
         problem = make_problem(robot, task, human, human_task)
     except InputError as error:
