@@ -29,6 +29,7 @@ from xaip.observers.guidance import GoalDistance, legibility_heuristic, true_goa
 from xaip.observers.planset import check_distance, spread
 from xaip.observers.problem import ObserverProblem
 from xaip.observers.results import ObserverResult
+from xaip.planning.plans import simulate
 from xaip.planning.task import GroundAction
 from xaip.runtime import Budget, Status
 
@@ -134,16 +135,10 @@ def legibility_score(problem: ObserverProblem, plan: Sequence[GroundAction] | Se
              else tuple(plan))
     actions: tuple[GroundAction, ...] = tuple(s for s in steps if isinstance(s, GroundAction))
     view = analyse(problem, actions, distance, bps_cap)
-    reaches = problem.true_goal.holds(_final_state(problem, actions))
+    trace = simulate(problem.task, actions)  # executable: analyse checked it
+    reaches = trace is not None and problem.true_goal.holds(trace[-1])
     status = Status.SOLVED if reaches else Status.UNSOLVABLE
     params = {"distance": distance, "bps_cap": bps_cap}
     message = "" if reaches else "the plan does not reach the true goal"
     return build_result(problem, view, "score", status, params, started, {"plans": 1},
                         message=message, check=check)
-
-
-def _final_state(problem: ObserverProblem, plan: Sequence[GroundAction]) -> int:
-    state = problem.task.init
-    for action in plan:
-        state = action.apply(state)
-    return state
