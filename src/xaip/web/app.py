@@ -31,6 +31,7 @@ from xaip import __version__
 from xaip.errors import XaipError
 from xaip.web.models import MAX_FILES, ModelStore
 from xaip.web.pages import status_class
+from xaip.web.pages.explainers import listing
 from xaip.web.problems import WebProblem, from_error
 from xaip.web.registry import Bench, load_pages, respond
 from xaip.web.settings import Settings
@@ -97,7 +98,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def home(request: Request) -> HTMLResponse:
-        return respond(request, "index.html", explainers=_explainers())
+        return respond(request, "index.html", explainers=listing())
 
     for page in pages:
         app.include_router(page.router)
@@ -136,13 +137,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return response
 
     return app
-
-
-def _explainers() -> list[dict[str, str]]:
-    from xaip.contract import explainers
-
-    return [{"name": spec.name, "family": spec.family, "description": spec.description}
-            for spec in explainers()]
 
 
 __all__ = ["create_app", "wants_json"]

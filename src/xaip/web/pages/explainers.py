@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
-from xaip.errors import InputError, XaipError
+from xaip.errors import XaipError
 from xaip.runtime import Budget
 from xaip.web.pages import (
     Page,
@@ -52,6 +52,8 @@ def specs() -> dict[str, Any]:
 
 
 def listing() -> list[dict[str, str]]:
+    """Name, family and description of every registered explainer (the home page's table
+    and ``/api/explainers``)."""
     return [{"name": s.name, "family": s.family, "description": s.description}
             for s in specs().values()]
 
@@ -72,7 +74,7 @@ def run_example(name: str, budget: Budget) -> ExampleView:
             svg = inline_svg(str(render(result, "svg")))
         elif "png" in available:
             png = "data:image/png;base64," + base64.b64encode(render(result, "png")).decode()
-    except (InputError, XaipError):
+    except XaipError:  # InputError included
         svg = png = None  # this result has nothing to draw (e.g. unfinished)
     return ExampleView(spec.name, spec.family, spec.description, result.to_dict(), text,
                        svg, png)
