@@ -89,8 +89,11 @@ def test_mismatched_domain_and_problem_is_located(client: Any) -> None:
              "problem": ("p.pddl", (DOMAINS / "blocksworld/problem-5.pddl").read_bytes(),
                          "text/plain")}
     payload = refused(client.post("/api/models", files=files), 400)
-    assert payload["location"]["file"] == "problem.pddl"
-    assert "blocksworld" in payload["message"] or "domain" in payload["message"]
+    location = payload["location"]
+    assert location["file"] == "problem.pddl"
+    assert "'blocksworld'" in payload["message"] and "'fetch'" in payload["message"]
+    line = (DOMAINS / "blocksworld/problem-5.pddl").read_text().splitlines()[location["line"] - 1]
+    assert "(:domain" in line and line[location["column"] - 1:].startswith("blocksworld")
 
 
 def test_semantic_error_is_located(client: Any) -> None:
