@@ -52,6 +52,22 @@ def plan_cost(task: Task, plan: tuple[str, ...]) -> int | None:
     return None if steps is None else sum(a.cost for a in steps)
 
 
+def optimal_plan(engine: Engine, task: Task, clock: BudgetClock,
+                 cost_bound: int | None = None) -> tuple[tuple[GroundAction, ...], int] | None:
+    """An optimal plan of ``task`` and its cost (``None``: no plan), its expansions charged
+    to ``clock``; :class:`OutOfBudget` when the budget runs out. Both methods (this
+    module's evaluator and MEGA*'s ``C*`` oracle) call the planner through it."""
+    if not clock.tick():
+        raise OutOfBudget("budget exhausted", phase="planning")
+    result = engine.solve(task, optimal=True, cost_bound=cost_bound, budget=clock.remaining())
+    clock.charge(max(0, result.expanded))
+    if result.status == Status.BUDGET_EXHAUSTED:
+        raise OutOfBudget("budget exhausted", phase="planning")
+    if result.status != Status.SOLVED or result.cost is None:
+        return None
+    return result.plan, int(result.cost)
+
+
 class Evaluator:
     """Per-edit-set answers, cached by the sorted tuple of candidate indices."""
 
@@ -73,17 +89,8 @@ class Evaluator:
     def _solve(self, task: Task, cost_bound: int | None = None) -> tuple[
             tuple[GroundAction, ...], int] | None:
         """An optimal plan of ``task`` and its cost; ``None`` when it has none."""
-        if not self.clock.tick():
-            raise OutOfBudget("budget exhausted", phase="planning")
         self.planner_calls += 1
-        result = self.engine.solve(task, optimal=True, cost_bound=cost_bound,
-                                   budget=self.clock.remaining())
-        self.clock.charge(max(0, result.expanded))
-        if result.status == Status.BUDGET_EXHAUSTED:
-            raise OutOfBudget("budget exhausted", phase="planning")
-        if result.status != Status.SOLVED or result.cost is None:
-            return None
-        return result.plan, int(result.cost)
+        return optimal_plan(self.engine, task, self.clock, cost_bound)
 
     def robot_optimal(self) -> tuple[tuple[str, ...], int] | None:
         """The robot's optimal plan and ``C*_{M^R}``."""

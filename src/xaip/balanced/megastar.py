@@ -54,7 +54,7 @@ from xaip.balanced.compile import (
     CompiledTask,
     compile_problem,
 )
-from xaip.balanced.evaluate import Point
+from xaip.balanced.evaluate import OutOfBudget, Point, optimal_plan, plan_cost
 from xaip.balanced.model_space import to_result
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import BalancedResult
@@ -69,10 +69,6 @@ from xaip.runtime.budget import as_clock
 
 #: the admissible heuristic of the bounds (the C core's when built)
 HEURISTIC = "lmcut"
-
-
-class _OutOfBudget(Exception):
-    pass
 
 
 class _Estimate:
@@ -287,7 +283,7 @@ class MegaStar:
             if (g_robot[node], g_human[node]) not in fronts.get(state, ()):
                 continue  # dominated after it was queued
             if not self.clock.charge():
-                raise _OutOfBudget
+                raise OutOfBudget("budget exhausted", phase="megastar search")
             self.expanded += 1
             if self.expanded % 500 == 0:
                 report(self.progress, "megastar", self.expanded)
@@ -423,15 +419,8 @@ def _resolve(action: CompiledAction, mu_bits: int, mu_mask: int) -> GroundAction
 
 def optimal_cost(engine: Engine, task: Task, clock: BudgetClock) -> int | None:
     """``C*`` of ``task`` (``None``: no plan), charged to ``clock``."""
-    if not clock.tick():
-        raise _OutOfBudget
-    result = engine.solve(task, optimal=True, budget=clock.remaining())
-    clock.charge(max(0, result.expanded))
-    if result.status == Status.BUDGET_EXHAUSTED:
-        raise _OutOfBudget
-    if result.status != Status.SOLVED or result.cost is None:
-        return None
-    return int(result.cost)
+    found = optimal_plan(engine, task, clock)
+    return None if found is None else found[1]
 
 
 def steps_name(compiled: CompiledTask, index: int, record: _Subset) -> str:
@@ -498,7 +487,7 @@ def solve(
     search = MegaStar(problem, compiled, mode, clock, chosen, heuristic, progress)
     try:
         status, plan, subset, g_r, g_h, optimum = search.run()
-    except _OutOfBudget:
+    except OutOfBudget:
         status, plan, subset, g_r, g_h, optimum = Status.BUDGET_EXHAUSTED, (), (), 0, 0, None
     stats.update({"expanded": search.expanded, "generated": search.generated,
                   "oracle_calls": search.oracle_calls, "edit_sets": len(search.subsets),
@@ -517,8 +506,6 @@ def _without_penalty(problem: BalancedProblem, compiled: CompiledTask, engine: E
                      stats: dict[str, int | float]) -> BalancedResult:
     """γ = 0: the penalty is ignored (``0·∞ = 0``), so explaining never pays and the
     person's model does not constrain the plan: the robot's optimal plan, ``E = ∅``."""
-    from xaip.balanced.evaluate import plan_cost
-
     def finish(status: Status, point: Point | None = None, optimum: int | None = None
                ) -> BalancedResult:
         return to_result(problem, status, (), point, optimum,
@@ -526,15 +513,13 @@ def _without_penalty(problem: BalancedProblem, compiled: CompiledTask, engine: E
                          exact=True, seconds=time.perf_counter() - started, stats=stats)
 
     try:
-        result = engine.solve(compiled.robot_task, optimal=True, budget=clock.remaining())
-        if result.status == Status.BUDGET_EXHAUSTED:
-            return finish(Status.BUDGET_EXHAUSTED)
-        if result.status != Status.SOLVED or result.cost is None:
+        found = optimal_plan(engine, compiled.robot_task, clock)
+        if found is None:
             return finish(Status.UNSOLVABLE)
-        plan = tuple(a.name for a in result.plan)
+        plan = tuple(a.name for a in found[0])
         human = problem.space.task(())
         optimum = optimal_cost(engine, human, clock)
-    except _OutOfBudget:
+    except OutOfBudget:
         return finish(Status.BUDGET_EXHAUSTED)
-    return finish(Status.FOUND, Point(plan, int(result.cost), plan_cost(human, plan)),
+    return finish(Status.FOUND, Point(plan, found[1], plan_cost(human, plan)),
                   optimum)
