@@ -41,7 +41,8 @@ def test_rejects_a_plan_invalid_for_the_robot() -> None:
     result = balance(problem, check=False)
     forged = dataclasses.replace(result, plan=("move p1 p7", "move p7 p15", "move p15 p16",
                                                "move p16 p17"), plan_cost=4)
-    assert check(problem, forged).ok is False
+    report = check(problem, forged)
+    assert report.ok is False and "not valid in the robot's model" in report.details
 
 
 def test_rejects_a_suboptimal_robot_plan_for_explicable_optimal() -> None:

@@ -255,10 +255,14 @@ def test_one_node_budget_is_exhausted_and_not_verified() -> None:
 
 
 def test_progress_is_reported() -> None:
+    """Every 500 expansions (a blind search on a 12-waypoint map expands about 1000; the
+    small instances elsewhere expand too few to report anything)."""
     events = []
-    problem = balanced_problem(*random_blocks(2), objective="explicable-optimal")
-    solve(problem, progress=events.append)
-    assert all(e.phase == "megastar" for e in events)
+    problem = balanced_problem(*random_instance(1, waypoints=12, flips=8),
+                               objective="explicable-optimal", default_cost=0.5)
+    result = solve(problem, progress=events.append, heuristic="blind")
+    assert events and all(e.phase == "megastar" for e in events)
+    assert [e.done for e in events] == list(range(500, int(result.stats["expanded"]) + 1, 500))
 
 
 def test_a_time_budget_ends_the_search_on_a_large_mrp() -> None:
