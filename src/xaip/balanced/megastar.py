@@ -55,9 +55,8 @@ from xaip.balanced.compile import (
     compile_problem,
 )
 from xaip.balanced.evaluate import OutOfBudget, Point, optimal_plan, plan_cost
-from xaip.balanced.model_space import to_result
 from xaip.balanced.objectives import BalancedProblem, Objective
-from xaip.balanced.results import BalancedResult
+from xaip.balanced.results import BalancedResult, to_result
 from xaip.errors import InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.heuristics import ADMISSIBLE, make_heuristic

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from xaip.balanced.evaluate import Evaluator, OutOfBudget, Point
 from xaip.balanced.objectives import BalancedProblem, Objective
-from xaip.balanced.results import BalancedResult, objective_value
+from xaip.balanced.results import BalancedResult, objective_value, to_result
 from xaip.planning.engines import DEFAULT_ENGINE, Engine
 from xaip.runtime import Budget, Progress, Status, report
 from xaip.runtime.budget import BudgetClock, as_clock
@@ -228,25 +228,3 @@ def model_space_search(
                      best.human_optimum if best else None, robot[1] if robot else None,
                      method="model-space", exact=exact,
                      seconds=time.perf_counter() - started, stats=stats)
-
-
-def to_result(problem: BalancedProblem, status: Status, subset: tuple[int, ...],
-              point: Point | None, human_optimum: int | None, robot_optimum: int | None,
-              *, method: str, exact: bool, seconds: float,
-              stats: dict[str, int | float]) -> BalancedResult:
-    """A :class:`BalancedResult` for edit set ``subset`` and plan ``point`` (none: an
-    empty answer with infinite values)."""
-    edits = tuple(problem.differences[i] for i in subset)
-    item_costs = tuple(problem.edit_costs[i] for i in subset)
-    explanation_cost = sum(item_costs)
-    if point is None:
-        return BalancedResult(status, (), None, edits, explanation_cost, math.inf,
-                              problem.objective, method, exact, math.inf, seconds,
-                              problem.weights, None, human_optimum, robot_optimum,
-                              item_costs, stats=stats)
-    penalty = problem.inexplicability(point.human_cost, human_optimum)
-    total = objective_value(problem.weights, point.robot_cost, explanation_cost, penalty)
-    return BalancedResult(status, point.plan, point.robot_cost, edits, explanation_cost,
-                          penalty, problem.objective, method, exact, total, seconds,
-                          problem.weights, point.human_cost, human_optimum, robot_optimum,
-                          item_costs, stats=stats)

@@ -11,12 +11,21 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xaip.balanced.objectives import Objective, Weights, edit_sentence, feature_name
+from xaip.balanced.objectives import (
+    BalancedProblem,
+    Objective,
+    Weights,
+    edit_sentence,
+    feature_name,
+)
 from xaip.contract import CheckReport
 from xaip.planning.features import Edit
 from xaip.runtime import Status
+
+if TYPE_CHECKING:
+    from xaip.balanced.evaluate import Point
 
 
 def finite(value: float | None) -> float | None:
@@ -108,3 +117,26 @@ def objective_value(weights: Weights, plan_cost: float, explanation_cost: float,
         if weight:
             total += weight * value
     return total
+
+
+def to_result(problem: BalancedProblem, status: Status, subset: tuple[int, ...],
+              point: Point | None, human_optimum: int | None, robot_optimum: int | None,
+              *, method: str, exact: bool, seconds: float,
+              stats: dict[str, int | float]) -> BalancedResult:
+    """A :class:`BalancedResult` for edit set ``subset`` and plan ``point`` (none: an
+    empty answer with infinite values): how both methods (model-space search and MEGA*)
+    turn their answer into the one result type, with the same arithmetic."""
+    edits = tuple(problem.differences[i] for i in subset)
+    item_costs = tuple(problem.edit_costs[i] for i in subset)
+    explanation_cost = sum(item_costs)
+    if point is None:
+        return BalancedResult(status, (), None, edits, explanation_cost, math.inf,
+                              problem.objective, method, exact, math.inf, seconds,
+                              problem.weights, None, human_optimum, robot_optimum,
+                              item_costs, stats=stats)
+    penalty = problem.inexplicability(point.human_cost, human_optimum)
+    total = objective_value(problem.weights, point.robot_cost, explanation_cost, penalty)
+    return BalancedResult(status, point.plan, point.robot_cost, edits, explanation_cost,
+                          penalty, problem.objective, method, exact, total, seconds,
+                          problem.weights, point.human_cost, human_optimum, robot_optimum,
+                          item_costs, stats=stats)
