@@ -211,3 +211,24 @@ def test_grounding_order_does_not_depend_on_string_hashing() -> None:
                               text=True, check=True)
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+def test_task_sharing_index_equals_the_constructor() -> None:
+    """``Task.sharing_index`` (model-space searches) builds the task the constructor does,
+    with the caller's fact index and the indexes the constructor would build."""
+    from xaip.domains.generators import gripper
+
+    domain, problem = gripper(3)
+    task = ground(parse_domain(domain), parse_problem(problem))
+    actions = task.actions[::2] + task.actions[:1]  # a repeated name: two indices
+    fields = {"name": task.name, "facts": task.facts, "actions": actions, "init": task.init,
+              "goal": task.goal, "goal_neg": task.goal_neg, "has_costs": True}
+    shared = Task.sharing_index(task.fact_index, [a.name for a in actions], **fields)
+    built = Task(**fields)  # type: ignore[arg-type]
+    assert shared == built and shared.fact_index is task.fact_index
+    assert shared.fact_index == built.fact_index
+    assert shared.action_index == built.action_index
+    assert len(shared.action_index[actions[0].name]) == 2
+    assert (shared.static_facts, shared.axioms, shared.costs_ignored) == \
+        (built.static_facts, built.axioms, built.costs_ignored)
+    assert shared.close(task.init) == task.init

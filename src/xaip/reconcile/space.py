@@ -22,7 +22,6 @@ model from PDDL (slower, same answers).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -432,7 +431,10 @@ class ModelSpace:
                 if action is not None:
                     actions.append(action)
                     names.append(self.instance_names[number])
-        return self._task(tuple(actions), names, init, goal, goal_neg)
+        # the space's fact index and instance names: no index is rebuilt per node
+        return Task.sharing_index(self.fact_index, names, name=self.human_problem.name,
+                                  facts=self.facts, actions=tuple(actions), init=init,
+                                  goal=goal, goal_neg=goal_neg, has_costs=self.uses_costs)
 
     def _numbers_of(self, only: frozenset[int]) -> dict[str, list[int]]:
         """``by_schema`` restricted to the instances ``only`` (same order), cached: a plan
@@ -485,23 +487,6 @@ class ModelSpace:
             self._problem_cache.clear()
         self._problem_cache[key] = found
         return found
-
-    def _task(self, actions: tuple[GroundAction, ...], names: Sequence[str], init: int,
-              goal: int, goal_neg: int) -> Task:
-        """A :class:`Task` sharing the space's fact index, with its action index built from
-        the names the space already knows. Why not ``Task(...)``: its constructor rebuilds
-        both indexes, and model-space searches build thousands of tasks (a third of the
-        goal test's time on logistics)."""
-        by_name: dict[str, list[int]] = {}
-        for i, name in enumerate(names):
-            by_name.setdefault(name, []).append(i)
-        task = object.__new__(Task)
-        # a frozen dataclass without slots: its fields live in the instance dictionary
-        vars(task).update(_task_defaults(), name=self.human_problem.name, facts=self.facts,
-                          actions=actions, init=init, goal=goal, goal_neg=goal_neg,
-                          has_costs=self.uses_costs, fact_index=self.fact_index,
-                          action_index={name: tuple(ids) for name, ids in by_name.items()})
-        return task
 
     def _ground_action(
         self,
@@ -558,22 +543,6 @@ class ModelSpace:
             raise SemanticError(f"the cost {term} of {instance.name} is not set in the "
                                 "initial state")
         return numeric[term]
-
-
-_DEFAULTS: dict[str, object] | None = None
-
-
-def _task_defaults() -> dict[str, object]:
-    """Fresh default values of :class:`Task`'s fields (read once from the dataclass, so a
-    field added to ``Task`` later gets its default here too)."""
-    global _DEFAULTS
-    if _DEFAULTS is None:
-        _DEFAULTS = {}
-        for spec in dataclasses.fields(Task):
-            assert spec.default_factory is dataclasses.MISSING  # none yet: add them here
-            if spec.default is not dataclasses.MISSING:
-                _DEFAULTS[spec.name] = spec.default
-    return dict(_DEFAULTS)
 
 
 def _group_of(feature: Feature) -> str:
