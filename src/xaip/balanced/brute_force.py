@@ -113,7 +113,7 @@ def brute_force(problem: BalancedProblem, budget: Budget | None = None) -> Oracl
 
 def _human_cost(problem: BalancedProblem, human_task: Task, domain: Domain, updated: Problem,
                 plan: tuple[str, ...]) -> int | None:
-    if problem.observable or problem.infer_conditions:
+    if problem.watched:
         from xaip.balanced.epistemic import watched_cost
 
         return watched_cost(problem, domain, updated, plan)

@@ -78,7 +78,7 @@ def human_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
                plan: tuple[str, ...]) -> int | None:
     """The plan's cost for the person: lifted validation, or the watched execution when
     the person observes (B05)."""
-    if problem.observable or problem.infer_conditions:
+    if problem.watched:
         from xaip.balanced.epistemic import watched_cost
 
         return watched_cost(problem, domain, updated, plan)

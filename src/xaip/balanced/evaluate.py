@@ -107,7 +107,7 @@ class Evaluator:
     def human_cost(self, subset: tuple[int, ...], plan: tuple[str, ...]) -> int | None:
         """``C(π, M^R_h + E)`` for the person (watched, when she observes)."""
         task = self.human_task(subset)
-        if self.problem.observable or self.problem.infer_conditions:
+        if self.problem.watched:
             from xaip.balanced.epistemic import watched_cost_in
 
             return watched_cost_in(self.problem, self.robot_task, task, plan)
@@ -141,7 +141,7 @@ class Evaluator:
             self.problem.robot_domain, self.problem.robot_problem,
             self.problem.human_domain, self.problem.human_problem,
             self.robot_task, self.human_task(subset))
-        if self.problem.observable or self.problem.infer_conditions:
+        if self.problem.watched:
             from xaip.balanced.epistemic import watched_product_search
 
             answer = watched_product_search(self.problem, explicable, max_robot, self.clock)
@@ -165,7 +165,7 @@ class Evaluator:
         point = self._product(subset, max_robot)
         if point is None or not self.problem.explicable(point.human_cost, optimum):
             return None
-        if not (self.problem.observable or self.problem.infer_conditions):
+        if not self.problem.watched:
             return point  # her cost is never below C*: the lexicographic optimum it is
         # watched plans may cost her less than C*: every plan up to C* is explicable, so
         # walk the front towards cheaper robot plans while her cost stays within C*

@@ -149,6 +149,12 @@ class BalancedProblem:
     observable: frozenset[str] = frozenset()
     infer_conditions: bool = False
 
+    @property
+    def watched(self) -> bool:
+        """Does the person watch the plan executed (B05)? Then every solver and the
+        checker score it by :mod:`xaip.balanced.epistemic`'s watched execution."""
+        return bool(self.observable) or self.infer_conditions
+
     @cached_property
     def differences(self) -> tuple[Edit, ...]:
         """The candidate explanation items: edits from the human's model towards the
