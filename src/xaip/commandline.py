@@ -24,7 +24,8 @@ class OutputError(InputError):
     """An output file cannot be written (a directory, a full disk, an input file)."""
 
 
-def _positive_int(text: str) -> int:
+def non_negative_int(text: str) -> int:
+    """An argparse type: a whole number, 0 or more."""
     try:
         value = int(text)
     except ValueError:
@@ -34,7 +35,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def _positive_float(text: str) -> float:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number, 1 or more (counts of workers, samples, nodes)."""
+    value = non_negative_int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number, 0 or more."""
     try:
         value = float(text)
     except ValueError:
@@ -44,16 +54,12 @@ def _positive_float(text: str) -> float:
     return value
 
 
-non_negative_int = _positive_int
-non_negative_float = _positive_float
-
-
 def add_budget_args(parser: argparse.ArgumentParser, nodes: bool = True) -> None:
     """``--max-nodes N`` and ``--max-seconds S`` (validated: finite, not negative)."""
     if nodes:
-        parser.add_argument("--max-nodes", type=_positive_int, default=None, metavar="N",
+        parser.add_argument("--max-nodes", type=non_negative_int, default=None, metavar="N",
                             help="give up after expanding N nodes")
-    parser.add_argument("--max-seconds", type=_positive_float, default=None, metavar="S",
+    parser.add_argument("--max-seconds", type=non_negative_float, default=None, metavar="S",
                         help="give up after S seconds (covers reading, grounding and search)")
 
 

@@ -26,7 +26,7 @@ from xaip.commandline import (
     budget_from,
     check_output,
     emit,
-    non_negative_int,
+    positive_int,
     write_output,
 )
 from xaip.concepts.results import Query, WhyNot
@@ -34,13 +34,6 @@ from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 from xaip.runtime import Status
 
 ENVS = ("sokoban-switch", "sokoban-cells", "montezuma")
-
-
-def _positive(text: str) -> int:
-    value = non_negative_int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -64,11 +57,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--vocabulary", default=None, metavar="FILE",
                         help="JSON vocabulary file (default: every bundled concept of the "
                              "environment; montezuma files may ask for learned classifiers)")
-    parser.add_argument("--budget", type=_positive, default=None, metavar="N",
+    parser.add_argument("--budget", type=positive_int, default=None, metavar="N",
                         help="sampling budget (default 500 for a failing foil, 750 for a "
                              "costlier one, as in the paper)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    parser.add_argument("--workers", type=_positive, default=1, metavar="N",
+    parser.add_argument("--workers", type=positive_int, default=1, metavar="N",
                         help="draw samples on N processes (same answer for a seed)")
     parser.add_argument("--teach", action="store_true",
                         help="when no concept explains a failing foil, teach a new one: name "

@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from xaip.commandline import non_negative_float
+from xaip.commandline import non_negative_float, positive_int
 from xaip.errors import EXIT_BAD_INPUT, EXIT_OK, InputError
 from xaip.web.settings import Settings  # no FastAPI in there
 
@@ -37,12 +37,6 @@ def _port(text: str) -> int:
     return int(text)
 
 
-def _positive_int(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
-    return int(text)
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``serve`` on the ``xaip`` sub-command parser."""
     parser = sub.add_parser(
@@ -55,9 +49,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="interface to bind (default 127.0.0.1: this machine only)")
     parser.add_argument("--max-seconds", type=non_negative_float, default=None, metavar="S",
                         help="seconds of work one request may use (default 20)")
-    parser.add_argument("--max-nodes", type=_positive_int, default=None, metavar="N",
+    parser.add_argument("--max-nodes", type=positive_int, default=None, metavar="N",
                         help="search nodes one request may use (default 2000000)")
-    parser.add_argument("--workers", type=_positive_int, default=None, metavar="N",
+    parser.add_argument("--workers", type=positive_int, default=None, metavar="N",
                         help="requests that work at once (default 4; more wait, then 503)")
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="directory for capability-discovery stores (default: a "
