@@ -481,7 +481,7 @@ def test_cost_edits_in_a_unit_cost_domain_turn_costs_on() -> None:
     human, problem = fetch_human(), fetch_problem()
     edit = add(Feature.cost("tuck", (), 5))
     new, new_problem = apply_edits(human, problem, [edit])
-    assert new.uses_action_costs
+    assert new.declares_action_costs
     costs = {f.action: f.value for f in domain_features(new) if f.kind is FeatureKind.COST}
     assert costs == {"move": 1, "tuck": 5, "crouch": 1, "pick-up": 1, "put-down": 1}
     assert new_problem is not None and new_problem.metric == ("minimize",

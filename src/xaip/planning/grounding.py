@@ -55,10 +55,9 @@ from xaip.planning.pddl.model import (
     Problem,
     TypedName,
     When,
-    costs_ignored,
-    counts_action_costs,
 )
 from xaip.planning.pddl.visitor import changed_atoms
+from xaip.planning.semantics import costs_ignored, counts_action_costs
 from xaip.planning.task import ConditionalEffect, GroundAction, Task, mask_of
 from xaip.runtime.budget import Budget, BudgetClock, as_clock
 

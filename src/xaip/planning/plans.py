@@ -44,10 +44,10 @@ from xaip.planning.pddl.model import (
     TypedName,
     When,
     conjuncts,
-    counts_action_costs,
 )
 from xaip.planning.pddl.printer import print_condition
 from xaip.planning.pddl.rename import rename_condition
+from xaip.planning.semantics import counts_action_costs
 from xaip.planning.task import GroundAction, State, Task, bits
 from xaip.runtime.status import Status
 

@@ -98,7 +98,7 @@ def brute_force_complete(
     lifted = [e for e in edits if not (e.feature.is_action_feature and e.feature.parameters
                                        and not e.feature.is_lifted)]
     grounded = [e for e in edits if e not in lifted]
-    uses_costs = mrp.robot_domain.uses_action_costs or mrp.human_domain.uses_action_costs
+    uses_costs = mrp.robot_domain.declares_action_costs or mrp.human_domain.declares_action_costs
     default = Fraction(0) if uses_costs else Fraction(1)
     features = update_features(model_features(mrp.human_domain, mrp.human_problem), lifted,
                                default)

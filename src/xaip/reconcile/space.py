@@ -77,7 +77,7 @@ class Instance:
 def _is_strips_like(domain: Domain, problem: Problem) -> bool:
     if domain.derived:  # compiled tasks carry no axioms: ground such models whole
         return False
-    uses_costs = domain.uses_action_costs
+    uses_costs = domain.declares_action_costs
     for action in domain.actions:
         parts = split_action(action, uses_costs)
         if parts.precondition_rest or parts.effect_rest or parts.cost is None:
@@ -118,7 +118,7 @@ class ModelSpace:
         self.lifted_edits: tuple[Edit, ...] = difference.edits()
         self.human_features = model_features(human_domain, human_problem)
         self.robot_features = model_features(robot_domain, robot_problem)
-        self.uses_costs = robot_domain.uses_action_costs or human_domain.uses_action_costs
+        self.uses_costs = robot_domain.declares_action_costs or human_domain.declares_action_costs
         self.default_cost = Fraction(0) if self.uses_costs else Fraction(1)
         self.compiled = _is_strips_like(robot_domain, robot_problem) and _is_strips_like(
             human_domain, human_problem)

@@ -267,7 +267,7 @@ def _edit_actions(
     by_action: dict[str, list[Edit]] = {}
     for edit in edits:
         by_action.setdefault(edit.feature.action, []).append(edit)
-    uses_costs = domain.uses_action_costs
+    uses_costs = domain.declares_action_costs
     converted = False
     if not uses_costs and any(
         e.op == "add" and e.feature.kind is _K.COST and e.feature.value != 1 for e in edits

@@ -221,8 +221,8 @@ def _action_structure(a: Domain, b: Domain) -> list[StructuralDifference]:
         action_b = b_actions.get(action_a.name)
         if action_b is None or len(action_b.parameters) != len(action_a.parameters):
             continue  # reported as a vocabulary mismatch
-        parts_a = split_action(action_a, a.uses_action_costs)
-        parts_b = split_action(action_b, b.uses_action_costs)
+        parts_a = split_action(action_a, a.declares_action_costs)
+        parts_b = split_action(action_b, b.declares_action_costs)
         # Compare in A's parameter names; show each side as written.
         mapping = {
             pb.name: pa.name

@@ -134,7 +134,7 @@ def domain_features(domain: Domain) -> frozenset[Feature]:
     """Γ of a domain: preconditions, effects and costs of every action schema."""
     features: set[Feature] = set()
     for action in domain.actions:
-        features |= action_features(action, domain.uses_action_costs)
+        features |= action_features(action, domain.declares_action_costs)
     return frozenset(features)
 
 

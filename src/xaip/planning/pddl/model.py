@@ -292,7 +292,12 @@ class Domain:
         return frozenset(rule.name for rule in self.derived)
 
     @property
-    def uses_action_costs(self) -> bool:
+    def declares_action_costs(self) -> bool:
+        """The domain *declares* action costs (``:action-costs`` or a ``total-cost`` function).
+
+        Declaring is not counting: whether a plan's cost sums the declared costs depends on the
+        problem's metric too -- ask :func:`xaip.planning.semantics.counts_action_costs`.
+        """
         return ":action-costs" in self.requirements or any(
             f.name == COST_FLUENT for f in self.functions
         )
@@ -344,23 +349,6 @@ def _either_types(domain: Domain) -> set[str]:
             if isinstance(node, Exists | Forall):
                 typed.extend(node.variables)
     return {t.type for t in typed if t.type.startswith("(either ")}
-
-
-def counts_action_costs(domain: Domain, problem: Problem) -> bool:
-    """Do plan costs count the declared action costs?
-
-    Following Fast Downward and VAL: only when the domain declares action costs *and* the
-    problem asks to ``(:metric minimize (total-cost))``; otherwise every action costs 1.
-    """
-    if not domain.uses_action_costs or problem.metric is None:
-        return False
-    direction, term = problem.metric
-    return direction == "minimize" and term.name == COST_FLUENT
-
-
-def costs_ignored(domain: Domain, problem: Problem) -> bool:
-    """The domain declares action costs that the problem's metric (or its absence) ignores."""
-    return domain.uses_action_costs and not counts_action_costs(domain, problem)
 
 
 def conjuncts(condition: Condition) -> tuple[Condition, ...]:
