@@ -66,6 +66,32 @@ class ExplainerResult(Protocol):
 R = TypeVar("R")
 
 
+#: The words every family uses when its checker ran out of budget before confirming an answer.
+CHECKER_BUDGET = "unverified: checker budget"
+
+
+def checker_budget_report(detail: str = "") -> CheckReport:
+    """The report of a checker that ran out of its budget: undecided, never verified, and
+    said in the same words by every family (the CLI then exits 1)."""
+    return CheckReport(None, CHECKER_BUDGET + (f" ({detail})" if detail else ""))
+
+
+def run_checker(check: Callable[[], CheckReport]) -> CheckReport:
+    """Run ``check`` and turn a :class:`~xaip.errors.BudgetExhausted` it raises into
+    :func:`checker_budget_report`.
+
+    Why here: a checker runs under the same budget as the search it checks (the user's
+    ``--max-seconds``/``--max-nodes``, started afresh), so running out is an expected
+    outcome, reported alike by every family, not an internal error.
+    """
+    from xaip.errors import BudgetExhausted
+
+    try:
+        return check()
+    except BudgetExhausted as stop:
+        return checker_budget_report(str(stop))
+
+
 def with_check(result: R, report: CheckReport) -> R:
     """``result`` with ``verified`` set from ``report``: true only when the checker confirmed
     it *and* the work finished (an unfinished answer is never verified)."""
