@@ -13,16 +13,24 @@ What it does, for a result ``(π, E)``:
    planner and the default engine's A* on the space's own grounding;
 5. the explanation cost, penalty and total are recomputed from the problem's prices;
 6. the objective's constraints hold: ``explicable`` needs ``C(π, M^R_h + E) = C*``,
-   ``explicable-optimal`` also ``C(π, M^R) = C*_{M^R}``; ``balanced`` is compared with two
-   reference pairs built here (the robot's optimal plan with no explanation and with every
-   difference explained) that the answer must not lose to.
+   ``explicable-optimal`` also ``C(π, M^R) = C*_{M^R}``;
+7. for an exact search's answer, that no pair beats it (the optimality claim):
+   :func:`xaip.balanced.check_optimal.refute` enumerates the edit sets whose bound could
+   beat it and, for each, searches the product of fresh groundings bi-objectively.
+   An approximate answer claims no optimality; ``balanced`` ones are compared with two
+   reference pairs (the robot's optimal plan with nothing and with everything explained).
 
 What it shares with the search: the PDDL reader, the feature extraction and edit
 application of :mod:`xaip.planning.features` (also the candidate list), the grounder (run
-afresh), and the penalty function of the problem. It does **not** prove that no other pair
-is better — that global claim is what the brute-force tests (:mod:`xaip.balanced.brute_force`)
-establish on small instances. With an observation model (B05) the plan's cost for the
-person is the watched execution of :func:`xaip.balanced.epistemic.watched_cost`.
+afresh), the penalty function of the problem and the one cost semantics
+(:mod:`xaip.planning.semantics`: each model priced by its own domain and problem). With an
+observation model (B05) the plan's cost for the person is the watched execution of
+:func:`xaip.balanced.epistemic.watched_cost`, and the optimality proof uses its belief
+update :meth:`~xaip.balanced.epistemic.Watcher.step`.
+
+It runs under the same budget as the search (the user's ``max_seconds``/``max_nodes``,
+started afresh); running out is "unverified: checker budget"
+(:func:`xaip.contract.run_checker`), never a verdict.
 """
 
 from __future__ import annotations
@@ -31,21 +39,20 @@ import math
 
 from xaip.balanced.objectives import BalancedProblem, Objective, feature_name
 from xaip.balanced.results import BalancedResult, objective_value
-from xaip.contract import CheckReport
+from xaip.contract import CheckReport, run_checker
+from xaip.errors import BudgetExhausted
 from xaip.planning.engines import get_engine
 from xaip.planning.features import Edit, apply_edits
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import parse_plan, validate
+from xaip.planning.task import Task
 from xaip.runtime import Budget, Status
+from xaip.runtime.budget import BudgetClock, as_clock
 
 #: The checker's search: not the A* + LM-cut or product search that found the answer.
 CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
 _EPS = 1e-6
-
-
-class _Undecided(Exception):
-    pass
 
 
 def updated_model(problem: BalancedProblem, edits: tuple[Edit, ...]) -> tuple[Domain, Problem]:
@@ -57,14 +64,26 @@ def updated_model(problem: BalancedProblem, edits: tuple[Edit, ...]) -> tuple[Do
     return domain, updated
 
 
-def optimum(domain: Domain, problem: Problem, budget: Budget) -> int | None:
-    """``C*`` by uniform-cost search on a fresh grounding (``None``: unsolvable)."""
-    task = ground(domain, problem)
+def task_optimum(task: Task, clock: BudgetClock) -> tuple[tuple[str, ...], int] | None:
+    """An optimal plan of ``task`` and its cost by uniform-cost search (``None``: no
+    plan), charged to ``clock``; :class:`BudgetExhausted` when it runs out."""
+    if not clock.tick():
+        raise BudgetExhausted("budget exhausted", phase="checking")
     result = get_engine("default", search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC).solve(
-        task, optimal=True, budget=budget)
+        task, optimal=True, budget=clock.remaining())
+    clock.charge(max(0, result.expanded))
     if result.status == Status.BUDGET_EXHAUSTED:
-        raise _Undecided("the checker's budget ran out")
-    return None if result.status != Status.SOLVED or result.cost is None else int(result.cost)
+        raise BudgetExhausted("budget exhausted", phase="checking")
+    if result.status != Status.SOLVED or result.cost is None:
+        return None
+    return tuple(a.name for a in result.plan), int(result.cost)
+
+
+def optimum(domain: Domain, problem: Problem, budget: Budget | BudgetClock) -> int | None:
+    """``C*`` by uniform-cost search on a fresh grounding (``None``: unsolvable)."""
+    clock = as_clock(budget)
+    found = task_optimum(ground(domain, problem, budget=clock), clock)
+    return None if found is None else found[1]
 
 
 def lifted_cost(domain: Domain, problem: Problem, plan: tuple[str, ...]) -> int | None:
@@ -87,16 +106,16 @@ def human_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
 
 def check(problem: BalancedProblem, result: BalancedResult,
           budget: Budget | None = None) -> CheckReport:
-    """Re-derive ``result``'s numbers independently (see the module docstring)."""
+    """Re-derive ``result``'s numbers independently (see the module docstring), within
+    ``budget`` (unlimited when ``None``; started afresh)."""
     if not result.status.finished:
         return CheckReport(None, "the search did not finish; nothing to check")
-    try:
-        return _check(problem, result, budget or Budget(max_seconds=120))
-    except _Undecided as error:
-        return CheckReport(None, str(error))
+    clock = as_clock(budget)
+    return run_checker(lambda: _check(problem, result, clock))
 
 
-def _check(problem: BalancedProblem, result: BalancedResult, budget: Budget) -> CheckReport:
+def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
+           ) -> CheckReport:
     if result.status == Status.UNSOLVABLE:
         robot = optimum(problem.robot_domain, problem.robot_problem, budget)
         if robot is None:
@@ -139,23 +158,55 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: Budget) -> 
     if objective is not Objective.BALANCED and not explicable:
         return CheckReport(False, f"the plan costs {cost_h} in the updated human model, "
                                   f"whose optimum is {best_h}: not perfectly explicable")
-    if objective is not Objective.EXPLICABLE:
-        # one uniform-cost search for the robot serves both remaining tests
-        best_plan, best_r = _robot_optimal(problem, budget)
-        if objective is Objective.EXPLICABLE_OPTIMAL and robot_cost != best_r:
-            return CheckReport(False, f"the plan costs {robot_cost}, the robot's optimum "
-                                      f"is {best_r}")
-        if objective is Objective.BALANCED:
-            worse = _reference_beats(problem, best_plan, best_r, total, budget)
-            if worse:
-                return CheckReport(False, worse)
+    # one uniform-cost search for the robot serves the remaining tests
+    robot_task = ground(problem.robot_domain, problem.robot_problem, budget=budget)
+    found = task_optimum(robot_task, budget)
+    if found is None:
+        return CheckReport(False, "the checker finds no plan for the robot")
+    best_plan, best_r = found
+    if objective is Objective.EXPLICABLE_OPTIMAL and robot_cost != best_r:
+        return CheckReport(False, f"the plan costs {robot_cost}, the robot's optimum "
+                                  f"is {best_r}")
+    if objective is Objective.BALANCED:
+        worse = _reference_beats(problem, best_plan, best_r, total, budget)
+        if worse:
+            return CheckReport(False, worse)
+    if result.exact:
+        from xaip.balanced.check_optimal import refute
+
+        def human_task(subset: tuple[int, ...]) -> Task:
+            domain, updated = updated_model(problem, problem.differences_of(subset))
+            return ground(domain, updated, budget=budget)
+
+        def best(task: Task) -> int | None:
+            answer = task_optimum(task, budget)
+            return None if answer is None else answer[1]
+
+        better = refute(problem, _objective_value(problem, robot_cost, explanation_cost,
+                                                  total),
+                        robot_task, best_r, human_task, best, budget)
+        if better:
+            return CheckReport(False, better)
     what = {Objective.BALANCED: "the balanced value",
             Objective.EXPLICABLE: "perfectly explicable",
             Objective.EXPLICABLE_OPTIMAL: "perfectly explicable and robot-optimal"}[objective]
+    best_pair = " and no pair scores better (every edit set within the bound searched)" \
+        if result.exact else ""
     return CheckReport(True, f"{what} confirmed: plan cost {robot_cost}, human cost {cost_h} "
                              f"of optimum {best_h}, explanation cost {explanation_cost}, "
-                             f"total {round(total, 6)} (lifted validation, uniform-cost "
-                             "search on fresh groundings)")
+                             f"total {round(total, 6)}{best_pair} (lifted validation, "
+                             "uniform-cost and product searches on fresh groundings)")
+
+
+def _objective_value(problem: BalancedProblem, robot_cost: int, explanation_cost: float,
+                     total: float) -> float:
+    """What ``problem.objective`` minimises, for the answer's numbers."""
+    if problem.objective is Objective.BALANCED:
+        return total
+    if problem.objective is Objective.EXPLICABLE:
+        w = problem.weights
+        return w.alpha * robot_cost + w.beta * explanation_cost
+    return explanation_cost
 
 
 def _same(a: float, b: float) -> bool:
@@ -164,21 +215,8 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) <= _EPS * max(1.0, abs(a))
 
 
-def _robot_optimal(problem: BalancedProblem, budget: Budget) -> tuple[tuple[str, ...], int]:
-    """The robot's optimal plan and ``C*_{M^R}`` by uniform-cost search on a fresh
-    grounding (the robot has a plan: the result's own plan was validated)."""
-    task = ground(problem.robot_domain, problem.robot_problem)
-    found = get_engine("default", search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC).solve(
-        task, optimal=True, budget=budget)
-    if found.status == Status.BUDGET_EXHAUSTED:
-        raise _Undecided("the checker's budget ran out")
-    if found.status != Status.SOLVED or found.cost is None:
-        raise _Undecided("the checker could not plan for the robot")
-    return tuple(a.name for a in found.plan), int(found.cost)
-
-
 def _reference_beats(problem: BalancedProblem, plan: tuple[str, ...], plan_cost: int,
-                     total: float, budget: Budget) -> str:
+                     total: float, budget: BudgetClock) -> str:
     """A message when the robot's optimal ``plan`` with no explanation, or with every
     difference explained, scores below ``total`` (else empty)."""
     for edits in ((), problem.differences):

@@ -145,5 +145,5 @@ def run_balance(args: argparse.Namespace) -> int:
         payload["compiled"] = written
         text += "\nCompiled task written to " + " and ".join(written) + "."
     emit(args, payload, text)
-    return EXIT_OK if result.status.finished and result.verified and result.plan \
+    return EXIT_OK if result.status.finished and result.verified and result.has_plan \
         else EXIT_NEGATIVE

@@ -11,6 +11,7 @@ preconditions mention is only known once every action has been seen.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from fractions import Fraction
 
 from xaip.balanced.compile import (
@@ -28,7 +29,7 @@ from xaip.balanced.objectives import BalancedProblem, feature_name
 from xaip.errors import UnsupportedFeature
 from xaip.planning.features import Feature, FeatureKind
 from xaip.planning.pddl.model import Atom
-from xaip.planning.task import GroundAction
+from xaip.planning.task import GroundAction, Task
 
 _K = FeatureKind
 _LITERAL = (_K.PRECONDITION, _K.NEGATIVE_PRECONDITION, _K.ADD_EFFECT, _K.DELETE_EFFECT)
@@ -49,7 +50,8 @@ class Builder:
         self.alpha, self.explain_costs = alpha, explain_costs
         self.explain_first, self.stop_at_goal = explain_first, stop_at_goal
         everything = tuple(range(len(space.candidates)))
-        self.robot_task = space.task(everything)  # M^R_h + D is M^R, on the space's facts
+        # M^R_h + D is M^R on the space's facts, priced as the robot prices it
+        self.robot_task = robot_priced(space.task(everything), problem.robot_task)
         self.world = len(space.facts)
         self.candidate_of: dict[tuple[FeatureKind, Feature], int] = {}
         for i, candidate in enumerate(space.candidates):
@@ -98,6 +100,27 @@ class Builder:
                                              "but it is not an explainable difference")
                 out.append((feature, self.candidate_of[key]))
         return out
+
+
+def robot_priced(task: Task, robot: Task) -> Task:
+    """``task`` (the robot's actions on the model space's facts) with each action costing
+    what it costs in ``robot``, the robot's own grounding.
+
+    Why: the model space prices its tasks as the *person's* models (her problem's metric
+    decides, :func:`xaip.planning.semantics.counts_action_costs`), but a task action of the
+    compiled task costs the robot what the robot's domain and problem say. Actions the
+    robot's own grounding never reaches cannot occur in a plan; they keep the cost that
+    semantics gives them from the space (declared, or 1 when costs do not count)."""
+    costs = {a.name: a.cost for a in robot.actions}
+
+    def price(action: GroundAction) -> int:
+        if action.name in costs:
+            return costs[action.name]
+        return action.cost if robot.has_costs else 1
+
+    actions = tuple(a if price(a) == a.cost else replace(a, cost=price(a))
+                    for a in task.actions)
+    return replace(task, actions=actions, has_costs=robot.has_costs)
 
 
 def _by_action(features: frozenset[Feature]) -> dict[str, set[Feature]]:

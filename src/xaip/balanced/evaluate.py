@@ -25,7 +25,6 @@ from xaip.errors import BudgetExhausted
 from xaip.explicable.problem import ExplicableProblem, plan_in
 from xaip.explicable.product import product_search
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
-from xaip.planning.grounding import ground
 from xaip.planning.task import GroundAction, Task
 from xaip.runtime import Status
 from xaip.runtime.budget import BudgetClock
@@ -77,7 +76,7 @@ class Evaluator:
         self.clock = clock
         self.engine = get_engine(engine) if isinstance(engine, str) else engine
         self.space = problem.space
-        self.robot_task = ground(problem.robot_domain, problem.robot_problem)
+        self.robot_task: Task = problem.robot_task
         self.planner_calls = 0
         self.product_calls = 0
         self._optimum: dict[tuple[int, ...], int | None] = {}

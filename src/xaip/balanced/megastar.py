@@ -471,8 +471,7 @@ def solve(
         if mode is Objective.BALANCED:
             raise InputError("robot_optimal (Proposition 9) applies to the explicable "
                              "objectives, not to balanced")
-        robot_task = problem.space.task(tuple(range(len(problem.differences))))
-        delta = optimality_delta_bound(robot_task)
+        delta = optimality_delta_bound(problem.robot_task)
         compiled = compile_problem(problem, alpha=1,
                                    explanation_costs=proposition9_costs(problem, delta))
         mode = Objective.EXPLICABLE

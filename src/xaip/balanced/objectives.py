@@ -162,6 +162,17 @@ class BalancedProblem:
         return tuple(c.edit for c in self.space.candidates)
 
     @cached_property
+    def robot_task(self) -> Any:
+        """The robot's grounded task ``M^R``, priced by its own domain and problem
+        (:func:`xaip.planning.semantics.counts_action_costs`: declared costs only under
+        ``(:metric minimize (total-cost))``, else 1 per action). Every robot cost of both
+        methods comes from here, never from the model space, whose tasks are priced as
+        the *person's* models."""
+        from xaip.planning.grounding import ground
+
+        return ground(self.robot_domain, self.robot_problem)
+
+    @cached_property
     def space(self) -> Any:
         """The reconciliation model space (grounded once; ``H + S`` per edit set)."""
         from xaip.reconcile.space import ModelSpace

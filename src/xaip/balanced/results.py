@@ -53,8 +53,12 @@ class BalancedResult:
     for all three). ``human_cost`` is ``C(π, M^R_h + E)`` (``None``: not executable
     there) and ``human_optimum`` is ``C*_{M^R_h + E}``. ``exact`` says whether the
     search was exact or the approximate mode of the original work; ``method`` is
-    ``model-space`` or ``compile``. An empty plan with a finished status means no pair
-    satisfies the objective's constraints (``status`` ``unsolvable``).
+    ``model-space`` or ``compile``.
+
+    ``plan_cost`` ``None`` means no pair (``status`` ``unsolvable`` when no pair
+    satisfies the objective's constraints, or the budget ran out before one was found);
+    the *empty* plan with ``plan_cost`` 0 is a plan (the goal holds initially,
+    :mod:`xaip.planning.semantics`), so test :attr:`has_plan`, never ``plan``'s truth.
     """
 
     status: Status
@@ -76,6 +80,11 @@ class BalancedResult:
     verified: bool = False
     stats: Mapping[str, int | float] = field(default_factory=dict)
     check: CheckReport | None = None
+
+    @property
+    def has_plan(self) -> bool:
+        """Whether the result holds a pair (possibly the empty plan)."""
+        return self.plan_cost is not None
 
     @property
     def explicable(self) -> bool:

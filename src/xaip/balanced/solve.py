@@ -34,7 +34,8 @@ def balance(
 
     ``method="model-space"`` searches over edit sets (``exact=False``: the approximate
     mode of the original work); ``method="compile"`` runs MEGA* over the compiled task
-    (always exact). With ``check`` the independent checker sets ``verified``.
+    (always exact). With ``check`` the independent checker sets ``verified``; it runs
+    under ``budget`` too, started afresh ("unverified: checker budget" when it runs out).
     """
     if method == "model-space":
         from xaip.balanced.model_space import model_space_search
@@ -51,7 +52,8 @@ def balance(
         return result
     from xaip.balanced.check import check as check_result
 
-    report = check_result(problem, result)
+    # the checker runs under the user's budget, started afresh
+    report = check_result(problem, result, budget)
     return with_check(dataclasses.replace(result, check=report), report)
 
 

@@ -31,21 +31,22 @@ def _number(value: float) -> str:
 def balanced_text(result: BalancedResult) -> str:
     mode = "exact" if result.exact else "approximate"
     head = f"Balanced planning ({result.objective}, {result.method}, {mode})"
-    if result.status == Status.BUDGET_EXHAUSTED and not result.plan:
+    if result.status == Status.BUDGET_EXHAUSTED and not result.has_plan:
         return "\n".join([f"{head}: the budget ran out before any plan was found.",
                           check_line(result.verified, result.check, result.status)])
     if result.status == Status.NO_EXPLANATION:
         return "\n".join([f"{head}: the approximate search found no pair (its "
                           "relevance-restricted edit sets ran out); try --exact.",
                           check_line(result.verified, result.check, result.status)])
-    if not result.plan:
+    if not result.has_plan:
         return "\n".join([f"{head}: no plan satisfies the objective "
                           "(the robot's model has no plan).",
                           check_line(result.verified, result.check, result.status)])
     lines = [f"{head}: {_WHAT[result.objective]} found."]
     if result.status == Status.BUDGET_EXHAUSTED:
         lines[0] = f"{head}: the best pair found before the budget ran out (not optimal)."
-    steps = " ".join(f"({s})" for s in result.plan)
+    steps = " ".join(f"({s})" for s in result.plan) or "the empty plan (the goal holds " \
+        "initially)"
     lines.append(f"Plan ({result.plan_cost} for the robot): {steps}")
     if result.explanation:
         lines.append("Tell the person:")

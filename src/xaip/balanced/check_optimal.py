@@ -1,0 +1,186 @@
+"""The checker's proof that no pair beats a balanced-planning answer (its optimality claim).
+
+Why a separate proof: both searches claim the *best* pair ``(π, E)`` for their objective;
+re-deriving the answer's own numbers (:mod:`xaip.balanced.check`) does not show that no
+other pair is better, and a claim the checker does not check must not be made.
+
+How (shares neither the model space, nor the product-model planner, nor MEGA*'s
+compilation): for every edit set ``E`` whose lower bound could beat the answer's value
+``V`` — ``α·C*_{M^R} + β·C(E) (+ γ·P(0))`` for ``balanced`` and ``explicable``, ``C(E)``
+for ``explicable-optimal``, enumerated depth first in candidate order and cut where the
+bound reaches ``V`` (bounds only grow along a branch, prices being non-negative) — the
+person's model ``M^R_h + E`` is rebuilt as lifted PDDL, grounded afresh, its optimum
+found by uniform-cost search, and a *bi-objective label-correcting search* over the
+product of the robot's and her grounded tasks (actions matched by name, the robot's
+plans ending at its first goal state as the searches' convention) keeps every label
+(robot cost, her cost) not dominated at its product state and not cut by the bound. A
+label reaching both goals that scores below ``V`` refutes the answer.
+
+What it shares with the search: the PDDL reader, feature edits
+(:func:`~xaip.planning.features.apply_edits`), the grounder (run afresh), the penalty and,
+when the person watches (B05), the belief update :meth:`xaip.balanced.epistemic.Watcher.step`.
+Everything runs on the caller's budget clock; running out raises
+:class:`~xaip.errors.BudgetExhausted` (the caller reports "unverified: checker budget").
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Iterator
+
+from xaip.balanced.objectives import BalancedProblem, Objective
+from xaip.errors import BudgetExhausted
+from xaip.planning.task import GroundAction, State, Task
+from xaip.runtime.budget import BudgetClock
+
+_EPS = 1e-9
+
+#: An optimum of a model (``None``: no plan) on the checker's budget.
+Optimum = Callable[[Task], int | None]
+#: The grounded task of ``M^R_h + E`` for candidate indices ``E``.
+HumanTask = Callable[[tuple[int, ...]], Task]
+
+
+def refute(problem: BalancedProblem, value: float, robot: Task, robot_optimum: int,
+           human_task: HumanTask, optimum: Optimum, clock: BudgetClock) -> str:
+    """A description of a pair scoring below ``value`` under ``problem.objective`` (empty:
+    none exists). ``robot`` is a fresh grounding of the robot's model with optimum
+    ``robot_optimum``."""
+    costs = [float(c) for c in problem.edit_costs]
+    limit = value - _EPS * max(1.0, abs(value))
+
+    def bound(cost: float) -> float:
+        w = problem.weights
+        if problem.objective is Objective.EXPLICABLE_OPTIMAL:
+            return cost
+        low = w.alpha * robot_optimum + w.beta * cost
+        if problem.objective is Objective.BALANCED and w.gamma:
+            low += w.gamma * problem.penalty(0)
+        return low
+
+    for subset, cost in _subsets(costs, lambda c: bound(c) < limit):
+        if not clock.charge():
+            raise BudgetExhausted("budget exhausted", phase="checking optimality")
+        found = _best_in(problem, subset, cost, robot, robot_optimum, human_task, optimum,
+                         limit, clock)
+        if found is not None:
+            told = ", ".join(str(i) for i in subset) or "nothing"
+            return (f"a better pair exists: candidates [{told}] with the plan "
+                    f"{' '.join(f'({s})' for s in found[1]) or '(empty)'} scores "
+                    f"{round(found[0], 6)}, below the answer's {round(value, 6)}")
+    return ""
+
+
+def _subsets(costs: list[float], keep: Callable[[float], bool]
+             ) -> Iterator[tuple[tuple[int, ...], float]]:
+    """Every candidate subset whose price passes ``keep`` (monotone: a superset costs at
+    least as much), depth first."""
+    stack: list[tuple[tuple[int, ...], float]] = [((), 0.0)]
+    while stack:
+        subset, cost = stack.pop()
+        if not keep(cost):
+            continue
+        yield subset, cost
+        start = subset[-1] + 1 if subset else 0
+        for index in range(len(costs) - 1, start - 1, -1):
+            stack.append(((*subset, index), cost + costs[index]))
+
+
+def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, robot: Task,
+             robot_optimum: int, human_task: HumanTask, optimum: Optimum, limit: float,
+             clock: BudgetClock) -> tuple[float, tuple[str, ...]] | None:
+    """A pair with edit set ``subset`` scoring below ``limit`` (value, plan), if any."""
+    w, objective = problem.weights, problem.objective
+    if objective is Objective.BALANCED and not w.gamma:
+        # the penalty is ignored (0·∞ = 0): the robot's optimal plan pairs best
+        value = w.alpha * robot_optimum + w.beta * cost_e
+        return (value, ("<the robot's optimal plan>",)) if value < limit else None
+    human = human_task(subset)
+    best_h = optimum(human)
+    if best_h is None:
+        return None  # every plan is inexecutable for her: infinite penalty, infeasible
+    step = _human_step(problem, robot, human)
+
+    def score(g_r: int, g_h: int) -> float | None:
+        """The objective of a complete pair, ``None`` when it is infeasible."""
+        if objective is Objective.BALANCED:
+            return w.alpha * g_r + w.beta * cost_e + w.gamma * problem.penalty(
+                max(0, g_h - best_h))
+        if g_h > best_h:
+            return None
+        if objective is Objective.EXPLICABLE:
+            return w.alpha * g_r + w.beta * cost_e
+        return cost_e if g_r == robot_optimum else None
+
+    def hopeless(g_r: int, g_h: int) -> bool:
+        """No extension of a partial plan with these costs can score below ``limit``."""
+        if objective is Objective.BALANCED:
+            return (w.alpha * g_r + w.beta * cost_e
+                    + w.gamma * problem.penalty(max(0, g_h - best_h))) >= limit
+        if g_h > best_h:
+            return True
+        if objective is Objective.EXPLICABLE:
+            return w.alpha * g_r + w.beta * cost_e >= limit
+        return g_r > robot_optimum
+
+    human_by_name: dict[str, list[GroundAction]] = {}
+    for action in human.actions:
+        human_by_name.setdefault(action.name, []).append(action)
+    start = (robot.init, human.init, 0)
+    labels: dict[tuple[State, State, int], list[tuple[int, int]]] = {start: [(0, 0)]}
+    plans: dict[tuple[tuple[State, State, int], int, int], tuple[str, ...]] = {
+        (start, 0, 0): ()}
+    heap: list[tuple[int, int, int, tuple[State, State, int]]] = [(0, 0, 0, start)]
+    counter = 0
+    while heap:
+        g_r, g_h, _, node = heapq.heappop(heap)
+        if (g_r, g_h) not in labels.get(node, ()):
+            continue  # dominated since it was queued
+        if not clock.charge():
+            raise BudgetExhausted("budget exhausted", phase="checking optimality")
+        s_r, s_h, used = node
+        plan = plans[(node, g_r, g_h)]
+        if robot.is_goal(s_r):  # the robot's plan ends here (the searches' convention)
+            if human.is_goal(s_h):
+                scored = score(g_r, g_h)
+                if scored is not None and scored < limit:
+                    return scored, plan
+            continue
+        for action in robot.actions:
+            if not action.applicable(s_r):
+                continue
+            next_r = action.apply(s_r)
+            for mine in human_by_name.get(action.name, ()):
+                if not mine.applicable(s_h):
+                    continue
+                next_h, next_used = step(action, s_r, next_r, s_h, mine, used)
+                r, h = g_r + action.cost, g_h + mine.cost
+                if hopeless(r, h):
+                    continue
+                child = (next_r, next_h, next_used)
+                front = labels.setdefault(child, [])
+                if any(a <= r and b <= h for a, b in front):
+                    continue
+                front[:] = [(a, b) for a, b in front if not (r <= a and h <= b)]
+                front.append((r, h))
+                plans[(child, r, h)] = (*plan, action.name)
+                counter += 1
+                heapq.heappush(heap, (r, h, counter, child))
+    return None
+
+
+Step = Callable[[GroundAction, State, State, State, GroundAction, int], tuple[State, int]]
+
+
+def _human_step(problem: BalancedProblem, robot: Task, human: Task) -> Step:
+    """Her side of one product step: her model's action, or the watched update (B05)."""
+    if problem.watched:
+        from xaip.balanced.epistemic import Watcher
+
+        return Watcher(robot, human, problem.observable, problem.infer_conditions).step
+
+    def plain(action: GroundAction, s_r: State, next_r: State, belief: State,
+              mine: GroundAction, used: int) -> tuple[State, int]:
+        return mine.apply(belief), 0
+
+    return plain
