@@ -19,6 +19,7 @@ from fractions import Fraction
 from xaip.planning.features import Edit, Feature, FeatureKind, model_features, update_features
 from xaip.planning.pddl.model import OBJECT, Atom, Domain, FunctionTerm, Problem
 from xaip.planning.plans import PlanStep
+from xaip.planning.semantics import counts_action_costs
 from xaip.reconcile.problem import MRP
 
 _K = FeatureKind
@@ -98,8 +99,10 @@ def brute_force_complete(
     lifted = [e for e in edits if not (e.feature.is_action_feature and e.feature.parameters
                                        and not e.feature.is_lifted)]
     grounded = [e for e in edits if e not in lifted]
-    uses_costs = mrp.robot_domain.declares_action_costs or mrp.human_domain.declares_action_costs
-    default = Fraction(0) if uses_costs else Fraction(1)
+    # What an action created by an edit costs: the human model's default (0 when its
+    # declared costs count, else 1), as every other action of that model is priced.
+    default = Fraction(0) if counts_action_costs(mrp.human_domain, mrp.human_problem) \
+        else Fraction(1)
     features = update_features(model_features(mrp.human_domain, mrp.human_problem), lifted,
                                default)
     by_action: dict[str, list[Feature]] = {}

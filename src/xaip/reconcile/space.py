@@ -39,6 +39,7 @@ from xaip.planning.features import (
 from xaip.planning.features.extract import split_action, split_goal
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import IMPOSSIBLE, Atom, Domain, FunctionTerm, Problem
+from xaip.planning.semantics import counts_action_costs
 from xaip.planning.task import GroundAction, Task
 
 _K = FeatureKind
@@ -77,7 +78,7 @@ class Instance:
 def _is_strips_like(domain: Domain, problem: Problem) -> bool:
     if domain.derived:  # compiled tasks carry no axioms: ground such models whole
         return False
-    uses_costs = domain.declares_action_costs
+    uses_costs = counts_action_costs(domain, problem)
     for action in domain.actions:
         parts = split_action(action, uses_costs)
         if parts.precondition_rest or parts.effect_rest or parts.cost is None:
@@ -118,8 +119,14 @@ class ModelSpace:
         self.lifted_edits: tuple[Edit, ...] = difference.edits()
         self.human_features = model_features(human_domain, human_problem)
         self.robot_features = model_features(robot_domain, robot_problem)
-        self.uses_costs = robot_domain.declares_action_costs or human_domain.declares_action_costs
-        self.default_cost = Fraction(0) if self.uses_costs else Fraction(1)
+        # Each model is priced by its own domain *and* problem (declared costs only under
+        # the total-cost metric, else 1 per action): the cost features above already say
+        # what every action costs in each model. An action that an edit creates in H
+        # starts at H's default cost, as apply_edits gives it.
+        self.human_counts_costs = counts_action_costs(human_domain, human_problem)
+        self.robot_counts_costs = counts_action_costs(robot_domain, robot_problem)
+        self.uses_costs = self.human_counts_costs or self.robot_counts_costs
+        self.default_cost = Fraction(0) if self.human_counts_costs else Fraction(1)
         self.compiled = _is_strips_like(robot_domain, robot_problem) and _is_strips_like(
             human_domain, human_problem)
         if grounded and not self.compiled:

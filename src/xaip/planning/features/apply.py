@@ -16,10 +16,16 @@ Semantics, chosen so that ``features(apply_edits(M, E)) == (Γ(M) ∪ E⁺) \\ E
   adding any feature of an action the domain lacks creates it (its declaration, with
   parameter types, is copied from ``source_domain``; it starts with no preconditions, no
   effects and the domain's default cost: 0 with action costs, 1 without).
-* A cost other than 1 in a domain without action costs turns costs on: the domain gains
-  ``:action-costs``, the ``total-cost`` function and ``(increase (total-cost) 1)`` on
-  every other action, and the problem a ``minimize (total-cost)`` metric, so every other
-  action keeps its cost. A cost of 0 in a cost domain is written as no ``increase``.
+* Costs follow :func:`xaip.planning.semantics.counts_action_costs` of the edited model
+  (its domain *and* problem): when declared costs count, a cost feature is the declared
+  ``increase`` (0 when there is none); otherwise every action costs 1, whatever the domain
+  declares. A cost other than 1 in a model whose declared costs do not count turns costs
+  on: the domain gains ``:action-costs`` and the ``total-cost`` function, every other
+  action (new ones included) costs exactly ``(increase (total-cost) 1)`` (declared
+  increases that did not count are replaced), and the problem minimises ``total-cost``,
+  so every other action keeps the cost it had. A cost of 0 in a model whose costs count
+  is written as no ``increase``. Without a problem, a domain's declared costs are taken
+  as counting (there is no plan to price).
 * Predicates, types, constants, objects and functions that an edit mentions but the
   model does not declare are copied from ``source_domain``/``source_problem``; without a
   source, that is a :class:`~xaip.errors.SemanticError`. Arities are checked; argument
@@ -40,6 +46,7 @@ from xaip.planning.features.extract import (
     COST_FLUENT,
     ActionParts,
     is_cost_increase,
+    model_counts_costs,
     split_action,
     split_goal,
     strip,
@@ -99,7 +106,8 @@ def apply_edits(
         )
     _check_functional_conflicts(edits)
     vocabulary = _Vocabulary(domain, source_domain)
-    actions, converted = _edit_actions(domain, action_edits, vocabulary)
+    actions, converted = _edit_actions(domain, action_edits, vocabulary,
+                                       model_counts_costs(domain, problem))
     new_problem = problem
     if problem is not None:
         new_problem = _edit_problem(problem, problem_edits, vocabulary, source_problem)
@@ -261,13 +269,15 @@ class _Vocabulary:
 
 
 def _edit_actions(
-    domain: Domain, edits: list[Edit], vocabulary: _Vocabulary
+    domain: Domain, edits: list[Edit], vocabulary: _Vocabulary, counts: bool
 ) -> tuple[tuple[Action, ...], bool]:
-    """The edited action list, and whether the domain was converted to action costs."""
+    """The edited action list, and whether the model was converted to counted costs.
+
+    ``counts``: do the declared costs count in the model being edited?"""
     by_action: dict[str, list[Edit]] = {}
     for edit in edits:
         by_action.setdefault(edit.feature.action, []).append(edit)
-    uses_costs = domain.declares_action_costs
+    uses_costs = counts
     converted = False
     if not uses_costs and any(
         e.op == "add" and e.feature.kind is _K.COST and e.feature.value != 1 for e in edits
@@ -291,6 +301,8 @@ def _edit_actions(
         if all(e.op == "remove" for e in group):
             continue  # removing features of an action the model lacks changes nothing
         fresh = vocabulary.source_action(name)
+        if converted:
+            fresh = _with_unit_cost(fresh)  # as every other action of a converted model
         edited = _edit_action(fresh, group, uses_costs, vocabulary)
         if edited is not None:
             result.append(edited)
@@ -298,7 +310,9 @@ def _edit_actions(
 
 
 def _with_unit_cost(action: Action) -> Action:
-    parts = effect_parts(action.effect)
+    """The action costing exactly 1 once costs count: any declared increase (which did not
+    count before) is replaced by ``(increase (total-cost) 1)``."""
+    parts = tuple(p for p in effect_parts(action.effect) if not is_cost_increase(p))
     return dataclasses.replace(
         action, effect=AndEffect((*parts, Increase(FunctionTerm(COST_FLUENT), Fraction(1))))
     )
@@ -554,10 +568,11 @@ def _edit_problem(
 
 
 def _with_cost_metric(problem: Problem) -> Problem:
-    """Make a problem minimise ``total-cost`` after its domain was given action costs."""
+    """Make a problem minimise ``total-cost`` after its domain was given action costs
+    (a metric on anything else did not count declared costs; it is replaced)."""
     changes: dict[str, Any] = {}
     total = FunctionTerm(COST_FLUENT)
-    if problem.metric is None:
+    if problem.metric != ("minimize", total):
         changes["metric"] = ("minimize", total)
     if all(term != total for term, _ in problem.numeric_init):
         changes["numeric_init"] = ((total, Fraction(0)), *problem.numeric_init)

@@ -17,7 +17,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from xaip.planning.features.extract import model_features, split_action, split_goal
+from xaip.planning.features.extract import (
+    model_counts_costs,
+    model_features,
+    split_action,
+    split_goal,
+)
 from xaip.planning.features.feature import Edit, Feature, FeatureKind
 from xaip.planning.features.sentences import format_condition, format_effect, format_value
 from xaip.planning.features.vocabulary import (
@@ -184,8 +189,11 @@ def model_diff(
 
     When only ``problem_a`` is given, both domains are compared under that one problem
     (the usual model-reconciliation setting: same task, different beliefs about the
-    actions), so no problem features differ. Vocabulary mismatches are listed, never
-    raised; call :meth:`ModelDiff.raise_for_mismatches` to insist on a shared vocabulary.
+    actions), so no problem features differ. Each side's cost features are what its
+    actions cost in that side's model (declared costs only under the ``total-cost``
+    metric, else 1: :func:`~xaip.planning.semantics.counts_action_costs`). Vocabulary
+    mismatches are listed, never raised; call :meth:`ModelDiff.raise_for_mismatches` to
+    insist on a shared vocabulary.
     """
     if problem_b is None:
         problem_b = problem_a
@@ -193,7 +201,8 @@ def model_diff(
     mismatches = list(domain_mismatches(domain_a, domain_b))
     if problem_a is not None and problem_b is not None:
         mismatches += problem_mismatches(problem_a, problem_b)
-    structural = _action_structure(domain_a, domain_b)
+    structural = _action_structure(domain_a, domain_b, model_counts_costs(domain_a, problem_a),
+                                   model_counts_costs(domain_b, problem_b))
     if problem_a is not None and problem_b is not None:
         structural += _goal_structure(problem_a, problem_b)
     return ModelDiff(
@@ -214,15 +223,16 @@ def _one_sided(
     )
 
 
-def _action_structure(a: Domain, b: Domain) -> list[StructuralDifference]:
+def _action_structure(a: Domain, b: Domain, counts_a: bool, counts_b: bool
+                      ) -> list[StructuralDifference]:
     out: list[StructuralDifference] = []
     b_actions = {action.name: action for action in b.actions}
     for action_a in a.actions:
         action_b = b_actions.get(action_a.name)
         if action_b is None or len(action_b.parameters) != len(action_a.parameters):
             continue  # reported as a vocabulary mismatch
-        parts_a = split_action(action_a, a.declares_action_costs)
-        parts_b = split_action(action_b, b.declares_action_costs)
+        parts_a = split_action(action_a, counts_a)
+        parts_b = split_action(action_b, counts_b)
         # Compare in A's parameter names; show each side as written.
         mapping = {
             pb.name: pa.name

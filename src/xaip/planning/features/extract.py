@@ -6,9 +6,12 @@ meaning:
 * an action's top-level conjunctive precondition literals (``(p ?x)`` and ``(not (p ?x))``,
   equality included),
 * its top-level effect literals (``(p ?x)`` adds, ``(not (p ?x))`` deletes),
-* its cost: the constant (or single fluent-term) ``(increase (total-cost) ...)`` at the top
-  level of the effect; 0 when a cost-using domain's action has none, 1 in a domain
-  without action costs (the semantics grounding uses),
+* its cost: what the action costs *in this model*, decided by
+  :func:`xaip.planning.semantics.counts_action_costs` of the model's domain and problem:
+  when declared costs count (the domain declares them and the problem minimises
+  ``total-cost``), the constant (or single fluent-term) ``(increase (total-cost) ...)`` at
+  the top level of the effect, 0 when the action has none; otherwise 1 for every action
+  (as grounding, validation and every planner price plans),
 * the problem's initial facts and numeric values, and the goal's top-level literals.
 
 Everything else — disjunctions, implications, quantifiers, conditional and universal
@@ -38,6 +41,7 @@ from xaip.planning.pddl.model import (
     conjuncts,
     effect_parts,
 )
+from xaip.planning.semantics import counts_action_costs
 
 
 def strip(atom: Atom) -> Atom:
@@ -69,6 +73,8 @@ class ActionParts:
 
 
 def split_action(action: Action, uses_costs: bool) -> ActionParts:
+    """``action`` as feature literals and remainder; ``uses_costs``: do declared costs count
+    in the action's model (:func:`model_counts_costs`)? If not, its cost is 1."""
     pre: list[Atom] = []
     neg: list[Atom] = []
     pre_rest: list[Condition] = []
@@ -130,11 +136,29 @@ def action_features(action: Action, uses_costs: bool) -> frozenset[Feature]:
     return frozenset(features)
 
 
-def domain_features(domain: Domain) -> frozenset[Feature]:
-    """Γ of a domain: preconditions, effects and costs of every action schema."""
+def model_counts_costs(domain: Domain, problem: Problem | None) -> bool:
+    """Do the declared action costs count in the model ``(domain, problem)``?
+
+    With a problem: :func:`xaip.planning.semantics.counts_action_costs` (declared costs
+    only under ``(:metric minimize (total-cost))``, else 1 per action). A domain without a
+    problem prices no plan; its features then describe what the file declares (its
+    declared costs, when it declares any) -- used only to compare two domain files.
+    """
+    if problem is None:
+        return domain.declares_action_costs
+    return counts_action_costs(domain, problem)
+
+
+def domain_features(domain: Domain, counts_costs: bool | None = None) -> frozenset[Feature]:
+    """Γ of a domain: preconditions, effects and costs of every action schema.
+
+    ``counts_costs``: do declared costs count in the model this domain is part of
+    (:func:`model_counts_costs`; default: the domain on its own, as declared)?
+    """
+    counts = model_counts_costs(domain, None) if counts_costs is None else counts_costs
     features: set[Feature] = set()
     for action in domain.actions:
-        features |= action_features(action, domain.declares_action_costs)
+        features |= action_features(action, counts)
     return frozenset(features)
 
 
@@ -178,8 +202,12 @@ def problem_features(problem: Problem) -> frozenset[Feature]:
 
 
 def model_features(domain: Domain, problem: Problem | None = None) -> frozenset[Feature]:
-    """Γ(M) of a whole model: the domain's features plus the problem's (when given)."""
-    features = domain_features(domain)
+    """Γ(M) of a whole model: the domain's features plus the problem's (when given).
+
+    Cost features are what each action costs in this model (:func:`model_counts_costs`):
+    two models that price plans differently have different cost features.
+    """
+    features = domain_features(domain, model_counts_costs(domain, problem))
     if problem is not None:
         features |= problem_features(problem)
     return features

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from xaip.errors import SemanticError
-from xaip.planning.pddl.model import Domain, Problem, TypedName
+from xaip.planning.pddl.model import COST_FLUENT, Domain, Function, Problem, TypedName
 
 Category = Literal["type", "constant", "predicate", "function", "action", "object"]
 
@@ -86,10 +86,17 @@ def _typed_table(items: Iterable[TypedName]) -> dict[str, tuple[Any, str]]:
     return {t.name: (t.type, f"{t.name} - {t.type}") for t in items}
 
 
+def _is_cost_total(function: Function) -> bool:
+    """``(total-cost)``: bookkeeping of action costs, which are features (one model that
+    declares costs and one that does not differ in cost features, not in vocabulary)."""
+    return function.name == COST_FLUENT and not function.parameters
+
+
 def domain_mismatches(a: Domain, b: Domain) -> tuple[Mismatch, ...]:
     """Types, constants, predicates, functions and action signatures that differ.
 
-    Parameter *names* never matter (they are placeholders); arities and types do.
+    Parameter *names* never matter (they are placeholders); arities and types do. The
+    ``(total-cost)`` function is not vocabulary (see :func:`_is_cost_total`).
     """
     out: list[Mismatch] = []
     out += _compare(
@@ -105,8 +112,10 @@ def domain_mismatches(a: Domain, b: Domain) -> tuple[Mismatch, ...]:
     )
     out += _compare(
         "function",
-        {f.name: (_types(f.parameters), signature(f.name, f.parameters)) for f in a.functions},
-        {f.name: (_types(f.parameters), signature(f.name, f.parameters)) for f in b.functions},
+        {f.name: (_types(f.parameters), signature(f.name, f.parameters)) for f in a.functions
+         if not _is_cost_total(f)},
+        {f.name: (_types(f.parameters), signature(f.name, f.parameters)) for f in b.functions
+         if not _is_cost_total(f)},
     )
     out += _compare(
         "action",
