@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -85,7 +86,8 @@ def test_validate_invalid_plan_exit_1(
     code, out, _ = run(capsys, "validate", str(bw[0]), str(bw[1]), str(plan_file), "--json")
     payload = json.loads(out)
     assert code == 1
-    assert payload["valid"] is False and payload["failed_step"] == 2
+    assert payload["valid"] is False and payload["failed_step"] == 3  # 1-based, as people count
+    assert payload["steps_numbered_from"] == 1
     assert "(clear b)" in payload["reason"]
 
 
@@ -189,3 +191,99 @@ def test_plan_naming_unknown_object_exit_2(
     plan.write_text("(unstack c a)\n(put-down z)\n")
     code, _, err = run(capsys, "validate", str(bw[0]), str(bw[1]), str(plan))
     assert code == 2 and "unknown object 'z'" in err and "Traceback" not in err
+
+
+# ------------------------------------------------------------------ hostile input, round 2
+
+
+def test_unknown_heuristic_is_a_usage_error(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "plan", str(bw[0]), str(bw[1]), "--heuristic", "ff")
+    assert code == 2 and "invalid choice: 'ff'" in err and "internal" not in err
+
+
+@pytest.mark.parametrize("option", ["--max-nodes", "--cost-bound"])
+def test_counts_past_64_bits_are_refused(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    code, _, err = run(capsys, "plan", str(bw[0]), str(bw[1]), "--optimal", option,
+                       str(2**63))
+    assert code == 2 and "at most 9223372036854775807" in err
+
+
+def test_largest_counts_reach_the_compiled_core(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "plan", str(bw[0]), str(bw[1]), "--optimal", "--engine",
+                       "default", "--max-nodes", str(2**63 - 1), "--cost-bound",
+                       str(2**63 - 1), "--json")
+    assert code == 0 and json.loads(out)["cost"] == 6
+
+
+def test_compiled_engine_clamps_counts_beyond_its_c_types(bw: tuple[Path, Path]) -> None:
+    from xaip.planning import read_domain, read_problem
+    from xaip.planning.engines.compiled import CompiledEngine, core_available
+    from xaip.runtime import Budget
+
+    if not core_available():
+        pytest.skip("the compiled core is not built")
+    domain, problem = read_domain(bw[0]), read_problem(bw[1])
+    result = CompiledEngine().solve_model(domain, problem, optimal=True, cost_bound=2**80,
+                                          budget=Budget(max_nodes=2**90))
+    assert result.status == "solved" and result.cost == 6
+
+
+def test_device_as_problem_is_refused(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, "plan", str(bw[0]), "/dev/zero")
+    assert code == 2 and "/dev/zero: is a device" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+@pytest.mark.parametrize("which", ["domain", "problem", "plan"])
+def test_fifo_without_writer_never_blocks(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path, which: str
+) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    plan = tmp_path / "plan.txt"
+    plan.write_text("(unstack c a)\n")
+    files = {"domain": str(bw[0]), "problem": str(bw[1]), "plan": str(plan)}
+    files[which] = str(fifo)
+    code, _, err = run(capsys, "validate", files["domain"], files["problem"], files["plan"])
+    assert code == 2 and "FIFO with no writer" in err
+
+
+def test_output_over_a_file_read_is_refused(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    link = tmp_path / "other-name.pddl"
+    os.link(bw[1], link)  # the same file under another name
+    before = bw[1].read_text()
+    code, _, err = run(capsys, "plan", str(bw[0]), str(bw[1]), "--output", str(link))
+    assert code == 2 and "refusing to overwrite" in err
+    assert bw[1].read_text() == before
+
+
+def test_output_checks_know_every_input(tmp_path: Path) -> None:
+    from xaip.commandline import OutputError, check_output, check_output_dir, check_outputs
+    from xaip.sidefiles import read_text, recording
+
+    named = tmp_path / "named.pddl"
+    named.write_text("x")
+    store = tmp_path / "s.db"  # an input that does not exist yet (a store to create)
+    with pytest.raises(OutputError, match="refusing to overwrite"):
+        check_output(store, [store])
+    with pytest.raises(OutputError, match="two outputs would be written to one file"):
+        check_outputs([tmp_path / "x.svg", tmp_path / "x.svg"])
+    with pytest.raises(OutputError, match="refusing to overwrite"):
+        check_output_dir(tmp_path, ["compiled.pddl", "named.pddl"], [named])
+    with recording():
+        read_text(named)  # read by the command (a file named inside a spec, say)
+        with pytest.raises(OutputError, match="refusing to overwrite"):
+            check_output(named)
+    assert check_output(named) == named  # outside that command it may be written
+    assert check_output_dir(tmp_path / "new", ["a", "b"]) == [tmp_path / "new" / "a",
+                                                                tmp_path / "new" / "b"]

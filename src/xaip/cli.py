@@ -21,6 +21,7 @@ from xaip.commandline import (
     add_json_arg,
     budget_from,
     check_output,
+    count,
     emit,
     non_negative_int,
     write_output,
@@ -36,6 +37,8 @@ from xaip.errors import (
     XaipError,
 )
 from xaip.planning.engines import DEFAULT_ENGINE, engine_names
+from xaip.planning.heuristics import HEURISTICS
+from xaip.planning.search import ALGORITHMS
 from xaip.render import render
 from xaip.runtime import Status
 
@@ -87,12 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("problem")
     plan.add_argument("--optimal", action="store_true",
                       help="guarantee an optimal plan (A* with an admissible heuristic)")
-    plan.add_argument("--heuristic", default=None,
+    plan.add_argument("--heuristic", default=None, choices=HEURISTICS,
                       help="blind, hmax, hadd, hff or lmcut "
                            "(default: lmcut if --optimal, else hff)")
-    plan.add_argument("--search", default=None,
+    plan.add_argument("--search", default=None, choices=ALGORITHMS,
                       help="astar, ucs, gbfs, ehc or bfs (default: astar if --optimal, else gbfs)")
-    plan.add_argument("--cost-bound", type=non_negative_int, default=None, metavar="C",
+    plan.add_argument("--cost-bound", type=count, default=None, metavar="C",
                       help="only accept plans cheaper than C (with --optimal: prove none exists)")
     plan.add_argument("--engine", choices=engine_names(), default=DEFAULT_ENGINE,
                       help="planning engine: default (compiled when built, else builtin), "
@@ -260,8 +263,11 @@ def _limit_memory(megabytes: int | None) -> int | None:
 
 
 def _run(handler: Handler, args: argparse.Namespace) -> int:
+    from xaip.sidefiles import recording
+
     try:
-        return handler(args)
+        with recording():  # every file the command reads: no output may overwrite one
+            return handler(args)
     except BrokenPipeError:
         # The reader went away (``xaip ... | head``): stop quietly, as Unix tools do.
         with contextlib.suppress(OSError):

@@ -4,6 +4,18 @@ Why one module: each explainer family registers its own sub-command (``add_parse
 all of them must validate budgets the same way, print JSON the same way and never
 overwrite an input or crash on a full disk. The sub-commands import these helpers instead
 of keeping copies.
+
+Whole numbers given on the command line (node counts, cost bounds, workers, samples) are
+at most :data:`MAX_COUNT` (2**63 - 1, the compiled core's 64-bit integers); larger values
+are refused by the argparse types with one line, never passed on to overflow in C.
+
+Outputs: :func:`check_output` and :func:`check_outputs` refuse, before any work, an output
+that is a directory, that is the same file as an input the command names, that is the same
+file as any file this command has read so far (:func:`xaip.sidefiles.files_read`: files
+named inside a spec or a store included), or that is also another output of the command
+(one path, one write). :func:`write_output` checks again at write time, when every input
+has been read. :func:`check_output_dir` does the same for each file a command writes into
+a directory.
 """
 
 from __future__ import annotations
@@ -18,6 +30,11 @@ from typing import Any
 
 from xaip.errors import InputError
 from xaip.runtime import Budget
+from xaip.sidefiles import files_read
+
+#: The largest whole number an option accepts: the compiled core's 64-bit signed integers.
+#: No search expands that many nodes, so refusing larger counts loses nothing.
+MAX_COUNT = 2**63 - 1
 
 
 class OutputError(InputError):
@@ -25,14 +42,22 @@ class OutputError(InputError):
 
 
 def non_negative_int(text: str) -> int:
-    """An argparse type: a whole number, 0 or more."""
+    """An argparse type: a whole number from 0 to :data:`MAX_COUNT` (node counts, cost
+    bounds, rechecks, memory)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, not {text[:40]!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"must not be negative, not {value}")
+    if value > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be at most {MAX_COUNT} (2**63 - 1), not "
+                                         f"{text[:40]}")
     return value
+
+
+#: The argparse type of node counts and cost bounds (``--max-nodes``, ``--cost-bound``).
+count = non_negative_int
 
 
 def positive_int(text: str) -> int:
@@ -81,27 +106,61 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
 
 
 def _same_file(a: Path, b: Path) -> bool:
+    """Do ``a`` and ``b`` name one file (links included), or, when one does not exist yet
+    (a store or output still to be created), one resolved path?"""
     try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
         return False
 
 
 def check_output(path: str | Path, inputs: Iterable[str | Path | None] = ()) -> Path:
-    """Refuse an output path that is an input file or a directory, before any work."""
+    """Refuse an output path that is a directory, an input of the command or a file the
+    command has read so far, before any work."""
     out = Path(path)
     if out.is_dir():
         raise OutputError(f"cannot write {out}: it is a directory")
-    for given in inputs:
-        if given is not None and _same_file(out, Path(given)):
+    for given in (*inputs, *files_read()):
+        if given is not None and str(given) != "" and _same_file(out, Path(given)):
             raise OutputError(f"refusing to overwrite the input file {given} with output "
                               f"(choose another file name)")
     return out
 
 
+def check_outputs(outputs: Iterable[str | Path | None],
+                  inputs: Iterable[str | Path | None] = ()) -> list[Path]:
+    """:func:`check_output` for every output of a command, and no two outputs on one path
+    (``summarize --dot x.svg`` would write the DOT and then the SVG over it)."""
+    given = tuple(inputs)
+    checked: list[Path] = []
+    for path in outputs:
+        if path is None or str(path) == "":
+            continue
+        out = check_output(path, given)
+        for earlier in checked:
+            if _same_file(out, earlier):
+                raise OutputError(f"two outputs would be written to one file, {out} "
+                                  f"(choose a separate name for each)")
+        checked.append(out)
+    return checked
+
+
+def check_output_dir(directory: str | Path, names: Iterable[str],
+                     inputs: Iterable[str | Path | None] = ()) -> list[Path]:
+    """The files ``names`` a command writes into ``directory``, each checked as by
+    :func:`check_outputs` (``balance --write-compiled .`` must not replace an input)."""
+    folder = Path(directory)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"cannot write into {folder}: it is not a directory")
+    return check_outputs((folder / name for name in names), inputs)
+
+
 def write_output(path: str | Path, content: str | bytes,
                  inputs: Iterable[str | Path | None] = ()) -> None:
-    """Write ``content`` to ``path``, never over an input file; errors become one line."""
+    """Write ``content`` to ``path``, never over an input file (those the command names and
+    those it has read); errors become one line."""
     out = check_output(path, inputs)
     try:
         if isinstance(content, bytes):

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from xaip.errors import InputError
 from xaip.planning.engines.base import Engine, ground_and_solve
 from xaip.planning.engines.builtin import BuiltinEngine, choose
-from xaip.planning.heuristics import ADMISSIBLE
+from xaip.planning.heuristics import ADMISSIBLE, HEURISTICS
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.preferred import use_preferred
 from xaip.planning.search.result import PlanResult
@@ -122,6 +122,18 @@ def evaluate(task: Task, heuristic: str, state: int, prune: bool = True) -> floa
 #: action costs above this could overflow the core's 64-bit sums (g + h, h_add)
 MAX_COST = 1 << 40
 
+#: the core's node counts and cost bounds are C ``long long``/``int64_t``
+C_INT_MAX = 2**63 - 1
+
+
+def _c_bound(cost_bound: int | None) -> int:
+    """``cost_bound`` for the core: -1 for none. A bound the core's costs cannot reach
+    (plans cost at most ``MAX_COST`` per step, summed in 64 bits) is no bound, so values
+    past its ``int64_t`` are passed as none instead of overflowing."""
+    if cost_bound is None or cost_bound >= C_INT_MAX:
+        return -1
+    return max(0, cost_bound)
+
 
 def _unsupported(task: Task) -> str | None:
     if task.has_conditional_effects():
@@ -168,6 +180,8 @@ class CompiledEngine:
     def solve(self, task: Task, *, optimal: bool = False, cost_bound: int | None = None,
               budget: Budget | None = None) -> PlanResult:
         search, heuristic = choose(optimal, self.search, self.heuristic)
+        if heuristic not in HEURISTICS:
+            raise InputError(f"unknown heuristic '{heuristic}' (one of {', '.join(HEURISTICS)})")
         if (search not in COMPILED_SEARCHES or _unsupported(task) is not None
                 or not core_available()):
             return BuiltinEngine(search, heuristic, self.preferred).solve(
@@ -182,8 +196,8 @@ class CompiledEngine:
         admissible = heuristic in ADMISSIBLE
         status, indices, stats = core.solve(
             search, heuristic, admissible,
-            -1 if cost_bound is None else max(0, cost_bound),
-            -1 if left.max_nodes is None else left.max_nodes,
+            _c_bound(cost_bound),
+            -1 if left.max_nodes is None else min(left.max_nodes, C_INT_MAX),
             -1.0 if left.max_seconds is None else left.max_seconds,
             int(self.max_memory_mb * 1024 * 1024),
             use_preferred(self.preferred, search, heuristic),

@@ -18,16 +18,14 @@ Every bound lives here, so the documentation and the tests can name one place:
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 import unicodedata
 from fractions import Fraction
 from pathlib import Path
 
-from xaip.errors import InputError
+from xaip.sidefiles import KINDS, read_bytes
 
-MAX_INPUT_BYTES = 64 * 1024 * 1024
+MAX_INPUT_BYTES = KINDS["pddl"].max_bytes  # the same cap for plan files
 MAX_DEPTH = 200
 MAX_MAGNITUDE_EXPONENT = 15
 MIN_MAGNITUDE_EXPONENT = -30
@@ -70,36 +68,14 @@ def quoted(value: object, limit: int = MAX_SHOWN) -> str:
 def read_input(path: str | Path, what: str = "PDDL file") -> str:
     """The text of a user's input file, read with a size cap and a clear message per failure.
 
-    Devices (``/dev/zero``) and sockets are refused without reading; FIFOs and pipes (for
-    example a shell's ``<(...)``) are read up to the cap. Text that is not UTF-8 is read as
-    ISO-8859-1, as Fast Downward reads PDDL (so a Latin-1 comment does not stop a run, and
-    binary junk reaches the lexer, which reports it escaped at its file, line and column). A
-    leading byte-order mark is dropped.
+    The file is read by :func:`xaip.sidefiles.read_bytes`, the one reader of every input
+    file: devices (``/dev/zero``), sockets and directories are refused without reading, a
+    FIFO with no writer is refused without blocking, a pipe (a shell's ``<(...)``) is read
+    up to the cap. Text that is not UTF-8 is read as ISO-8859-1, as Fast Downward reads PDDL
+    (so a Latin-1 comment does not stop a run, and binary junk reaches the lexer, which
+    reports it escaped at its file, line and column). A leading byte-order mark is dropped.
     """
-    name = str(path)
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        raise InputError(f"{name}: no such file") from None
-    except OSError as error:
-        raise InputError(f"{name}: cannot read ({error.strerror})") from None
-    if stat.S_ISDIR(info.st_mode):
-        raise InputError(f"{name}: is a directory, expected a {what}")
-    if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) or stat.S_ISSOCK(info.st_mode):
-        raise InputError(f"{name}: is a device or socket, expected a {what}")
-    if stat.S_ISREG(info.st_mode) and info.st_size > MAX_INPUT_BYTES:
-        raise InputError(f"{name}: {info.st_size} bytes is larger than the "
-                         f"{MAX_INPUT_BYTES // 2**20} MB limit for a {what}")
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_INPUT_BYTES + 1)
-    except IsADirectoryError:
-        raise InputError(f"{name}: is a directory, expected a {what}") from None
-    except OSError as error:
-        raise InputError(f"{name}: cannot read ({error.strerror})") from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise InputError(f"{name}: larger than the {MAX_INPUT_BYTES // 2**20} MB limit "
-                         f"for a {what}")
+    data = read_bytes(path, "plan" if what == "plan file" else "pddl")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
