@@ -21,6 +21,7 @@ from xaip.planning.plans import (
     task_plan_cost,
     validate,
 )
+from xaip.render import render
 
 CASES = Path(__file__).parent / "pddl_cases"
 
@@ -82,7 +83,9 @@ def test_valid_plan(blocks) -> None:  # type: ignore[no-untyped-def]
     domain, problem = blocks
     result = validate(domain, problem, parse_plan(SUSSMAN_PLAN))
     assert result.valid and result.cost == 6 and result.failed_step is None
-    assert result.to_dict() == {"status": "valid", "valid": True, "cost": 6, "steps": 6}
+    assert result.to_dict() == {"status": "valid", "valid": True, "cost": 6, "steps": 6,
+                                "steps_numbered_from": 1, "costs_ignored": False,
+                                "goal_holds_initially": False}
 
 
 def test_first_failing_step_and_unmet_precondition(blocks) -> None:  # type: ignore[no-untyped-def]
@@ -90,16 +93,33 @@ def test_first_failing_step_and_unmet_precondition(blocks) -> None:  # type: ign
     steps = parse_plan(SUSSMAN_PLAN)
     result = validate(domain, problem, steps[1:])
     assert not result.valid
-    assert result.failed_step == 0
+    assert result.failed_step == 0                   # the index, for code
+    assert result.failed_step_number == 1            # the number a person reads
     assert result.unmet == ("(holding c)",)
-    assert "step 0 (put-down c)" in result.reason
+    assert result.reason.startswith("step 1 (put-down c) is not applicable")
+    payload = result.to_dict()
+    assert payload["failed_step"] == 1 and payload["steps_numbered_from"] == 1
+    assert payload["failure"] == "precondition"
+    assert render(result) == ("invalid plan: step 1 (put-down c) is not applicable: unmet "
+                              "precondition (holding c)")
+
+
+def test_third_step_is_step_3(blocks) -> None:  # type: ignore[no-untyped-def]
+    """Issue 21: validate numbered steps from 0 while every plan listing numbers from 1."""
+    domain, problem = blocks
+    steps = parse_plan("(unstack c a)\n(stack c b)\n(pick-up b)\n")
+    result = validate(domain, problem, steps)
+    assert result.failed_step_number == 3 and result.to_dict()["failed_step"] == 3
+    assert "step 3 (pick-up b)" in render(result)
 
 
 def test_unmet_goal_reported(blocks) -> None:  # type: ignore[no-untyped-def]
     domain, problem = blocks
     result = validate(domain, problem, parse_plan(SUSSMAN_PLAN)[:4])
-    assert not result.valid and result.failed_step == 4
+    assert not result.valid and result.failed_step == 4 and result.goal_unmet
     assert result.unmet == ("(on a b)",)
+    payload = result.to_dict()
+    assert payload["failed_step"] is None and payload["failure"] == "goal"
 
 
 @pytest.mark.parametrize(

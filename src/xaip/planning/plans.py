@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from xaip.errors import InputError, PlanFormatError, UnsupportedFeature
+from xaip.errors import InputError, PlanFormatError, SemanticError, UnsupportedFeature
 from xaip.planning.pddl.derived import stratify
 from xaip.planning.pddl.limits import quoted, read_input, strip_bom
 from xaip.planning.pddl.model import (
@@ -47,7 +47,15 @@ from xaip.planning.pddl.model import (
 )
 from xaip.planning.pddl.printer import print_condition
 from xaip.planning.pddl.rename import rename_condition
-from xaip.planning.semantics import counts_action_costs
+from xaip.planning.search.result import COSTS_IGNORED_NOTE
+from xaip.planning.semantics import (
+    EMPTY_PLAN_NOTE,
+    STEP_NUMBERING,
+    action_cost,
+    costs_ignored,
+    counts_action_costs,
+    step_number,
+)
 from xaip.planning.task import GroundAction, State, Task, bits
 from xaip.runtime.status import Status
 
@@ -67,9 +75,10 @@ class PlanStep:
         return "(" + " ".join((self.name, *self.args)) + ")"
 
     def where(self, index: int) -> str:
-        """``file:line: step N`` (1-based, as a person counts) for messages about this step."""
+        """``file:line: step N`` for messages about the step at 0-based ``index`` (N is the
+        1-based :func:`~xaip.planning.semantics.step_number` a person reads)."""
         place = f"{self.file or '<plan>'}:{self.line}: " if self.line else ""
-        return f"{place}step {index + 1}"
+        return f"{place}step {step_number(index)}"
 
 
 _STEP_PREFIX = re.compile(r"\d+(?:\.\d+)?[ \t]*:")
@@ -135,9 +144,14 @@ def format_plan(
 class ValidationResult:
     """Outcome of validating a plan against a lifted model.
 
-    ``failed_step`` is 0-based; ``unmet`` lists the precondition literals that do not hold
-    there (or the goal literals unmet at the end, with ``failed_step`` equal to the plan
-    length).
+    ``failed_step`` is the 0-based *index* of the first inapplicable step, for code that
+    indexes the plan (equal to the plan length when every step applies but the goal is
+    unmet); ``unmet`` lists the precondition literals that do not hold there (or the goal
+    literals unmet at the end). People read 1-based step numbers
+    (:mod:`xaip.planning.semantics`): the ``reason``, the text rendering and
+    :meth:`to_dict` all use :attr:`failed_step_number`, and the JSON says so with
+    ``"steps_numbered_from": 1``. The empty plan is valid exactly when the goal holds
+    initially (cost 0).
     """
 
     valid: bool
@@ -147,17 +161,50 @@ class ValidationResult:
     reason: str = ""
     unmet: tuple[str, ...] = ()
     trace: tuple[frozenset[Atom], ...] = field(default=(), repr=False, compare=False)
+    #: The domain declares action costs that the problem's metric (or its absence) does
+    #: not count, so every action cost 1 (:func:`~xaip.planning.semantics.costs_ignored`).
+    costs_ignored: bool = False
 
     @property
     def status(self) -> Status:
         return Status.VALID if self.valid else Status.INVALID
 
+    @property
+    def goal_unmet(self) -> bool:
+        """Every step applied but the plan ends without reaching the goal."""
+        return not self.valid and self.failed_step == self.steps
+
+    @property
+    def failed_step_number(self) -> int | None:
+        """The 1-based number of the first inapplicable step (``None`` when the plan is
+        valid or fails only at the goal)."""
+        if self.valid or self.failed_step is None or self.goal_unmet:
+            return None
+        return step_number(self.failed_step)
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": str(self.status), "valid": self.valid,
-                               "cost": self.cost, "steps": self.steps}
+                               "cost": self.cost, "steps": self.steps, **STEP_NUMBERING}
         if not self.valid:
-            out.update(failed_step=self.failed_step, reason=self.reason, unmet=list(self.unmet))
+            out.update(failed_step=self.failed_step_number,
+                       failure="goal" if self.goal_unmet else "precondition",
+                       reason=self.reason, unmet=list(self.unmet))
+        out.update(costs_ignored=self.costs_ignored, goal_holds_initially=self.empty_and_valid)
+        if self.notes:
+            out["note"] = "; ".join(self.notes)
         return out
+
+    @property
+    def empty_and_valid(self) -> bool:
+        """The empty plan, valid: the goal holds in the initial state."""
+        return self.valid and self.steps == 0
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What a reader must know to read the cost: the empty plan, ignored costs."""
+        return tuple(note for note, applies in ((EMPTY_PLAN_NOTE, self.empty_and_valid),
+                                                (COSTS_IGNORED_NOTE, self.costs_ignored))
+                     if applies)
 
 
 class _World:
@@ -319,6 +366,7 @@ def validate(domain: Domain, problem: Problem, steps: Sequence[PlanStep],
     """
     check_steps(domain, problem, steps)
     world = _World(domain, problem)
+    ignored = costs_ignored(domain, problem)
     actions = {a.name: a for a in domain.actions}
     current = {Atom(a.predicate, a.args) for a in problem.init}
     state: frozenset[Atom] = current  # type: ignore[assignment]  # read-only below
@@ -341,16 +389,18 @@ def validate(domain: Domain, problem: Problem, steps: Sequence[PlanStep],
                 int(cost),
                 len(steps),
                 i,
-                f"step {i} {step} is not applicable: unmet precondition " + ", ".join(unmet),
+                f"step {step_number(i)} {step} is not applicable: unmet precondition "
+                + ", ".join(unmet),
                 unmet,
                 tuple(trace),
+                ignored,
             )
         adds: set[Atom] = set()
         deletes: set[Atom] = set()
-        step_cost = _effects(action.effect, state, binding, world, adds, deletes)
-        if not world.uses_costs:
-            cost += 1
-        elif step_cost:
+        declared = _effects(action.effect, state, binding, world, adds, deletes)
+        step_cost = action_cost(declared, world.uses_costs)
+        if step_cost:  # Fraction additions dominated long plans; most steps cost 1 or 0
+            _check_cost(step_cost, step, i)
             cost = cost + step_cost
         current.difference_update(deletes)
         current.update(adds)
@@ -370,8 +420,20 @@ def validate(domain: Domain, problem: Problem, steps: Sequence[PlanStep],
             "the plan ends without reaching the goal: unmet " + ", ".join(unmet),
             unmet,
             tuple(trace),
+            ignored,
         )
-    return ValidationResult(True, int(cost), len(steps), trace=tuple(trace))
+    return ValidationResult(True, int(cost), len(steps), trace=tuple(trace),
+                            costs_ignored=ignored)
+
+
+def _check_cost(cost: int | Fraction, step: PlanStep, index: int) -> None:
+    """An action cost the planners can price too: a non-negative integer (grounding
+    refuses the same costs, so the validator never prices a plan the planners cannot)."""
+    if cost < 0:
+        raise SemanticError(f"{step.where(index)}: negative action cost {cost} in {step}")
+    if Fraction(cost).denominator != 1:
+        raise UnsupportedFeature(f"{step.where(index)}: non-integer action cost {cost} in "
+                                 f"{step}")
 
 
 class _Derivation:
@@ -436,7 +498,8 @@ def resolve(
         name = name.strip("() ").lower()
         ids = task.action_index.get(" ".join(name.split()), ())
         if not ids and strict:
-            raise PlanFormatError(f"step {i} ({name}) is not an action of the grounded task")
+            raise PlanFormatError(f"step {step_number(i)} ({name}) is not an action of the "
+                                  "grounded task")
         out.append(tuple(task.actions[j] for j in ids))
     return out
 

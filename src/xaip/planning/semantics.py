@@ -30,6 +30,10 @@ from fractions import Fraction
 
 from xaip.planning.pddl.model import COST_FLUENT, Domain, Problem
 
+#: What every output says of the empty plan (``xaip plan``, ``xaip validate``, their JSON).
+EMPTY_PLAN_NOTE = ("the goal holds in the initial state: the empty plan is valid, costs 0 "
+                   "and is optimal")
+
 #: The number a person reads for the first step of a plan.
 FIRST_STEP = 1
 #: Put into every JSON payload that carries step numbers, so a reader knows the convention.
@@ -59,6 +63,12 @@ def action_cost(declared: int | Fraction | None, counts: bool) -> int | Fraction
     if not counts:
         return 1
     return 0 if declared is None else declared
+
+
+def empty_plan_optimal(solved: bool, steps: int) -> bool:
+    """A solved empty plan is optimal whichever search found it: no plan costs less than 0
+    (costs are never negative), so a greedy search that stops at once did not guess."""
+    return solved and steps == 0
 
 
 def step_number(index: int) -> int:

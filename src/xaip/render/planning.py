@@ -6,6 +6,7 @@ from xaip.planning.features.diff import ModelDiff
 from xaip.planning.landmarks.graph import LandmarkGraph
 from xaip.planning.plans import ValidationResult, format_plan
 from xaip.planning.search.result import COSTS_IGNORED_NOTE, PlanResult
+from xaip.planning.semantics import EMPTY_PLAN_NOTE
 from xaip.render import renderer
 from xaip.render.dot import Graph
 from xaip.runtime import Status
@@ -24,6 +25,8 @@ def plan_text(result: PlanResult) -> str:
         text = plan_file(result).rstrip()
         text += (f"\n; {len(result.plan)} steps, {kind}, {result.expanded} expanded, "
                  f"{result.seconds:.3f} s ({result.engine})")
+        if result.goal_holds_initially:
+            text += f"\n; {EMPTY_PLAN_NOTE}"
     elif result.status == Status.UNSOLVABLE:
         text = (f"no plan exists (proved after {result.expanded} expansions, "
                 f"{result.seconds:.3f} s)")
@@ -37,9 +40,13 @@ def plan_text(result: PlanResult) -> str:
 
 @renderer(ValidationResult, "text")
 def validation_text(result: ValidationResult) -> str:
+    """One line: valid with its cost, or the first failure ("step 3 (pick-up b1) ...",
+    numbered from 1); then the notes a reader needs to read the cost."""
     if result.valid:
-        return f"valid plan: {result.steps} steps, cost {result.cost}"
-    return f"invalid plan: {result.reason}"
+        text = f"valid plan: {result.steps} steps, cost {result.cost}"
+    else:
+        text = f"invalid plan: {result.reason}"
+    return "\n".join([text, *(f"note: {note}" for note in result.notes)])
 
 
 @renderer(LandmarkGraph, "text")
@@ -48,6 +55,9 @@ def landmarks_text(graph: LandmarkGraph) -> str:
     lines = [f"{len(payload['landmarks'])} landmarks, {len(payload['orderings'])} orderings"]
     if not graph.solvable:
         lines.append("the goal is unreachable even ignoring deletes: the task has no plan")
+    elif graph.task is not None and graph.task.is_goal(graph.task.init):
+        lines.append("the goal holds in the initial state: the empty plan is a plan, so only "
+                     "facts true initially are landmarks")
     if not graph.complete:
         lines.append("budget exhausted: the landmarks shown are sound, others may be missing")
     for i, landmark in enumerate(payload["landmarks"]):

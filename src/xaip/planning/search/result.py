@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from xaip.planning.semantics import EMPTY_PLAN_NOTE, empty_plan_optimal
 from xaip.planning.task import GroundAction, Task
 from xaip.runtime.status import BUDGET_EXHAUSTED, SOLVED, UNSOLVABLE, Status
 
@@ -28,7 +29,8 @@ class PlanResult:
     guarantees an optimal plan. ``expanded`` counts states whose successors were generated,
     ``generated`` the successors produced. ``costs_ignored`` says the domain declares action
     costs that the problem's metric does not ask for, so every action cost 1 (as in Fast
-    Downward and VAL).
+    Downward and VAL). A solved empty plan (the goal holds initially) is always
+    ``optimal``, whichever search found it (:mod:`xaip.planning.semantics`).
     """
 
     status: Status
@@ -45,9 +47,18 @@ class PlanResult:
     costs_ignored: bool = False
     task: Task | None = field(default=None, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        if not self.optimal and empty_plan_optimal(self.status == SOLVED, len(self.plan)):
+            object.__setattr__(self, "optimal", True)
+
     @property
     def solved(self) -> bool:
         return self.status == SOLVED
+
+    @property
+    def goal_holds_initially(self) -> bool:
+        """Solved by the empty plan: the goal holds in the initial state."""
+        return self.solved and not self.plan
 
     def steps(self) -> tuple[PlanStep, ...]:
         """The plan as lifted steps, ready for :func:`~xaip.planning.plans.validate`."""
@@ -68,9 +79,12 @@ class PlanResult:
             "search": self.search,
             "heuristic": self.heuristic,
             "costs_ignored": self.costs_ignored,
+            "goal_holds_initially": self.goal_holds_initially,
         }
-        if self.costs_ignored:
-            out["note"] = COSTS_IGNORED_NOTE
+        notes = [note for note, applies in ((EMPTY_PLAN_NOTE, self.goal_holds_initially),
+                                            (COSTS_IGNORED_NOTE, self.costs_ignored)) if applies]
+        if notes:
+            out["note"] = "; ".join(notes)
         return out
 
 
