@@ -26,7 +26,6 @@ adds design cost. Ties go to fewer modifications, then to the earlier-listed one
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -43,6 +42,7 @@ from xaip.planning.pddl import check_problem, read_domain, read_problem
 from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
+from xaip.sidefiles import read_json
 
 CHANGE_KINDS = ("human_init_add", "human_init_remove", "robot_init_add", "robot_init_remove")
 INF = math.inf
@@ -132,14 +132,7 @@ def load_design(spec: str | Path | Mapping[str, Any], setting: str | None = None
     base = Path(".")
     if isinstance(spec, (str, Path)):
         base = Path(spec).parent
-        try:
-            data = json.loads(Path(spec).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError) as error:
-            raise InputError(f"cannot read design file {spec}: "
-                             f"{getattr(error, 'strerror', None) or 'not UTF-8'}") from None
-        except json.JSONDecodeError as error:
-            raise InputError(f"design file {spec} is not JSON: {error.msg} "
-                             f"(line {error.lineno})") from None
+        data = read_json(spec, "spec")  # limits, devices, FIFOs, line:column errors
     else:
         data = dict(spec)
     if not isinstance(data, dict):
