@@ -52,8 +52,12 @@ def test_false_unsolvable_claims_are_caught() -> None:
     lie = replace(real, params={**real.params, "max_cost": 2})
     report = check(port, lie)
     assert report.ok is False and "(load red) (acquire" in report.details
+    # the goal modes' (state, belief) pairs are finite: "no plan at all" is checked too
     unbounded = replace(real, params={**real.params, "max_cost": None})
-    assert check(port, unbounded).ok is None
+    report = check(port, unbounded)
+    assert report.ok is False and "(load red) (acquire" in report.details
+    plan_mode = replace(unbounded, mode="legible-plan", params={"m": 2, "d": 0.5})
+    assert "needs a cost bound" in check(port, plan_mode).details
 
 
 def test_secure_result_is_tied_to_its_decoy_run() -> None:

@@ -42,16 +42,29 @@ def _graph_problem() -> ObserverProblem:
     return ObserverProblem(task, model, goals, domain, problem)
 
 
+def _legible(problem: ObserverProblem):
+    true, goals = problem.true_goal, problem.goals.goals
+    return lambda node: true.holds(node.state) and len(goals_in(node.belief, goals)) <= 1
+
+
 def test_delta_grows_until_the_pruned_path_is_explored() -> None:
     problem = _graph_problem()
+    found = copp_search(problem.tracker, _legible(problem))
+    assert found.status == Status.SOLVED and not found.cheapest
+    assert found.plan(problem.task) == tuple(
+        problem.resolve(["move n0 n2", "move n2 n3", "move n3 n6"]))
+    assert found.delta == 2 and found.stats["iterations"] == 2
+    assert found.stats["inexact_prunes"] == 1
+    # blind guidance asks for a cheapest plan: one exact uniform-cost iteration, no Δ
     blind = legible_goal_plan(problem, j=1, heuristic="blind")
-    assert blind.status == Status.SOLVED and blind.verified
+    assert blind.status == Status.SOLVED and blind.verified and blind.cheapest
     assert blind.plan == ("move n0 n2", "move n2 n3", "move n3 n6")
-    assert blind.delta == 2 and blind.stats["iterations"] == 2
-    assert blind.stats["inexact_prunes"] == 1
+    assert blind.delta is None and blind.stats["iterations"] == 1
+    assert blind.stats["inexact_prunes"] == 0
     # eq. 4.1 steers away from the confounder's side first, so Δ = 1 suffices
     guided = legible_goal_plan(problem, j=1, heuristic="hadd")
     assert guided.plan == blind.plan and guided.delta == 1 and guided.verified
+    assert not guided.cheapest
 
 
 def test_exhaustive_iteration_proves_unsolvable() -> None:
@@ -59,7 +72,7 @@ def test_exhaustive_iteration_proves_unsolvable() -> None:
     # 1-legible within 2 steps: impossible (n6 is 3 steps away)
     result = legible_goal_plan(problem, j=1, max_cost=2)
     assert result.status == Status.UNSOLVABLE and result.verified
-    assert result.check is not None and "brute force" in result.check.details
+    assert result.check is not None and "exhaustive search" in result.check.details
     # Δ = 1 cut a path only through an approximate belief, so "unsolvable" may not be
     # answered there: the proof is the Δ = 2 iteration, which pruned nothing inexactly
     assert result.delta == 2 and result.stats["iterations"] == 2

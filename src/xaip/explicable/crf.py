@@ -29,6 +29,7 @@ from typing import Protocol
 import pycrfsuite  # type: ignore[import-untyped]
 
 from xaip.errors import InputError
+from xaip.sidefiles import read_bytes
 from xaip.explicable.labels import Label
 from xaip.planning.task import GroundAction
 
@@ -145,7 +146,7 @@ class CRFLabeller:
     def load(cls, path: str | Path, types: Mapping[str, str] | None = None) -> CRFLabeller:
         labeller = cls(types)
         try:
-            labeller.model = Path(path).read_bytes()
+            labeller.model = read_bytes(path, "model")
             return labeller._open()
         except (OSError, ValueError) as error:
             raise InputError(f"cannot read a CRF model from {path}: {error}") from None

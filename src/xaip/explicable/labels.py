@@ -44,6 +44,7 @@ from xaip.planning.search.successors import Successors
 from xaip.planning.task import GroundAction, Task
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
+from xaip.sidefiles import read_text
 
 Label = frozenset[str]
 INF = float("inf")
@@ -363,8 +364,8 @@ def read_annotations(path: str | Path) -> list[tuple[list[str], list[list[str]]]
     """Annotated plans, JSON Lines: ``{"plan": ["pick-up c10", ...], "labels": [["serve"],
     [], ...]}`` with one label list per step (an empty list: the step was inexplicable)."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
+        lines = read_text(path, "annotations").splitlines()
+    except (OSError, UnicodeDecodeError) as error:  # pragma: no cover - read_text says why
         raise InputError(f"cannot read annotations {path}: "
                          f"{getattr(error, 'strerror', None) or 'not UTF-8'}") from None
     out = []

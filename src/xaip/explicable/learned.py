@@ -28,6 +28,7 @@ from xaip.errors import InputError
 from xaip.explicable.distances import composite_distance, feature_vector, trace_of
 from xaip.explicable.measures import expected_plans
 from xaip.explicable.problem import ExplicableProblem, load_problem, plan_in
+from xaip.sidefiles import read_json, read_text
 
 FEATURES = ("action", "causal", "state")
 
@@ -83,7 +84,7 @@ class LearnedDistance:
     @classmethod
     def load(cls, path: str | Path) -> LearnedDistance:
         try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
+            data = read_json(path, "weights")  # limits; NaN/Infinity refused
             weights = {f: float(data["weights"][f]) for f in FEATURES}
             return cls(weights, float(data.get("bias", 0.0)))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
@@ -128,8 +129,8 @@ def read_dataset(path: str | Path) -> list[tuple[Mapping[str, float], float]]:
     problems: dict[tuple[str, ...], ExplicableProblem] = {}
     rows = []
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as error:
+        lines = read_text(path, "labels").splitlines()
+    except (OSError, UnicodeDecodeError) as error:  # pragma: no cover - read_text says why
         raise InputError(f"cannot read dataset {path}: "
                          f"{getattr(error, 'strerror', None) or 'not UTF-8'}") from None
     for number, line in enumerate(lines, start=1):

@@ -22,7 +22,7 @@ from xaip.observers.problem import ObserverProblem
 from xaip.observers.results import ObserverResult
 from xaip.observers.sensors import Token, format_token
 from xaip.planning.task import GroundAction
-from xaip.runtime import Status
+from xaip.runtime import Budget, BudgetClock, Status
 
 #: How many BPS members are listed (and compared pairwise) by default.
 BPS_CAP = 200
@@ -41,7 +41,8 @@ class PlanView:
 
     @property
     def cost(self) -> int:
-        return sum(a.cost for a in self.plan)
+        # grounding priced each action by xaip.planning.semantics
+        return int(sum(a.cost for a in self.plan))
 
 
 def analyse(problem: ObserverProblem, plan: Sequence[GroundAction], distance: str = "action",
@@ -64,18 +65,21 @@ def analyse(problem: ObserverProblem, plan: Sequence[GroundAction], distance: st
 def build_result(problem: ObserverProblem, view: PlanView | None, mode: str, status: Status,
                  params: Mapping[str, Any], started: float, stats: Mapping[str, int | float],
                  delta: int | None = None, decoy: Mapping[str, Any] | None = None,
-                 message: str = "", check: bool = True) -> ObserverResult:
-    """The result record for ``view`` (``None``: nothing found), checked when finished."""
+                 message: str = "", check: bool = True, cheapest: bool = False,
+                 budget: Budget | BudgetClock | None = None) -> ObserverResult:
+    """The result record for ``view`` (``None``: nothing found), checked when finished;
+    ``cheapest`` claims no passing plan within the bounds costs less (the checker tests
+    it). The checker runs under ``budget`` (the search's, started afresh)."""
     score_name = {"legible-plan": "max_distance", "diverse": "min_distance"}.get(mode, "goals")
     common: dict[str, Any] = dict(
         mode=mode, true_goal=problem.goals.true, goals=problem.goals.names,
         observer=problem.model.name, params=dict(params), delta=delta, decoy=decoy,
-        stats=dict(stats), message=message)
+        stats=dict(stats), message=message, cheapest=cheapest and view is not None)
     if view is None:
         result = ObserverResult(status=status, plan=(), cost=None, observations=(),
                                 goals_in_final_belief={}, score=None, score_name=score_name,
                                 seconds=time.perf_counter() - started, **common)
-        return _checked(problem, result) if check and status.finished else result
+        return _checked(problem, result, budget) if check and status.finished else result
     spread_of = view.spread
     low = spread_of.minimum if spread_of is not None else None
     high = spread_of.maximum if spread_of is not None else None
@@ -94,11 +98,12 @@ def build_result(problem: ObserverProblem, view: PlanView | None, mode: str, sta
         bps_count=None if bps is None else bps.count,
         bps_listed=() if bps is None else tuple(p.names(problem.task) for p in bps.plans[:20]),
         distance_min=low, distance_max=high, **common)
-    return _checked(problem, result) if check and status.finished else result
+    return _checked(problem, result, budget) if check and status.finished else result
 
 
-def _checked(problem: ObserverProblem, result: ObserverResult) -> ObserverResult:
+def _checked(problem: ObserverProblem, result: ObserverResult,
+             budget: Budget | BudgetClock | None) -> ObserverResult:
     from xaip.observers.check import check as run_check  # the checker imports this module
 
-    report = run_check(problem, result)
+    report = run_check(problem, result, budget)
     return with_check(replace(result, check=report), report)

@@ -1,181 +1,62 @@
 """The independent checker of every single-observer result (legibility, obfuscation, score).
 
-What it recomputes, and how:
+What it recomputes, and how (in its own world of atom-set states, :mod:`.check_world`):
 
 1. the plan on the *lifted* model with :func:`xaip.planning.validate` (its own state
-   progression over atoms): executable, its cost, and the true goal's atoms at the end;
-2. the tokens, with :meth:`ObservationModel.observe_atoms` — the observation rules
+   progression over atoms): executable, its cost (priced by :mod:`xaip.planning.semantics`),
+   and the true goal's atoms at the end;
+2. the tokens, with :meth:`ObservationModel.observe_atoms` -- the observation rules
    evaluated on those lifted atom sets, not the cached bitset ``observe`` of the search;
-3. the observer's beliefs and the belief plan set, by brute force: a depth-first
-   enumeration of *every* action sequence whose tokens match, from each initial-belief
-   state, on states kept as sets of atom strings (no belief sets, no successor cache, no
-   dynamic programming); belief ``b_i`` is the set of states the matching length-``i``
-   prefixes reach, the BPS the matching full-length sequences;
-4. the mode's test (at most ``j`` goals, at least ``k``, the secure run's goal set and
-   decoy tokens, ``m``/``ℓ`` and the distance bound ``d``) and every number the result
-   reports (cost, tokens, belief sizes, goals left, |BPS|, distance extremes).
+3. the observer's beliefs ``b_i`` and |BPS| by counting consistent action sequences
+   forward, token by token, over its own successor lists (no belief tracker, no successor
+   cache grouped by token); the BPS itself is listed when it has at most
+   :data:`~.check_search.BPS_LISTED_LIMIT` members (for the distance extremes);
+4. the mode's test (at most ``j`` goals, at least ``k``, fixed decoys, the secure run's goal
+   set, decoy plan and cheapest real-goal plan with the same tokens, ``m``/``ℓ`` and the
+   distance bound ``d``) and every number the result reports (cost, tokens, belief sizes,
+   goals left, |BPS|, distance extremes);
+5. every claim of optimality: an answer that says ``cheapest`` is confirmed by the
+   checker's own exhaustive uniform-cost search (:func:`.check_search.first_passing`)
+   finding no passing plan that costs less within the bounds; an ``unsolvable`` answer by
+   the same search finding none at all (for the goal modes the (state, belief) pairs are
+   finite, so no bound is needed; the plan modes need their cost bound or horizon; a
+   secure run's answer by searching each of its recorded draws).
 
-What it shares with the search: the grounded action list (for which actions exist; their
-preconditions and effects are re-read as atom sets), the parsed observation rules (the
-file is read once) and, for distances other than ``action``, :mod:`xaip.explicable.distances`
-(the action distance is recomputed here as 1 − Jaccard of action-name sets).
+What it shares with the search: the grounded action list (which actions exist and their
+prices), the parsed observation rules (the file is read once) and, for distances other
+than ``action``, :mod:`xaip.explicable.distances` (the action distance is recomputed here
+as 1 − Jaccard of action-name sets).
 
-A result with no plan (``unsolvable``) is confirmed by enumerating every plan within its
-cost bound and testing each as above, when that takes at most ``limit`` sequences;
-otherwise, and without a cost bound, the answer is ``ok=None`` (not checked).
+Budget: the checker runs under the same budget as the search, started afresh (one node per
+expansion of its exhaustive search); when it runs out the report is
+:func:`xaip.contract.checker_budget_report` ("unverified: checker budget") and the answer
+is not verified.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from xaip.contract import CheckReport
-from xaip.explicable.distances import trace_distance, trace_of
-from xaip.observers.goals import Goal
+from xaip.contract import CheckReport, run_checker
+from xaip.observers.check_search import GOAL_MODES, Look, failures, first_passing, look
+from xaip.observers.check_world import AtomState, World
 from xaip.observers.problem import ObserverProblem
 from xaip.observers.results import ObserverResult
-from xaip.observers.sensors import format_token
 from xaip.planning.plans import parse_plan, validate
-from xaip.planning.task import Task, bits
-from xaip.runtime import Status
-
-AtomState = frozenset[str]
+from xaip.runtime import Budget, BudgetClock, Status
 
 
-@dataclass(frozen=True)
-class _Step:
-    name: str
-    schema: str
-    args: tuple[str, ...]
-    pre: frozenset[str]
-    neg: frozenset[str]
-    add: frozenset[str]
-    delete: frozenset[str]
-    cost: int
-    conditional: tuple[tuple[frozenset[str], frozenset[str], frozenset[str], frozenset[str]], ...]
-
-    def applicable(self, state: AtomState) -> bool:
-        return self.pre <= state and not (self.neg & state)
-
-    def apply(self, state: AtomState) -> AtomState:
-        add, delete = set(self.add), set(self.delete)
-        for cond_pos, cond_neg, c_add, c_del in self.conditional:
-            if cond_pos <= state and not (cond_neg & state):
-                add |= c_add
-                delete |= c_del
-        return frozenset((state - delete) | add)
-
-
-def _atoms(task: Task, mask: int) -> frozenset[str]:
-    return frozenset(str(task.facts[i]).lower() for i in bits(mask))
-
-
-class _World:
-    """The task's actions and states as atom strings (no bitsets past this point)."""
-
-    def __init__(self, problem: ObserverProblem) -> None:
-        task = problem.task
-        self.problem = problem
-        self.steps = [
-            _Step(a.name.lower(), a.schema.lower(), tuple(x.lower() for x in a.args),
-                  _atoms(task, a.pre), _atoms(task, a.neg_pre), _atoms(task, a.add),
-                  _atoms(task, a.delete), a.cost if task.has_costs else 1,
-                  tuple((_atoms(task, c.cond_pos), _atoms(task, c.cond_neg), _atoms(task, c.add),
-                         _atoms(task, c.delete)) for c in a.conditional))
-            for a in task.actions]
-        self.statics = frozenset(str(f).lower() for f in task.static_facts)
-        initial = problem.initial or frozenset({task.init})
-        self.starts = sorted(_atoms(task, s) for s in initial)
-        self._tokens: dict[tuple[str, AtomState], str] = {}
-
-    def token(self, step: _Step, state: AtomState) -> str:
-        key = (step.name, state)
-        found = self._tokens.get(key)
-        if found is None:
-            found = format_token(self.problem.model.observe_atoms(step.schema, step.args,
-                                                                  state | self.statics))
-            self._tokens[key] = found
-        return found
-
-    def consistent(self, tokens: Sequence[str], limit: int
-                   ) -> tuple[list[tuple[AtomState, tuple[str, ...], AtomState]],
-                              list[set[AtomState]], bool]:
-        """Every matching sequence (start, action names, end), the states each prefix
-        length reaches, and whether the enumeration finished within ``limit`` nodes."""
-        layers: list[set[AtomState]] = [set() for _ in range(len(tokens) + 1)]
-        found: list[tuple[AtomState, tuple[str, ...], AtomState]] = []
-        visited = 0
-        for start in self.starts:
-            stack: list[tuple[AtomState, tuple[str, ...]]] = [(start, ())]
-            while stack:
-                state, names = stack.pop()
-                visited += 1
-                if visited > limit:
-                    return found, layers, False
-                depth = len(names)
-                layers[depth].add(state)
-                if depth == len(tokens):
-                    found.append((start, names, state))
-                    continue
-                for step in self.steps:
-                    if step.applicable(state):
-                        nxt = step.apply(state)
-                        if self.token(step, nxt) == tokens[depth]:
-                            stack.append((nxt, (*names, step.name)))
-        return found, layers, True
-
-
-def _holds(goal: Goal, state: AtomState) -> bool:
-    return goal.reachable and set(goal.atoms) <= state
-
-
-def _action_distance(a: Sequence[str], b: Sequence[str]) -> float:
-    union = set(a) | set(b)
-    return 0.0 if not union else 1.0 - len(set(a) & set(b)) / len(union)
-
-
-def _spread(problem: ObserverProblem, plans: Sequence[tuple[AtomState, tuple[str, ...]]],
-            distance: str) -> tuple[float | None, float | None]:
-    if distance == "action":
-        values = [_action_distance(a[1], b[1]) for a, b in itertools.combinations(plans, 2)]
-    else:
-        task = problem.task
-        traces = []
-        for _, names in plans:
-            ground = problem.resolve(list(names))
-            traces.append(trace_of(task, ground, prefix=True))
-        values = [trace_distance(distance, a, b) for a, b in itertools.combinations(traces, 2)]
-    return (min(values), max(values)) if values else (None, None)
-
-
-def _close(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return abs(a - b) < 1e-6
-
-
-def check(problem: ObserverProblem, result: ObserverResult, limit: int = 200_000) -> CheckReport:
-    """Recompute ``result`` from its plan (see the module docstring)."""
-    if not result.plan:
-        return _check_none(problem, result, limit)
-    return _check_plan(problem, result, list(result.plan), limit)
-
-
-@dataclass(frozen=True)
-class _Recomputed:
-    """What the brute force makes of one plan."""
-
-    cost: int
-    tokens: tuple[str, ...]
-    reaches: bool
-    goals: tuple[str, ...]
-    layers: tuple[int, ...]
-    found: list[tuple[AtomState, tuple[str, ...], AtomState]]
-    final: set[AtomState]
+def check(problem: ObserverProblem, result: ObserverResult,
+          budget: Budget | BudgetClock | None = None) -> CheckReport:
+    """Recompute ``result`` from its plan (see the module docstring), within ``budget``
+    (the search's own, started afresh; a running clock counts as its budget)."""
+    fresh = budget.budget if isinstance(budget, BudgetClock) else budget
+    world = World(problem, (fresh or Budget()).start())
+    if result.plan or Status(result.status) == Status.SOLVED:
+        return run_checker(lambda: _check_plan(problem, world, result))
+    return run_checker(lambda: _check_none(problem, world, result))
 
 
 @dataclass(frozen=True)
@@ -188,8 +69,7 @@ class _Lifted:
     trace: list[AtomState]
 
 
-def _run_lifted(problem: ObserverProblem, world: _World, plan: Sequence[str]
-                ) -> _Lifted | str:
+def _run_lifted(problem: ObserverProblem, world: World, plan: Sequence[str]) -> _Lifted | str:
     """``plan`` re-simulated by :func:`xaip.planning.validate`; a string says why not."""
     if problem.domain is None or problem.problem is None:
         return "no lifted model to re-simulate on"
@@ -199,175 +79,134 @@ def _run_lifted(problem: ObserverProblem, world: _World, plan: Sequence[str]
         return f"the plan is not executable: {lifted.reason}"
     trace = [frozenset(str(a).lower() for a in state) - world.statics
              for state in lifted.trace]
-    by_name = {s.name: s for s in world.steps}
-    tokens = tuple(world.token(by_name[" ".join((st.name, *st.args)).lower()], trace[i + 1])
+    tokens = tuple(world.token(world.by_name[" ".join((st.name, *st.args)).lower()],
+                               trace[i + 1])
                    for i, st in enumerate(steps))
-    return _Lifted(lifted.cost, tokens, trace)
+    return _Lifted(int(lifted.cost), tokens, trace)
 
 
-def _goals_left(problem: ObserverProblem, world: _World, belief: set[AtomState]
-                ) -> tuple[str, ...]:
-    """The candidate goals some state of ``belief`` satisfies (in goal order)."""
-    return tuple(g.name for g in problem.goals.goals
-                 if any(_holds(g, s | world.statics) for s in belief))
-
-
-def _recompute(problem: ObserverProblem, world: _World, plan: Sequence[str],
-               limit: int) -> _Recomputed | str:
-    """The plan re-simulated and its observer recomputed; a string says why not."""
-    lifted = _run_lifted(problem, world, plan)
-    if isinstance(lifted, str):
-        return lifted
-    found, layers, finished = world.consistent(lifted.tokens, limit)
-    if not finished:
-        return f"more than {limit} consistent prefixes; not enumerated"
-    reaches = _holds(problem.true_goal, lifted.trace[-1] | world.statics)
-    return _Recomputed(lifted.cost, lifted.tokens, reaches,
-                       _goals_left(problem, world, layers[-1]),
-                       tuple(len(x) for x in layers), found, layers[-1])
-
-
-def _check_plan(problem: ObserverProblem, result: ObserverResult, plan: list[str],
-                limit: int) -> CheckReport:
-    world = _World(problem)
-    got = _recompute(problem, world, plan, limit)
-    if isinstance(got, str):
-        return CheckReport(False if "executable" in got else None, got)
-    problems = []
-    if got.cost != result.cost:
-        problems.append(f"cost {got.cost} recomputed, {result.cost} reported")
-    if got.tokens != tuple(result.observations):
-        problems.append(f"tokens {list(got.tokens)} recomputed, "
-                        f"{list(result.observations)} reported")
-    if got.layers != tuple(result.beliefs):
-        problems.append(f"belief sizes {list(got.layers)} recomputed, "
-                        f"{list(result.beliefs)} reported")
-    reported_goals = tuple(result.goals_in_final_belief.get(problem.model.name, ()))
-    if got.goals != reported_goals:
-        problems.append(f"goals in the final belief {got.goals} recomputed, "
-                        f"{reported_goals} reported")
-    if result.bps_count is not None and result.bps_count != len(got.found):
-        problems.append(f"|BPS| {len(got.found)} recomputed, {result.bps_count} reported")
-    failures, low, high = _test(problem, world, result.mode, result.params, got)
-    listed = min(BPS_LISTED_LIMIT, int(result.params.get("bps_cap", BPS_LISTED_LIMIT)))
-    if result.bps_count is not None and len(got.found) <= listed and (
-            not _close(low, result.distance_min) or not _close(high, result.distance_max)):
-        problems.append(f"distances min {low} max {high} recomputed, "
-                        f"{result.distance_min} {result.distance_max} reported")
+def _required(result: ObserverResult) -> list[str] | None:
+    """Goals that must stay in the final belief: fixed decoys, or the secure draw."""
     if result.mode == "secure-ambiguous":
-        failures.extend(_secure_test(problem, world, result, got.goals))
-    problems.extend(failures)
+        return list((result.decoy or {}).get("goal_set", ()))
+    decoys = result.params.get("decoys")
+    return [result.true_goal, *decoys] if decoys else None
+
+
+def _check_plan(problem: ObserverProblem, world: World, result: ObserverResult) -> CheckReport:
+    lifted = _run_lifted(problem, world, list(result.plan))
+    if isinstance(lifted, str):
+        return CheckReport(False if "executable" in lifted else None, lifted)
+    seen = look(world, lifted.tokens, str(result.params.get("distance", "action")))
+    problems = list(_compare(problem, result, lifted, seen))
+    true = problem.true_goal
+    problems += failures(world, result.mode, result.params, seen,
+                         world.holds(true, lifted.trace[-1]), true, _required(result))
+    if result.mode == "secure-ambiguous":
+        problems += _secure_test(problem, world, result, lifted)
     if problems:
         return CheckReport(False, "; ".join(problems))
-    return CheckReport(True, f"lifted re-simulation and brute-force enumeration agree: "
-                             f"{len(got.found)} consistent plan(s), goals left {list(got.goals)}")
+    details = (f"lifted re-simulation and the checker's own belief count agree: "
+               f"{seen.count} consistent plan(s), goals left {list(seen.goals)}")
+    if result.cheapest:
+        cheaper = _cheaper(world, result, lifted.cost)
+        if cheaper is not None:
+            return CheckReport(False, cheaper)
+        details += "; no cheaper plan passes (the checker's exhaustive search)"
+    return CheckReport(True, details)
 
 
-#: Distance extremes are compared only for BPSs up to this size (the pairwise work grows
-#: quadratically).
-BPS_LISTED_LIMIT = 400
+def _compare(problem: ObserverProblem, result: ObserverResult, lifted: _Lifted, seen: Look
+             ) -> Iterator[str]:
+    """Every number the result reports against the recomputed one."""
+    if lifted.cost != result.cost:
+        yield f"cost {lifted.cost} recomputed, {result.cost} reported"
+    if lifted.tokens != tuple(result.observations):
+        yield f"tokens {list(lifted.tokens)} recomputed, {list(result.observations)} reported"
+    if seen.layers != tuple(result.beliefs):
+        yield f"belief sizes {list(seen.layers)} recomputed, {list(result.beliefs)} reported"
+    reported = tuple(result.goals_in_final_belief.get(problem.model.name, ()))
+    if seen.goals != reported:
+        yield f"goals in the final belief {seen.goals} recomputed, {reported} reported"
+    if result.bps_count is not None and result.bps_count != seen.count:
+        yield f"|BPS| {seen.count} recomputed, {result.bps_count} reported"
+    listed = int(result.params.get("bps_cap", seen.count))
+    if result.bps_count is not None and seen.listing is not None and seen.count <= listed and (
+            not _close(seen.low, result.distance_min)
+            or not _close(seen.high, result.distance_max)):
+        yield (f"distances min {seen.low} max {seen.high} recomputed, "
+               f"{result.distance_min} {result.distance_max} reported")
 
 
-def _test(problem: ObserverProblem, world: _World, mode: str, params: Mapping[str, Any],
-          got: _Recomputed) -> tuple[list[str], float | None, float | None]:
-    """Why the recomputed plan fails its mode's test (empty: it passes), and the BPS's
-    distance extremes."""
-    out: list[str] = []
-    goals, found = got.goals, got.found
-    if mode != "score" and not got.reaches:
-        out.append(f"the plan does not reach the true goal '{problem.goals.true}'")
-    if mode == "legible-goal" and len(goals) > int(params["j"]):
-        out.append(f"{len(goals)} goals left, more than j = {params['j']}")
-    if mode in ("ambiguous", "secure-ambiguous") and len(goals) < int(params["k"]):
-        out.append(f"{len(goals)} goals left, fewer than k = {params['k']}")
-    wanted = params.get("decoys")
-    if mode == "ambiguous" and wanted and not set(wanted) <= set(goals):
-        out.append(f"decoys {wanted} not all in the final belief")
-    low = high = None
-    if len(found) <= BPS_LISTED_LIMIT:
-        low, high = _spread(problem, [(s, n) for s, n, _ in found],
-                            str(params.get("distance", "action")))
-    if mode in ("legible-plan", "diverse"):
-        cap = int(params.get("bps_cap", BPS_LISTED_LIMIT))
-        if not all(_holds(problem.true_goal, s | world.statics) for s in got.final):
-            out.append("some plan of the BPS does not reach the true goal")
-        if len(found) > cap:
-            out.append(f"|BPS| {len(found)} is above the enumeration cap {cap}")
-        elif mode == "legible-plan":
-            if len(found) < int(params["m"]):
-                out.append(f"|BPS| {len(found)} below m = {params['m']}")
-            if high is not None and high > float(params["d"]) + 1e-9:
-                out.append(f"BPS plans {high:.3f} apart, more than d = {params['d']}")
-        else:
-            if len(found) < int(params["l"]):
-                out.append(f"|BPS| {len(found)} below l = {params['l']}")
-            if low is not None and low < float(params["d"]) - 1e-9:
-                out.append(f"BPS plans only {low:.3f} apart, less than d = {params['d']}")
-    return out, low, high
+def _close(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return abs(a - b) < 1e-6
 
 
-def _secure_test(problem: ObserverProblem, world: _World, result: ObserverResult,
-                 goals: tuple[str, ...]) -> Iterator[str]:
+def _bounds(result: ObserverResult) -> tuple[float, float]:
+    bound, horizon = result.params.get("max_cost"), result.params.get("horizon")
+    return (math.inf if bound is None else int(bound),
+            math.inf if horizon is None else int(horizon))
+
+
+def _cheaper(world: World, result: ObserverResult, cost: int) -> str | None:
+    """Why the ``cheapest`` claim is false (a cheaper passing plan), or ``None``."""
+    max_cost, max_steps = _bounds(result)
+    found = first_passing(world, result.mode, result.params, world.problem.true_goal,
+                          min(max_cost, cost - 1), max_steps, _required(result))
+    if found.names is None:
+        return None
+    shown = " ".join(f"({n})" for n in found.names) or "the empty plan"
+    return f"not the cheapest: {shown} (cost {found.cost}) also passes"
+
+
+def _secure_test(problem: ObserverProblem, world: World, result: ObserverResult,
+                 lifted: _Lifted) -> Iterator[str]:
     info = result.decoy or {}
     chosen = list(info.get("goal_set", ()))
-    if len(chosen) < int(result.params["k"]) or problem.goals.true not in chosen:
+    if len(set(chosen)) < int(result.params["k"]) or problem.goals.true not in chosen:
         yield f"the drawn goal set {chosen} is not k goals with the true goal"
-    if not set(chosen) <= set(goals):
-        yield f"goal set {chosen} not all in the final belief {list(goals)}"
-    # reached only after the plan itself was re-simulated, so the lifted model exists
-    lifted = _run_lifted(problem, world, list(info.get("decoy_plan", ())))
-    if isinstance(lifted, str):
+    decoy = _run_lifted(problem, world, list(info.get("decoy_plan", ())))
+    if isinstance(decoy, str):
         yield "the decoy plan is not executable"
         return
-    if lifted.tokens != tuple(result.observations):
+    if decoy.tokens != lifted.tokens:
         yield "the decoy plan's tokens differ from the plan's"
     decoy_goal = problem.goals.by_name(str(info.get("decoy_true_goal")))
-    if not _holds(decoy_goal, lifted.trace[-1] | world.statics):
+    if decoy_goal.name not in chosen or not world.holds(decoy_goal, decoy.trace[-1]):
         yield "the decoy plan does not reach the decoy true goal"
+    best = world.cheapest_along(lifted.tokens, problem.true_goal)
+    if best is not None and best[0] < lifted.cost:
+        yield (f"a cheaper plan with the same tokens reaches the true goal: "
+               f"{' '.join(f'({n})' for n in best[1])} (cost {best[0]})")
 
 
-def _check_none(problem: ObserverProblem, result: ObserverResult, limit: int) -> CheckReport:
-    """Confirm "no plan within the cost bound passes": enumerate every plan that reaches the
-    true goal within the bound (own progression on atom sets), group them by their token
-    sequence (the observer's view depends on nothing else), and test each group once."""
-    if result.status != Status.UNSOLVABLE:
+def _check_none(problem: ObserverProblem, world: World, result: ObserverResult) -> CheckReport:
+    """Confirm "no plan within the bounds passes" by the checker's exhaustive search."""
+    if result.status != Status.UNSOLVABLE or result.mode == "score":
         return CheckReport(None, "no plan to check")
-    bound, horizon = result.params.get("max_cost"), result.params.get("horizon")
-    if (bound is None and horizon is None) or result.mode in ("secure-ambiguous", "score"):
-        return CheckReport(None, "unsolvability without a cost bound is not re-checked")
-    max_cost = math.inf if bound is None else int(bound)
-    max_steps = math.inf if horizon is None else int(horizon)
-    world = _World(problem)
-    true = problem.true_goal
-    views: dict[tuple[str, ...], tuple[str, ...]] = {}
-    stack: list[tuple[AtomState, tuple[str, ...], tuple[str, ...], int]] = [
-        (_atoms(problem.task, problem.task.init), (), (), 0)]
-    plans = 0
-    while stack:
-        state, names, tokens, cost = stack.pop()
-        plans += 1
-        if plans > limit:
-            return CheckReport(None, f"more than {limit} plans within the bounds")
-        if _holds(true, state | world.statics):
-            views.setdefault(tokens, names)
-        if len(names) >= max_steps:
-            continue
-        for step in world.steps:
-            if step.applicable(state) and cost + step.cost <= max_cost:
-                nxt = step.apply(state)
-                stack.append((nxt, (*names, step.name), (*tokens, world.token(step, nxt)),
-                              cost + step.cost))
-    for tokens, names in views.items():
-        found, layers, finished = world.consistent(tokens, limit)
-        if not finished:
-            return CheckReport(None, f"more than {limit} consistent prefixes; not enumerated")
-        got = _Recomputed(0, tokens, True, _goals_left(problem, world, layers[-1]),
-                          tuple(len(x) for x in layers), found, layers[-1])
-        failures, _, _ = _test(problem, world, result.mode, result.params, got)
-        if not failures:
-            shown = " ".join(f"({n})" for n in names)
-            return CheckReport(False, f"{shown or 'the empty plan'} passes the test")
-    within = " and ".join(x for x in (bound is not None and f"cost {bound}",
-                                      horizon is not None and f"{horizon} steps") if x)
-    return CheckReport(True, f"none of the {plans} plans within {within} passes "
-                             f"({len(views)} token sequences reach the goal; brute force)")
+    max_cost, max_steps = _bounds(result)
+    if result.mode not in GOAL_MODES and max_cost == max_steps == math.inf:
+        return CheckReport(None, "a plan mode's 'no plan' needs a cost bound or a horizon "
+                                 "to be checked")
+    runs: list[tuple[str, list[str] | None]] = [(problem.goals.true, _required(result))]
+    if result.mode == "secure-ambiguous":
+        draws = (result.decoy or {}).get("draws")
+        if not draws:
+            return CheckReport(None, "the secure run recorded no draws to re-check")
+        runs = [(str(decoy), list(chosen)) for chosen, decoy in draws]
+    expanded = 0
+    for true_name, required in runs:
+        found = first_passing(world, result.mode, result.params,
+                              problem.goals.by_name(true_name), max_cost, max_steps, required)
+        expanded += found.expanded
+        if found.names is not None:
+            shown = " ".join(f"({n})" for n in found.names) or "the empty plan"
+            return CheckReport(False, f"{shown} passes the test")
+    within = " and ".join(x for x in (max_cost < math.inf and f"cost {int(max_cost)}",
+                                      max_steps < math.inf and f"{int(max_steps)} steps")
+                          if x) or "any bound"
+    draws_text = f" for each of the {len(runs)} draws" if len(runs) > 1 else ""
+    return CheckReport(True, f"no plan within {within} passes{draws_text} (the checker's "
+                             f"exhaustive search, {expanded} nodes)")

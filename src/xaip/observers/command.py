@@ -342,7 +342,8 @@ def _solve(problem: Any, mode: str, s: dict[str, Any], args: argparse.Namespace,
                 raise InputError(f"{args.plan}: step {number} ({step}) is not an action of "
                                  "this problem (unknown action or object, or a static "
                                  "precondition that never holds)")
-        return legibility.legibility_score(problem, steps, distance=args.distance)
+        return legibility.legibility_score(problem, steps, distance=args.distance,
+                                           budget=budget)
     return _mixed(problem, s, args, budget)
 
 

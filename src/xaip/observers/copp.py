@@ -28,6 +28,18 @@ passed the goal test, which is evaluated on its full belief (sound). Goal tests 
 at the whole observation history (plan legibility and obfuscation, through the BPS) set
 ``history=True`` so that the key also holds the token sequence; those need a cost bound to
 be finite, as the book says.
+
+Cheapest plans (``exact=True``). The Δ-approximation keeps the search small but it is not
+cost-optimal: at Δ = 1 a node is pruned when its *true state* was expanded no worse under
+another belief, and the cheapest passing path may run through exactly such a node (found by
+the differential tests: a cost-5 2-ambiguous plan returned where a cost-3 one exists,
+because the cost-3 path revisits a state first reached, more cheaply, with a smaller
+belief). An iteration that finds a plan is returned at once, so growing Δ only on failure
+never repairs this. With ``exact=True`` the closed list is keyed on the full (state,
+belief[, history]) and, without a heuristic, the open list is ordered by cost: a
+uniform-cost search whose first passing node is a cheapest passing plan within the bounds
+(the goal test depends only on what the key holds; under a horizon a node is pruned only
+by one expanded no costlier *and* no deeper). One iteration, no Δ.
 """
 
 from __future__ import annotations
@@ -104,6 +116,8 @@ class SearchOutcome:
     delta: int
     stats: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    #: Exact duplicate detection and cost order: a found plan is a cheapest passing one.
+    cheapest: bool = False
 
     def plan(self, task: Task) -> tuple[GroundAction, ...]:
         return () if self.node is None else tuple(task.actions[i] for i in self.node.plan())
@@ -132,8 +146,8 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
                 budget: Budget | BudgetClock | None = None, history: bool = False,
                 delta_start: int = 1, max_combinations: int = 256,
                 max_depth: int | None = None,
-                on_iteration: Callable[[int, dict[str, int]], None] | None = None
-                ) -> SearchOutcome:
+                on_iteration: Callable[[int, dict[str, int]], None] | None = None,
+                exact: bool = False) -> SearchOutcome:
     """Greedy best-first COPP search with the outer loop over Δ.
 
     ``goal_test(node)`` decides solutions; ``heuristic(node, delta)`` orders the open list
@@ -141,12 +155,17 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
     uniform-cost search). ``cost_bound`` prunes plans costing more, ``max_depth`` plans
     with more steps (a horizon). ``history`` keys nodes
     on their token sequence too (needed when the goal test depends on the whole belief
-    sequence). One node of ``budget`` is one expansion.
+    sequence). One node of ``budget`` is one expansion. ``exact`` keys the closed list on
+    the full belief (no Δ); with no ``heuristic`` the result then claims ``cheapest``
+    (module docstring).
     """
     task = tracker.task
     clock = budget if isinstance(budget, BudgetClock) else (budget or Budget()).start()
     started = time.perf_counter()
-    costs = [max(a.cost, 0) if task.has_costs else 1 for a in task.actions]
+    # grounding priced every action by xaip.planning.semantics (declared costs only under
+    # the total-cost metric, else 1), so the search reads the price off the action
+    costs = [int(a.cost) for a in task.actions]
+    cheapest = exact and heuristic is None
     stats = {"expanded": 0, "generated": 0, "iterations": 0, "inexact_prunes": 0,
              "max_belief": 0}
     delta = max(1, delta_start)
@@ -165,8 +184,9 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
             stats["max_belief"] = max(stats["max_belief"], len(node.belief))
             if goal_test(node):
                 return SearchOutcome(Status.SOLVED, node, delta, _final(stats, tracker),
-                                     time.perf_counter() - started)
-            keys = _keys(node.state, node.belief, delta, node.history, max_combinations)
+                                     time.perf_counter() - started, cheapest)
+            keys = ([(node.state, node.belief, node.history)] if exact else
+                    _keys(node.state, node.belief, delta, node.history, max_combinations))
             mark = (node.g, node.depth if max_depth is not None else 0, node.belief)
             if all(_dominated(closed.get(k), mark) for k in keys):
                 # exact when a node with this very belief was expanded no worse
@@ -192,7 +212,7 @@ def copp_search(tracker: BeliefTracker, goal_test: GoalTest,
             on_iteration(delta, dict(stats))
         if inexact == 0:
             return SearchOutcome(Status.UNSOLVABLE, None, delta, _final(stats, tracker),
-                                 time.perf_counter() - started)
+                                 time.perf_counter() - started, cheapest)
         delta += 1
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from xaip.errors import InputError
 from xaip.observers.analysis import BPS_CAP, analyse, build_result
 from xaip.observers.beliefs import belief_plan_set, count_plans
-from xaip.observers.copp import Node, SearchOutcome, copp_search
+from xaip.observers.copp import GoalTest, Node, NodeHeuristic, SearchOutcome, copp_search
 from xaip.observers.goals import goals_in
 from xaip.observers.guidance import GoalDistance, legibility_heuristic, true_goal_heuristic
 from xaip.observers.planset import check_distance, spread
@@ -31,7 +31,7 @@ from xaip.observers.problem import ObserverProblem
 from xaip.observers.results import ObserverResult
 from xaip.planning.plans import simulate
 from xaip.planning.task import GroundAction
-from xaip.runtime import Budget, Status
+from xaip.runtime import Budget, BudgetClock, Status
 
 
 def _positive(name: str, value: int) -> int:
@@ -42,7 +42,7 @@ def _positive(name: str, value: int) -> int:
 
 def finish(problem: ObserverProblem, outcome: SearchOutcome, mode: str, params: Mapping[str, Any],
            started: float, distance: str = "action", check: bool = True,
-           with_bps: bool = True) -> ObserverResult:
+           with_bps: bool = True, budget: Budget | BudgetClock | None = None) -> ObserverResult:
     """The result of a finished (or stopped) search: the plan re-analysed from scratch."""
     view = None
     if outcome.node is not None:
@@ -52,13 +52,30 @@ def finish(problem: ObserverProblem, outcome: SearchOutcome, mode: str, params: 
         Status.BUDGET_EXHAUSTED: "the budget ran out before a plan was found",
     }.get(outcome.status, "")
     return build_result(problem, view, mode, outcome.status, params, started,
-                        outcome.stats, outcome.delta, message=message, check=check)
+                        outcome.stats, None if outcome.cheapest else outcome.delta,
+                        message=message, check=check,
+                        cheapest=outcome.cheapest and view is not None, budget=budget)
+
+
+def search(problem: ObserverProblem, test: GoalTest, guide: NodeHeuristic, heuristic: str,
+           max_cost: int | None, horizon: int | None, budget: Budget | BudgetClock | None,
+           history: bool = False) -> SearchOutcome:
+    """The COPP search every front door runs. ``heuristic="blind"`` asks for a cheapest
+    plan: exact duplicate detection in cost order (:mod:`xaip.observers.copp`, "Cheapest
+    plans"), and the answer says ``cheapest`` (which the checker then re-proves); any other
+    guidance runs the Δ search, which finds *a* passing plan."""
+    if heuristic == "blind":
+        return copp_search(problem.tracker, test, None, max_cost, budget, history=history,
+                           max_depth=horizon, exact=True)
+    return copp_search(problem.tracker, test, guide, max_cost, budget, history=history,
+                       max_depth=horizon)
 
 
 def legible_goal_plan(problem: ObserverProblem, j: int = 1, max_cost: int | None = None,
                       horizon: int | None = None, heuristic: str = "hadd",
                       budget: Budget | None = None, check: bool = True) -> ObserverResult:
-    """A j-legible plan for the true goal (the first the Δ search finds)."""
+    """A j-legible plan for the true goal: the first the Δ search finds, or with
+    ``heuristic="blind"`` a cheapest one."""
     started = time.perf_counter()
     _positive("j", j)
     goals = problem.goals.goals
@@ -68,10 +85,10 @@ def legible_goal_plan(problem: ObserverProblem, j: int = 1, max_cost: int | None
         return true.holds(node.state) and len(goals_in(node.belief, goals)) <= j
 
     guide = legibility_heuristic(GoalDistance(problem.task, goals, heuristic), goals, true, j)
-    outcome = copp_search(problem.tracker, test, guide, max_cost, budget, max_depth=horizon)
+    outcome = search(problem, test, guide, heuristic, max_cost, horizon, budget)
     params = {"j": j, "max_cost": max_cost, "horizon": horizon, "heuristic": heuristic}
     return finish(problem, outcome, "legible-goal", params, started, check=check,
-                  with_bps=False)
+                  with_bps=False, budget=budget)
 
 
 def bps_test(problem: ObserverProblem, node: Node, distance: str, cap: int
@@ -112,17 +129,17 @@ def legible_plan(problem: ObserverProblem, m: int = 1, d: float = 1.0,
     distances = GoalDistance(problem.task, (problem.true_goal,), heuristic)
     guide = true_goal_heuristic(distances, problem.true_goal,
                                 "max" if spread_guidance else None, problem.tracker, distance)
-    outcome = copp_search(problem.tracker, test, guide, max_cost, budget, history=True,
-                          max_depth=horizon)
+    outcome = search(problem, test, guide, heuristic, max_cost, horizon, budget, history=True)
     params = {"m": m, "d": d, "distance": distance, "max_cost": max_cost, "horizon": horizon,
               "heuristic": heuristic, "bps_cap": bps_cap,
               "spread_guidance": spread_guidance}
-    return finish(problem, outcome, "legible-plan", params, started, distance, check)
+    return finish(problem, outcome, "legible-plan", params, started, distance, check,
+                  budget=budget)
 
 
 def legibility_score(problem: ObserverProblem, plan: Sequence[GroundAction] | Sequence[str],
                      distance: str = "action", bps_cap: int = BPS_CAP,
-                     check: bool = True) -> ObserverResult:
+                     check: bool = True, budget: Budget | None = None) -> ObserverResult:
     """How a given plan looks to the observer (M02): goals in the final belief (the goal
     legibility score), |BPS| and its pairwise distance spread (the plan legibility score).
 
@@ -141,4 +158,4 @@ def legibility_score(problem: ObserverProblem, plan: Sequence[GroundAction] | Se
     params = {"distance": distance, "bps_cap": bps_cap}
     message = "" if reaches else "the plan does not reach the true goal"
     return build_result(problem, view, "score", status, params, started, {"plans": 1},
-                        message=message, check=check)
+                        message=message, check=check, budget=budget)

@@ -23,18 +23,18 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from xaip.errors import InputError
 from xaip.observers.analysis import BPS_CAP, analyse, build_result
-from xaip.observers.beliefs import belief_plan_set
-from xaip.observers.copp import GoalTest, Node, copp_search
+from xaip.observers.copp import GoalTest, Node
 from xaip.observers.goals import Goal, goals_in
 from xaip.observers.guidance import GoalDistance, ambiguity_heuristic, true_goal_heuristic
-from xaip.observers.legibility import _positive, bps_test, finish
+from xaip.observers.legibility import _positive, bps_test, finish, search
 from xaip.observers.planset import check_distance
 from xaip.observers.problem import ObserverProblem
 from xaip.observers.results import ObserverResult
-from xaip.planning.task import GroundAction
+from xaip.planning.task import GroundAction, State
 from xaip.runtime import Budget, BudgetClock, Status
 
 
@@ -76,11 +76,12 @@ def ambiguous_plan(problem: ObserverProblem, k: int = 2, decoys: Sequence[str] |
     guide = ambiguity_heuristic(GoalDistance(problem.task, goals, heuristic), goals, true, k,
                                 fixed)
     required = None if fixed is None else [true, *fixed]
-    outcome = copp_search(problem.tracker, _ambiguity_test(problem, true, k, required), guide,
-                          max_cost, budget, max_depth=horizon)
+    outcome = search(problem, _ambiguity_test(problem, true, k, required), guide, heuristic,
+                     max_cost, horizon, budget)
     params = {"k": k, "decoys": list(decoys) if decoys else None, "max_cost": max_cost,
               "horizon": horizon, "heuristic": heuristic}
-    return finish(problem, outcome, "ambiguous", params, started, check=check, with_bps=False)
+    return finish(problem, outcome, "ambiguous", params, started, check=check, with_bps=False,
+                  budget=budget)
 
 
 def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
@@ -99,6 +100,7 @@ def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
     clock = (budget or Budget()).start()
     stats: dict[str, int | float] = {"expanded": 0, "attempts": 0}
     status = Status.UNSOLVABLE
+    draws: list[list[Any]] = []
     # one compiled heuristic per candidate goal for every draw (the draws change only
     # which goal is the decoy true goal), so its per-state values carry over between draws
     distances = GoalDistance(problem.task, problem.goals.goals, heuristic)
@@ -106,13 +108,13 @@ def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
         chosen = sorted([true.name, *rng.sample(others, k - 1)],
                         key=problem.goals.names.index)
         decoy_name = rng.choice(chosen)
+        draws.append([chosen, decoy_name])
         decoy = problem.with_true(decoy_name)
         required = [decoy.goals.by_name(n) for n in chosen]
         guide = ambiguity_heuristic(distances, problem.goals.goals, decoy.true_goal, k,
                                     [g for g in required if g.name != decoy_name])
-        outcome = copp_search(decoy.tracker,
-                              _ambiguity_test(decoy, decoy.true_goal, k, required),
-                              guide, max_cost, clock, max_depth=horizon)
+        outcome = search(decoy, _ambiguity_test(decoy, decoy.true_goal, k, required), guide,
+                         heuristic, max_cost, horizon, clock)
         stats["expanded"] = int(stats["expanded"]) + outcome.stats.get("expanded", 0)
         stats["attempts"] = attempt
         if outcome.status == Status.BUDGET_EXHAUSTED:
@@ -127,26 +129,34 @@ def secure_ambiguous_plan(problem: ObserverProblem, k: int = 2, seed: int = 0,
         info = {"goal_set": chosen, "decoy_true_goal": decoy_name, "seed": seed,
                 "attempts": attempt, "decoy_plan": [a.name for a in outcome.plan(problem.task)]}
         return build_result(problem, view, "secure-ambiguous", Status.SOLVED, params, started,
-                            stats, outcome.delta, decoy=info, check=check)
+                            stats, None if outcome.cheapest else outcome.delta, decoy=info,
+                            check=check, budget=budget)
     message = ("the budget ran out" if status == Status.BUDGET_EXHAUSTED
                else f"no k-ambiguous plan for {attempts} random draws")
+    # the draws, so that the checker can confirm that none of them has a plan
     return build_result(problem, None, "secure-ambiguous", status, params, started, stats,
-                        message=message, check=check)
+                        decoy={"draws": draws}, message=message, check=check, budget=budget)
 
 
 def _same_tokens_plan(problem: ObserverProblem, node: Node, goal: Goal
                       ) -> tuple[GroundAction, ...] | None:
     """The cheapest plan from the real initial state to ``goal`` that emits ``node``'s
-    tokens (backward chaining through the belief sequence, i.e. the goal-ending BPS)."""
-    tokens, beliefs = node.tokens(), node.beliefs()
-    init = problem.task.init
-    bps = belief_plan_set(problem.tracker, (frozenset({init}), *beliefs[1:]), tokens,
-                          cap=BPS_CAP, final=goal.holds)
-    if not bps.plans:
+    tokens (the goal-ending part of the BPS): a min-cost pass forward through the token
+    layers, then back along the recorded predecessors (exact at any BPS size)."""
+    tracker, task = problem.tracker, problem.task
+    best: dict[State, tuple[int, tuple[int, ...]]] = {task.init: (0, ())}
+    for token in node.tokens():
+        after: dict[State, tuple[int, tuple[int, ...]]] = {}
+        for state, (cost, plan) in sorted(best.items(), key=lambda item: item[1]):
+            for index, nxt in tracker.successors(state).get(token, ()):
+                found = (cost + int(task.actions[index].cost), (*plan, index))
+                if nxt not in after or found < after[nxt]:
+                    after[nxt] = found
+        best = after
+    ends = [found for state, found in best.items() if goal.holds(state)]
+    if not ends:
         return None
-    best = min(bps.plans, key=lambda p: (sum(problem.task.actions[i].cost for i in p.actions),
-                                         p.actions))
-    return best.ground(problem.task)
+    return tuple(task.actions[i] for i in min(ends)[1])
 
 
 def diverse_plan(problem: ObserverProblem, ell: int = 2, d: float = 0.0,
@@ -173,9 +183,9 @@ def diverse_plan(problem: ObserverProblem, ell: int = 2, d: float = 0.0,
     distances = GoalDistance(problem.task, (problem.true_goal,), heuristic)
     guide = true_goal_heuristic(distances, problem.true_goal,
                                 "min" if spread_guidance else None, problem.tracker, distance)
-    outcome = copp_search(problem.tracker, test, guide, max_cost, budget, history=True,
-                          max_depth=horizon)
+    outcome = search(problem, test, guide, heuristic, max_cost, horizon, budget, history=True)
     params = {"l": ell, "d": d, "distance": distance, "max_cost": max_cost, "horizon": horizon,
               "heuristic": heuristic, "bps_cap": bps_cap,
               "spread_guidance": spread_guidance}
-    return finish(problem, outcome, "diverse", params, started, distance, check)
+    return finish(problem, outcome, "diverse", params, started, distance, check,
+                  budget=budget)

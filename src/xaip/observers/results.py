@@ -38,7 +38,9 @@ class ObserverResult:
     passes the mode's test) or the budget ran out. ``beliefs`` holds the belief sizes
     ``|b_0| .. |b_n|``; ``bps_count`` the exact number of plans the observer cannot tell
     from ``plan``; ``decoy`` (secure obfuscation only) the goal set and decoy true goal the
-    randomised algorithm drew with ``seed``.
+    randomised algorithm drew with ``seed``. ``cheapest`` is the claim that no plan within
+    the bounds that passes the mode's test costs less (made only by the exact search,
+    ``heuristic="blind"``; the checker re-proves it by its own exhaustive search).
     """
 
     status: Status
@@ -62,6 +64,7 @@ class ObserverResult:
     delta: int | None = None
     decoy: Mapping[str, Any] | None = None
     message: str = ""
+    cheapest: bool = False
     stats: Mapping[str, int | float] = field(default_factory=dict)
     verified: bool = False
     check: CheckReport | None = None
@@ -77,6 +80,7 @@ class ObserverResult:
             "mode": self.mode,
             "plan": [f"({step})" for step in self.plan],
             "cost": self.cost,
+            "cheapest": self.cheapest,
             "observations": list(self.observations),
             "goals_in_final_belief": {k: list(v) for k, v in self.goals_in_final_belief.items()},
             "score": _round(self.score),

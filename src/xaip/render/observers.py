@@ -56,12 +56,14 @@ def observer_text(result: ObserverResult) -> str:
             within = " and ".join(b for b in bounds if b)
             within = f" within {within}" if within else ""
             lines.append(f"No plan{within} passes the test.")
-            if not within and result.status == Status.UNSOLVABLE:
-                lines.append("(With a cost bound or a horizon, the checker can confirm this "
-                             "by brute force.)")
         lines.append(check_line(result.verified, result.check, result.status))
         return "\n".join(lines)
-    lines.append(f"Plan (cost {result.cost}): {_steps(result.plan)}")
+    cheapest = ""
+    if result.cheapest:
+        cheapest = ", the cheapest that passes" + (
+            " within the bounds" if result.params.get("max_cost") is not None
+            or result.params.get("horizon") is not None else "")
+    lines.append(f"Plan (cost {result.cost}{cheapest}): {_steps(result.plan)}")
     lines.append("The observer sees: " + (tokens_text(result.observations) or "nothing"))
     if result.beliefs:
         lines.append("Belief sizes: " + " -> ".join(str(n) for n in result.beliefs))
