@@ -29,9 +29,9 @@ from typing import Protocol
 import pycrfsuite  # type: ignore[import-untyped]
 
 from xaip.errors import InputError
-from xaip.sidefiles import read_bytes
 from xaip.explicable.labels import Label
 from xaip.planning.task import GroundAction
+from xaip.sidefiles import read_bytes
 
 NONE = "-"
 """The CRF label of a step with no tag (tags never contain ``+`` or equal ``-``)."""
