@@ -34,6 +34,7 @@ from xaip.errors import InputError
 from xaip.planning.features import Edit, Feature
 from xaip.planning.features.sentences import sentence
 from xaip.planning.pddl.model import Domain, Problem
+from xaip.sidefiles import read_json
 
 
 class Objective(StrEnum):
@@ -270,16 +271,7 @@ def balanced_problem(
 
 def read_explanation_costs(path: str | Path) -> dict[str, float]:
     """Read a cost file: a JSON object mapping feature names (or sentences) to costs."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read explanation-cost file {path}: "
-                         f"{error.strerror or error}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") \
-            from None
+    data = read_json(path, "weights")  # limits, devices, FIFOs; NaN refused
     if not isinstance(data, dict):
         raise InputError(f"{path}: an explanation-cost file is a JSON object mapping "
                          "feature names to costs")
