@@ -21,7 +21,6 @@ by :func:`feature_name`.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
