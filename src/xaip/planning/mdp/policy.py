@@ -33,6 +33,7 @@ from xaip.planning.mdp.reachability import backward_closure
 from xaip.planning.mdp.task import ProbabilisticAction, ProbabilisticTask
 from xaip.planning.task import State
 from xaip.runtime.budget import Budget, BudgetClock
+from xaip.sidefiles import read_bytes
 
 POLICY_FORMAT = "xaip-policy"
 POLICY_VERSION = 1
@@ -148,10 +149,7 @@ class Policy:
     @classmethod
     def load(cls, path: str | Path, ptask: ProbabilisticTask) -> Policy:
         """Read a policy file and validate it against ``ptask``."""
-        try:
-            raw = Path(path).read_bytes()
-        except OSError as error:
-            raise InputError(f"cannot read policy file {path}: {error.strerror or error}") from None
+        raw = read_bytes(path, "policy")  # size cap, devices, FIFOs
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as error:
