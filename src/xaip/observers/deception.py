@@ -45,6 +45,7 @@ from typing import Any
 from xaip.contract import CheckReport, with_check
 from xaip.errors import InputError
 from xaip.runtime import Budget, BudgetClock, Status
+from xaip.sidefiles import read_text
 
 Cell = tuple[int, int]
 INF = math.inf
@@ -118,10 +119,7 @@ def parse_grid(text: str, name: str = "<grid>") -> Grid:
 
 def read_grid(path: str | Path) -> Grid:
     """Read a grid file; unreadable files and bad cells are one-line InputErrors."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    text = read_text(path, "grid")  # limits, devices, FIFOs, UTF-8 errors at line:column
     return parse_grid(text, Path(path).stem)
 
 

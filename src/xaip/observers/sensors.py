@@ -63,6 +63,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from xaip import sidefiles
 from xaip.errors import InputError
 from xaip.planning.task import GroundAction, State, Task, bits
 
@@ -540,16 +541,7 @@ def compile_model(spec: ObservationSpec, task: Task, domain: Any | None = None,
 def read_json(path: str | Path) -> Any:
     """One observer-family input file (observations, goals) as JSON; an unreadable file,
     non-UTF-8 text or bad JSON is one InputError line naming the file."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    return sidefiles.read_json(path, "observations")  # limits, devices, FIFOs, NaN
 
 
 def load_observers(path: str | Path, task: Task, domain: Any | None = None,
