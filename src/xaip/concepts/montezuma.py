@@ -38,6 +38,7 @@ from xaip.concepts.results import Query
 from xaip.concepts.simulator import INVALID, Invalid, Outcome
 from xaip.concepts.vocabulary import Concept, Vocabulary, negation
 from xaip.errors import InputError
+from xaip.sidefiles import read_text
 
 ROOM, X, Y, SKULL_X, MODE, LIVES, INVENTORY = 3, 42, 43, 47, 53, 58, 65
 JUMPING, LADDER, ROPE = 6, 10, 4  # mode 0: holding still on a ladder
@@ -427,10 +428,7 @@ PAIR_SCREENS = {pair: "4" if pair == "crab-down" else "1" for pair in PAIRS}
 def read_montezuma_actions(path: str | Path) -> tuple[str, ...]:
     """An action list file (one action per line, ``#`` comments); unknown actions are bad
     input."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise InputError(f"cannot read {path}: {error.strerror}") from None
+    lines = read_text(path, "actions").splitlines()  # limits, devices, FIFOs, UTF-8
     actions = tuple(line.split("#", 1)[0].strip().lower() for line in lines)
     actions = tuple(a for a in actions if a)
     for number, action in enumerate(actions, 1):

@@ -29,6 +29,7 @@ from typing import NamedTuple
 
 from xaip.concepts.simulator import INVALID, Outcome
 from xaip.errors import InputError
+from xaip.sidefiles import read_text
 
 DIRECTIONS = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 ACTIONS = (*(f"move-{d}" for d in DIRECTIONS), *(f"push-{d}" for d in DIRECTIONS), "noop")
@@ -129,11 +130,7 @@ def parse_level(text: str, name: str = "level") -> Level:
 
 
 def read_level(path: str | Path) -> Level:
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
-        raise InputError(f"cannot read level {path}: {reason}") from None
+    text = read_text(path, "level")  # limits, devices, FIFOs, UTF-8 errors
     return parse_level(text, str(path))
 
 
@@ -153,11 +150,7 @@ def parse_actions(text: str, name: str = "plan") -> tuple[str, ...]:
 
 
 def read_actions(path: str | Path) -> tuple[str, ...]:
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
-        raise InputError(f"cannot read action file {path}: {reason}") from None
+    text = read_text(path, "actions")  # limits, devices, FIFOs, UTF-8 errors
     return parse_actions(text, str(path))
 
 

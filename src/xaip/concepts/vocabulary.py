@@ -19,13 +19,13 @@ A vocabulary file (JSON) names concepts from a bundled library::
 
 from __future__ import annotations
 
-import json
 import random
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from xaip import sidefiles
 from xaip.concepts.sokoban import DIRECTIONS, Level, SokobanState
 from xaip.errors import InputError
 
@@ -282,15 +282,7 @@ def read_vocabulary(path: str | Path, level: Level) -> Vocabulary:
 
 def read_json(path: str | Path) -> Any:
     """A vocabulary file's JSON; an unreadable file or bad JSON is one InputError line."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
-        raise InputError(f"cannot read vocabulary {path}: {reason}") from None
-    except json.JSONDecodeError as error:
-        raise InputError(f"{path}:{error.lineno}:{error.colno}: not JSON: {error.msg}") \
-            from None
-    return data
+    return sidefiles.read_json(path, "vocabulary")  # limits, devices, FIFOs, NaN
 
 
 def default_vocabulary(level: Level) -> Vocabulary:
