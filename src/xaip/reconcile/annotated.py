@@ -33,6 +33,7 @@ from xaip.planning.features.apply import apply_edits
 from xaip.planning.features.sentences import sentence
 from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.reconcile.problem import MRP
+from xaip.sidefiles import read_text
 
 _K = FeatureKind
 #: Possible features that make a model *more* permissive when realised (they go into
@@ -119,13 +120,7 @@ def parse_annotations(text: str, domain: Domain, file: str = "<annotations>"
 
 
 def read_annotations(path: str | Path, domain: Domain) -> tuple[Possible, ...]:
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except OSError as error:
-        raise InputError(f"cannot read annotations {path}: {error.strerror}") from None
-    except UnicodeDecodeError as error:
-        line = Path(path).read_bytes()[:error.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 text (byte {error.start})") from None
+    text = read_text(path, "annotations")  # limits, devices, FIFOs, UTF-8 at line:column
     return parse_annotations(text, domain, str(path))
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from xaip.commandline import (
@@ -85,11 +84,9 @@ def _read_foil(text: str) -> Any:
 
     if text.startswith(("avoid:", "use:")):
         return parse_foil(text)
-    try:
-        return parse_foil(Path(text).read_text(encoding="utf-8-sig"), text)
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or "not UTF-8 text"
-        raise InputError(f"cannot read foil plan {text}: {reason}") from None
+    from xaip.sidefiles import read_text
+
+    return parse_foil(read_text(text, "foil"), text)  # limits, devices, FIFOs, UTF-8
 
 
 def _unfinished(args: argparse.Namespace, phase: str) -> int:

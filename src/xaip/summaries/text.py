@@ -11,13 +11,13 @@ hyphens and underscores become spaces and a number glued to a word is split off
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from xaip.errors import InputError
 from xaip.planning.pddl.model import Atom
+from xaip.sidefiles import read_json
 
 Phrases = Mapping[str, str]
 
@@ -76,13 +76,7 @@ def _needs(template: str) -> int:
 
 def load_phrases(path: str | Path) -> dict[str, str]:
     """Read a JSON object mapping predicate names to templates (see the module docstring)."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"cannot read phrases file {path}: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        where = f"{path}:{error.lineno}:{error.colno}"
-        raise InputError(f"{where}: invalid JSON: {error.msg}") from None
+    data = read_json(path, "text")  # limits, devices, FIFOs, line:column errors
     if not isinstance(data, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in data.items()
     ):
