@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from xaip.contract import explainers
+from xaip.contract import CHECKER_BUDGET, explainers
 from xaip.planning.landmarks import BudgetExhausted
 from xaip.planning.mdp import (
     NoProperPolicy,
@@ -105,8 +105,10 @@ def test_drill_down_is_checked_leg_by_leg() -> None:
 
 
 def test_every_node_budget_ends_in_a_finished_or_unfinished_result() -> None:
-    """Sweep the node budget over the airport example: each run either finishes verified
-    or stops unfinished in a named phase, claiming nothing; several phases are reached."""
+    """Sweep the node budget over the airport example: each run either finishes verified,
+    finishes with a checker out of its own (fresh) budget -- found, "unverified: checker
+    budget" -- or stops unfinished in a named phase, claiming nothing; several phases are
+    reached."""
     ptask = airport()
     full = summarize(ptask)
     assert full.status == Status.FOUND and full.verified
@@ -114,16 +116,46 @@ def test_every_node_budget_ends_in_a_finished_or_unfinished_result() -> None:
     for nodes in range(0, int(full.stats["nodes"]) + 2):
         result = summarize(ptask, budget=Budget(max_nodes=nodes))
         assert isinstance(result, PolicySummary)
+        json.dumps(result.to_dict())
         if result.status == Status.FOUND:
-            assert result.verified
+            if not result.verified:
+                assert result.check_details.startswith(CHECKER_BUDGET)
+                assert f"Status: found; {CHECKER_BUDGET}" in render(result)
             continue
         assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
-        assert result.stopped_in in PHASES
+        assert result.stopped_in in PHASES and result.stopped_in != "checking"
         stopped.add(result.stopped_in)
-        json.dumps(result.to_dict())
         assert "budget exhausted" in render(result)
-    assert {"solving", "concise landmarks", "complete landmarks", "model landmarks",
-            "checking"} <= stopped
+    assert {"solving", "concise landmarks", "complete landmarks", "model landmarks"} <= stopped
+
+
+def test_a_checker_out_of_budget_says_unverified_checker_budget(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The checker runs under the user's limits started afresh; out of them, the finished
+    summary stays found, is not verified, says so in the shared words, and exits 1."""
+    import importlib
+
+    from xaip.contract import with_check
+
+    checker = importlib.import_module("xaip.summaries.check")  # the package exports check()
+
+    full = summarize(airport())
+    report = check(full.policy, full, Budget(max_nodes=1))
+    assert report.ok is None and report.details.startswith(CHECKER_BUDGET)
+    assert not with_check(full, report).verified
+
+    def exhausted(*_: object, **__: object) -> None:
+        raise BudgetExhausted("budget exhausted during the check of the landmarks")
+
+    monkeypatch.setattr(checker, "check_landmarks", exhausted)
+    result = summarize(airport(), budget=Budget(max_seconds=60))
+    assert result.status == Status.FOUND and not result.verified
+    assert result.check_details.startswith(CHECKER_BUDGET)
+    assert f"Status: found; {CHECKER_BUDGET}" in render(result)
+    assert main(["--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["status"] == "found" and data["verified"] is False
 
 
 def test_a_budgeted_run_never_claims_a_missing_proper_policy() -> None:

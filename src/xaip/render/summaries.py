@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xaip.contract import CHECKER_BUDGET
 from xaip.planning.mdp import PolicyGraph, ProbabilisticTask
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import bits
@@ -25,7 +26,7 @@ from xaip.summaries.exact import completions
 from xaip.summaries.hierarchy import Hierarchy
 from xaip.summaries.landmarks import LandmarkSet
 from xaip.summaries.summary import PolicySummary
-from xaip.summaries.text import Phrases, join_clauses, phrase, sequence_sentence
+from xaip.summaries.text import Phrases, join_clauses, phrasebook, sequence_sentence
 
 _EDGE_STYLE: dict[str, dict[str, str]] = {
     "greedy-necessary": {"style": "solid", "penwidth": "2"},
@@ -65,9 +66,10 @@ def narrate(
     """The English summary: the chain as "First ..., then ...", dropped subgoals under
     the step they belong to, which subgoals every policy shares, and any risk."""
     facts = ptask.facts
+    book = phrasebook(facts, phrases)  # every fact of the task: no two read alike
 
     def say(f: int) -> str:
-        return phrase(facts[f], phrases)
+        return book[facts[f]]
 
     goal_facts = list(bits(ptask.goal))
     steps = [say(f) for f in hierarchy.chain]
@@ -210,6 +212,8 @@ def _status_line(summary: PolicySummary) -> str:
         return f"Status: budget exhausted (during {summary.stopped_in}); not verified"
     if summary.verified:
         return "Status: found; verified independently on the policy graph"
+    if summary.check_details.startswith(CHECKER_BUDGET):
+        return f"Status: found; {summary.check_details}"
     if summary.check_details:
         return f"Status: found; NOT verified: {summary.check_details}"
     return "Status: found; not checked"

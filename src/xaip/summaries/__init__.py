@@ -59,7 +59,7 @@ from xaip.summaries.landmarks import (
     model_landmarks,
 )
 from xaip.summaries.summary import PolicySummary, solve_policy, summarise_policy, summarize
-from xaip.summaries.text import load_phrases, phrase, readable
+from xaip.summaries.text import load_phrases, phrase, phrasebook, readable
 
 __all__ = [
     "DrillDown",
@@ -89,6 +89,7 @@ __all__ = [
     "load_phrases",
     "model_landmarks",
     "phrase",
+    "phrasebook",
     "readable",
     "resolve_fact",
     "solve_policy",

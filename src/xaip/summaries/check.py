@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from xaip.contract import CheckReport
+from xaip.contract import CheckReport, checker_budget_report
 from xaip.planning.landmarks import BudgetExhausted
 from xaip.planning.mdp import Policy, PolicyGraph, policy_graph, state_values
 from xaip.planning.mdp.budgets import as_clock
@@ -52,7 +52,8 @@ def check(
 ) -> CheckReport:
     """Check ``result`` (a summary or a drill-down of the policy ``inputs``, which carries
     its task) independently; see the module docstring. ``ok`` is ``None`` when the result
-    is unfinished or the checker's own ``budget`` ran out."""
+    is unfinished or the checker's own ``budget`` ran out (then the details say
+    :data:`~xaip.contract.CHECKER_BUDGET`)."""
     if isinstance(result, DrillDown):
         return _check_drill(inputs, result, as_clock(budget))
     report, _ = landmark_checks(inputs, result, as_clock(budget))
@@ -72,8 +73,8 @@ def landmark_checks(
         problems = _same_graph(graph, result.graph)
         sets = [s for s in (result.concise, result.complete, result.model) if s is not None]
         checks = tuple(check_landmarks(ptask, graph, s, clock) for s in sets)
-    except BudgetExhausted:
-        return CheckReport(None, "the checker ran out of budget"), ()
+    except BudgetExhausted as stop:
+        return checker_budget_report(str(stop)), ()
     for c in checks:
         if not c.sound:
             problems.append(f"{c.source} landmarks are unsound "
@@ -124,8 +125,8 @@ def _check_drill(policy: Policy, drill: DrillDown, clock: BudgetClock) -> CheckR
             if graph.goal_states:
                 mine = set(leg.complete.subgoals)
                 common = mine if common is None else common & mine
-    except BudgetExhausted:
-        return CheckReport(None, "the checker ran out of budget")
+    except BudgetExhausted as stop:
+        return checker_budget_report(str(stop))
     if set(drill.common) != (common or set()):
         problems.append("the common landmarks are not the intersection of the legs'")
     if problems:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from xaip.contract import with_check
+from xaip.contract import run_checker, with_check
 from xaip.errors import InputError
 from xaip.planning.mdp import Policy, PolicyGraph, ProbabilisticTask, policy_graph
 from xaip.planning.mdp.budgets import BudgetExhausted, as_clock
@@ -67,7 +67,8 @@ class DrillDown:
     target (neither source-completion facts nor the target), early first; ``omitted``
     counts completions not examined. ``status`` is ``found``, or ``budget_exhausted``
     when the budget ran out (then ``legs`` holds the finished legs and ``common`` is
-    empty: nothing is claimed about the whole leg).
+    empty: nothing is claimed about the whole leg). A found drill-down whose checker ran
+    out of its own budget stays ``found`` and is not ``verified`` (``check_details``).
     """
 
     task: ProbabilisticTask
@@ -80,6 +81,8 @@ class DrillDown:
     verified: bool = False
     seconds: float = 0.0
     stats: Mapping[str, int | float] = field(default_factory=dict)
+    #: What the checker said (``"unverified: checker budget"`` when it ran out).
+    check_details: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         task = self.task
@@ -90,6 +93,7 @@ class DrillDown:
         return {
             "status": str(self.status),
             "verified": self.verified,
+            "check_details": self.check_details,
             "source": name(self.source, "init"),
             "target": name(self.target, "goal"),
             "completions": len(self.legs) + self.omitted,
@@ -194,7 +198,8 @@ def drill_down(
         return found_result
     from xaip.summaries.check import check as check_drill  # the checker imports this module
 
-    report = check_drill(policy, found_result, clock)
-    if report.ok is None:
-        return replace(found_result, status=Status.BUDGET_EXHAUSTED)
-    return with_check(replace(found_result, seconds=time.perf_counter() - started), report)
+    # The checker runs under the same limits, started afresh; out of them it reports
+    # "unverified: checker budget" and the finished drill-down stays found, unverified.
+    report = run_checker(lambda: check_drill(policy, found_result, clock.budget.start()))
+    return with_check(replace(found_result, seconds=time.perf_counter() - started,
+                              check_details=report.details), report)

@@ -12,7 +12,10 @@ promise about the whole call. Every phase charges one shared clock; when it runs
 pipeline stops where it is and returns a :class:`PolicySummary` with status
 ``budget_exhausted``, saying in which phase it stopped and claiming nothing the finished
 phases did not establish (in particular: no "dead end" or "no proper policy" verdict from
-a solver that was cut short). The English text, DOT and SVG are in
+a solver that was cut short). The checker is the exception, as in every family: it runs
+under the same limits started afresh (:mod:`xaip.contract`), and when it runs out the
+summary stays ``found`` but not ``verified``, its ``check_details`` saying
+"unverified: checker budget". The English text, DOT and SVG are in
 :mod:`xaip.render.summaries`.
 """
 
@@ -401,10 +404,11 @@ def _analyse(run: _Run, policy: Policy, graph: PolicyGraph | None, fields: dict[
     from xaip.summaries.check import landmark_checks  # the checker imports this module
 
     run.phase("checking")
-    report_, checks = landmark_checks(policy, result, clock)
-    run.done("checking")
+    # The checker runs under the user's limits started afresh, never on what the search
+    # left over; out of them it says "unverified: checker budget" and the finished
+    # summary stays found, unverified (the CLI exits 1).
+    report_, checks = landmark_checks(policy, result, clock.budget.start())
+    run.timings["checking"] = time.perf_counter() - run.mark
     fields.update(checks=checks, check_details=report_.details)
-    if report_.ok is None:
-        return run.stop(policy, fields)
     return with_check(run.finish(policy, fields, Status.FOUND), report_)
 

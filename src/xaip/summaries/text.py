@@ -3,34 +3,45 @@
 Why templates: a landmark is a ground atom such as ``(at station1)``; people read
 "get to station 1". A phrase is chosen per predicate: from the caller's ``phrases``
 (``{"at": "get to {0}"}``, ``{0}``... are the atom's arguments, ``{args}`` all of them),
-else from a few built-in rules for common predicate names (``at``, ``on``, ``holding``,
-``clear``...), else the neutral "make (pred args) true". Object names are made readable:
-hyphens and underscores become spaces and a number glued to a word is split off
-("station1" → "station 1"); short names such as ``b1`` are kept.
+else from a few built-in rules for common predicate names and arities (``at``, ``on``,
+``holding``, ``clear``...), else the atom itself as PDDL writes it,
+"make (pred arg ...) true" (:func:`~xaip.planning.semantics.fact_text`). Object names are
+made readable: hyphens and underscores become spaces and a number glued to a word is split
+off ("station1" → "station 1"); short names such as ``b1`` are kept.
+
+Why :func:`phrasebook`: two different facts must never read alike (the IPPC elevators
+summary once said "get to p1 ... get to p1" for ``(at f2 p1)`` and ``(at f3 p1)``). Built-in
+templates keep every argument, and a phrasebook gives each fact of a task one phrase; facts
+whose phrases coincide anyway (a caller's template that drops an argument, two names that
+read alike) are said as their PDDL atoms instead.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from xaip.errors import InputError
 from xaip.planning.pddl.model import Atom
+from xaip.planning.semantics import fact_text
 from xaip.sidefiles import read_json
 
 Phrases = Mapping[str, str]
 
-_BUILTIN: dict[str, str] = {
-    "at": "get to {last}",
-    "on": "put {0} on {1}",
-    "on-table": "put {0} on the table",
-    "ontable": "put {0} on the table",
-    "holding": "hold {0}",
-    "clear": "clear {0}",
-    "in": "get {0} into {1}",
-    "have": "have {args}",
-    "has": "have {args}",
+# (predicate, arity) -> template; every template uses every argument.
+_BUILTIN: dict[tuple[str, int], str] = {
+    ("at", 1): "get to {0}",
+    ("at", 2): "get {0} to {1}",
+    ("on", 2): "put {0} on {1}",
+    ("on-table", 1): "put {0} on the table",
+    ("ontable", 1): "put {0} on the table",
+    ("holding", 1): "hold {0}",
+    ("clear", 1): "clear {0}",
+    ("in", 2): "get {0} into {1}",
+    ("have", 1): "have {0}",
+    ("has", 1): "have {0}",
 }
 _GLUED_NUMBER = re.compile(r"^([A-Za-z]{3,})(\d+)$")
 
@@ -45,19 +56,23 @@ def readable(name: str) -> str:
     return " ".join(w for w in words if w)
 
 
+def literal_phrase(atom: Atom) -> str:
+    """The fallback: the atom exactly as PDDL writes it, "make (pred arg ...) true"
+    (injective, since :func:`~xaip.planning.semantics.fact_text` is)."""
+    return f"make {fact_text(atom.predicate, atom.args)} true"
+
+
 def phrase(atom: Atom, phrases: Phrases | None = None) -> str:
-    """How to say "achieve ``atom``" as an imperative verb phrase."""
+    """How to say "achieve ``atom``" as an imperative verb phrase (on its own: a summary
+    uses :func:`phrasebook`, which also keeps different facts apart)."""
     args = [readable(a) for a in atom.args]
     template = (phrases or {}).get(atom.predicate)
     if template is None:
-        template = _BUILTIN.get(atom.predicate)
-        if template is None and atom.predicate.endswith("-at") and args:
-            template = "get {0} to {last}" if len(args) > 1 else "get to {0}"
-        if template is not None and _needs(template) > len(args):
-            template = None
+        template = _BUILTIN.get((atom.predicate, len(args)))
+        if template is None and atom.predicate.endswith("-at") and len(args) in (1, 2):
+            template = "get {0} to {1}" if len(args) == 2 else "get to {0}"
     if template is None:
-        inner = " ".join([readable(atom.predicate), *args])
-        return f"make ({inner}) true"
+        return literal_phrase(atom)
     try:
         return template.format(*args, args=" ".join(args), last=args[-1] if args else "")
     except (IndexError, KeyError) as error:
@@ -66,12 +81,22 @@ def phrase(atom: Atom, phrases: Phrases | None = None) -> str:
         ) from None
 
 
-def _needs(template: str) -> int:
-    """How many positional arguments a template uses (``{last}`` needs one)."""
-    numbers = [int(n) + 1 for n in re.findall(r"\{(\d+)\}", template)]
-    if "{last}" in template or "{args}" in template:
-        numbers.append(1)
-    return max(numbers, default=0)
+def phrasebook(atoms: Iterable[Atom], phrases: Phrases | None = None) -> dict[Atom, str]:
+    """One phrase per atom, no two alike: atoms whose phrases coincide are said as their
+    PDDL atoms (:func:`literal_phrase`), and so is any atom whose phrase equals such a
+    literal one. Give it every fact a text may mention (a summary passes all of its task's
+    facts), so that a phrase names one fact of the task."""
+    book = {atom: phrase(atom, phrases) for atom in atoms}
+    while True:
+        holders: dict[str, list[Atom]] = defaultdict(list)
+        for atom, said in book.items():
+            holders[said].append(atom)
+        clashes = [atom for group in holders.values() if len(group) > 1 for atom in group
+                   if book[atom] != literal_phrase(atom)]
+        if not clashes:
+            return book
+        for atom in clashes:  # literal phrases are distinct, so this ends
+            book[atom] = literal_phrase(atom)
 
 
 def load_phrases(path: str | Path) -> dict[str, str]:
