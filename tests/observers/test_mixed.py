@@ -213,6 +213,42 @@ def test_the_checker_refutes_a_false_no_plan_claim():
     assert found.status == Status.FOUND
     claim = dataclasses.replace(found, status=Status.UNSOLVABLE, plan=())
     report = check_mixed(make_inputs(task, observers, goals), claim)
-    assert report.ok is False and "brute force found a plan" in report.details
+    assert report.ok is False and "found a plan of" in report.details
+    # without a horizon the reachable (state, beliefs) pairs are finite: checked too
     assert check_mixed(make_inputs(task, observers, goals),
-                       dataclasses.replace(claim, horizon=None)).ok is None
+                       dataclasses.replace(claim, horizon=None)).ok is False
+
+
+def test_the_checker_refutes_a_false_optimality_claim():
+    """An IP answer claims the best GD within its horizon (then the fewest steps); the
+    checker's own search over (state, beliefs) re-proves it (issue 21)."""
+    import dataclasses
+
+    from xaip.observers.mixed import describe_plan, explore, make_inputs
+    from xaip.observers.mixed_check import check_mixed
+
+    from .tiny import random_walk
+
+    walk = random_walk(5, n=5, goals=3)
+    problem = walk.problem()
+    observers = (MixedObserver("X", "adversary", lambda a, s: a.schema),
+                 MixedObserver("C", "friend", lambda a, s: a.name))
+    best = solve_mixed(problem.task, observers, problem.goals, method="ip", horizon=4)
+    assert best.verified and "higher GD" in best.check.details
+    inputs = make_inputs(problem.task, observers, problem.goals)
+    space = explore(inputs, Budget().start())
+    assert space is not None
+    # a longer plan to the same goal: shortest plus a detour, still within the horizon
+    worse = None
+    stack: list[tuple[int, tuple[int, ...]]] = [(space.initial, ())]
+    while stack and worse is None:
+        state, path = stack.pop()
+        if space.satisfies(state, inputs.true_goal) and len(path) > len(best.plan):
+            worse = path
+        if len(path) < 4:
+            stack.extend((space.transitions[t][2], (*path, t)) for t in space.outgoing[state])
+    assert worse is not None
+    claim = dataclasses.replace(best, **describe_plan(space, worse))
+    report = check_mixed(inputs, claim)
+    assert report.ok is False and ("not GD-optimal" in report.details
+                                   or "not the shortest" in report.details)

@@ -161,7 +161,7 @@ def first_passing(world: World, mode: str, params: Mapping[str, Any], true: Goal
     distance = str(params.get("distance", "action"))
     start = dict.fromkeys(world.starts, 1)
     root = _Node(world.init, 0, 0, (), (), world.starts, start if history else None)
-    heap: list[tuple[int, int, int, _Node]] = [(0, 0, 0, root)]
+    heap: list[tuple[int, int, int, _Node]] = [(0, 0, 0, root)] if max_cost >= 0 else []
     tie = itertools.count(1)
     closed: dict[Any, list[int]] = {}
     views: dict[tuple[str, ...], bool] = {}

@@ -517,6 +517,6 @@ def solve_mixed(
         goals=inputs.goal_labels, true_goal=inputs.goal_labels[inputs.true_goal],
         horizon=horizon, k=k, j=j, status=status, stats=stats,
         seconds=time.perf_counter() - started, **described)
-    report = check_mixed(inputs, result)
+    report = check_mixed(inputs, result, budget)
     return with_check(dataclasses.replace(result, check=report), report)
 

@@ -1,27 +1,34 @@
-"""The independent checker of mixed-observer plans: ``check_mixed(inputs, result)``.
+"""The independent checker of mixed-observer plans: ``check_mixed(inputs, result, budget)``.
 
-What it shares with the solvers, exactly: the grounded task (its actions' applicability and
-effects) and the observers' sensor functions, which define the problem. What it does not
-share: the listed state space (:class:`~xaip.observers.mixed.StateSpace`), its transition
-table and token table, its belief update, the IP and the search. Beliefs are recomputed
-here by applying *every* ground action to every belief state, the plan is re-simulated by
-action name, and the tokens, final-belief goals, GD and the ⟨k, j⟩ bounds are compared with
-what the result claims.
+What it shares with the solvers, exactly: the grounded task (its actions' applicability,
+effects and prices -- grounding priced them by :mod:`xaip.planning.semantics`) and the
+observers' sensor functions, which define the problem. What it does not share: the listed
+state space (:class:`~xaip.observers.mixed.StateSpace`), its transition table and token
+table, its belief update, the IP and the search. Beliefs are recomputed here by applying
+*every* ground action to every belief state, the plan is re-simulated by action name, and
+the tokens, final-belief goals, GD and the ⟨k, j⟩ bounds are compared with what the result
+claims.
 
-What it does not check: that an IP plan is optimal (that would be the brute force of
-:func:`~xaip.observers.mixed.enumerate_mixed`, run by the tests). An ``unsolvable``
-answer within a horizon is confirmed by brute force over every action sequence of at most
-that many steps (beliefs carried along, same belief update as above) when there are at
-most ``limit`` of them; otherwise, or without a horizon, ``ok`` is ``None``.
+Claims of optimality and of "no plan" are re-proved by the checker's own breadth-first
+search over (robot state, every observer's belief), each pair kept at the fewest steps that
+reach it (:func:`_best_reachable`): an IP answer claims the best GD over plans of at most
+``horizon`` steps and, among those, the fewest steps; the search confirms both. An
+``unsolvable`` answer is confirmed when no pair within the horizon (without one: no
+reachable pair at all -- they are finite) reaches the true goal meeting ``k``/``j``.
+
+Budget: the checker runs under the solver's budget, started afresh, one node per pair;
+when it runs out the report is "unverified: checker budget"
+(:func:`xaip.contract.checker_budget_report`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from xaip.contract import CheckReport
+from xaip.contract import CheckReport, run_checker
+from xaip.errors import BudgetExhausted
 from xaip.observers.mixed import MixedInputs, show_token
-from xaip.runtime import Status
+from xaip.runtime import Budget, BudgetClock, Status
 
 
 def _update(inputs: MixedInputs, observer: int, belief: frozenset[int], token: Any
@@ -63,50 +70,96 @@ def _meets_bounds(inputs: MixedInputs, beliefs: tuple[frozenset[int], ...], k: i
     return True
 
 
-def _check_none(inputs: MixedInputs, result: Any, limit: int) -> CheckReport:
-    """Brute force: no sequence of at most ``horizon`` actions reaches the true goal with
-    final beliefs meeting ``k``/``j``."""
-    horizon = result.horizon
-    if horizon is None:
-        return CheckReport(None, "without a horizon, that no plan exists is not re-checked")
+Beliefs = tuple[frozenset[int], ...]
+
+
+def _best_reachable(inputs: MixedInputs, k: int | None, j: int | None, horizon: int | None,
+                    clock: BudgetClock) -> tuple[float | None, int | None, int]:
+    """Breadth first over (robot state, beliefs) within ``horizon`` steps (all reachable
+    pairs without one): the best GD of a pair whose state satisfies the true goal and whose
+    beliefs meet ``k``/``j``, the fewest steps reaching that GD, and the pairs seen."""
     task, goal = inputs.task, inputs.goal_masks[inputs.true_goal]
-    bounded = result.k is not None or result.j is not None
-    start = tuple(frozenset({task.init} | set(o.initial)) for o in inputs.observers)
-    stack: list[tuple[int, int, tuple[frozenset[int], ...]]] = [(task.init, 0, start)]
-    seen = work = 0
-    per_update = max(1, len(task.actions))
-    while stack:
-        state, depth, beliefs = stack.pop()
-        seen += 1
-        if bounded:
-            work += per_update * sum(len(b) for b in beliefs)
-        if seen > limit or work > 100 * limit:
-            return CheckReport(None, f"more than {limit} action sequences within "
-                                     f"{horizon} steps; that none works is not re-checked")
-        if state & goal == goal and (not bounded or
-                                     _meets_bounds(inputs, beliefs, result.k, result.j)):
-            return CheckReport(False, f"brute force found a plan of {depth} steps that "
-                                      "meets the bounds")
-        if depth == horizon:
-            continue
-        for action in task.actions:
-            if action.applicable(state):
+    start = (task.init, tuple(frozenset({task.init} | set(o.initial))
+                              for o in inputs.observers))
+    updates: dict[tuple[int, frozenset[int], Any], frozenset[int]] = {}
+
+    def update(i: int, belief: frozenset[int], token: Any) -> frozenset[int]:
+        key = (i, belief, token)
+        found = updates.get(key)
+        if found is None:
+            found = updates[key] = _update(inputs, i, belief, token)
+        return found
+
+    seen = {start}
+    layer = [start]
+    best: tuple[float | None, int | None] = (None, None)
+    depth = 0
+    while layer:
+        for state, beliefs in layer:
+            if not clock.charge():
+                raise BudgetExhausted("the checker's budget ran out", phase="checker")
+            if state & goal == goal and _meets_bounds(inputs, beliefs, k, j):
+                score = inputs.goal_difference([len(_goals_of(inputs, b)) for b in beliefs])
+                if best[0] is None or score > best[0] + 1e-9:
+                    best = (score, depth)
+        if horizon is not None and depth >= horizon:
+            break
+        nxt = []
+        for state, beliefs in layer:
+            for action in task.actions:
+                if not action.applicable(state):
+                    continue
                 after = task.close(action.apply(state))
-                nxt = tuple(_update(inputs, i, b, o.sensor(action, after)) if bounded else b
-                            for i, (o, b) in enumerate(zip(inputs.observers, beliefs,
-                                                           strict=True)))
-                stack.append((after, depth + 1, nxt))
-    bounds = f" meeting k={result.k}, j={result.j}" if bounded else ""
-    return CheckReport(True, f"none of the {seen} action sequences of at most {horizon} "
-                             f"steps reaches the true goal{bounds} (brute force)")
+                child = (after, tuple(update(i, b, o.sensor(action, after)) for i, (o, b)
+                                      in enumerate(zip(inputs.observers, beliefs, strict=True))))
+                if child not in seen:
+                    seen.add(child)
+                    nxt.append(child)
+        layer = nxt
+        depth += 1
+    return best[0], best[1], len(seen)
 
 
-def check_mixed(inputs: MixedInputs, result: Any, limit: int = 20_000) -> CheckReport:
-    """Recompute the plan's tokens, final beliefs, goals and GD from scratch."""
+def _check_none(inputs: MixedInputs, result: Any, clock: BudgetClock) -> CheckReport:
+    """No plan (within the horizon) reaches the true goal with beliefs meeting k/j."""
+    score, steps, pairs = _best_reachable(inputs, result.k, result.j, result.horizon, clock)
+    if score is not None:
+        return CheckReport(False, f"the checker's search found a plan of {steps} steps that "
+                                  f"meets the bounds (GD {score:.2f})")
+    within = f" of at most {result.horizon} steps" if result.horizon is not None else ""
+    bounds = f" meeting k={result.k}, j={result.j}" if result.k or result.j else ""
+    return CheckReport(True, f"no plan{within} reaches the true goal{bounds} (the checker's "
+                             f"search over {pairs} (state, beliefs) pairs)")
+
+
+def _check_optimal(inputs: MixedInputs, result: Any, score: float, clock: BudgetClock
+                   ) -> str | None:
+    """Why the IP's claim (best GD within the horizon, then fewest steps) is false."""
+    best, steps, _ = _best_reachable(inputs, result.k, result.j, result.horizon, clock)
+    if best is None or best > score + 1e-9:
+        return (f"not GD-optimal: a plan of {steps} steps within the horizon has GD "
+                f"{best:.3f} > {score:.3f}" if best is not None else
+                "the checker's search finds no plan meeting the bounds")
+    if steps is not None and steps < len(result.plan):
+        return (f"not the shortest GD-optimal plan: {steps} steps reach GD {score:.3f}, "
+                f"the plan has {len(result.plan)}")
+    return None
+
+
+def check_mixed(inputs: MixedInputs, result: Any,
+                budget: Budget | BudgetClock | None = None) -> CheckReport:
+    """Recompute the plan's tokens, final beliefs, goals and GD from scratch, and re-prove
+    the IP's optimality and any "no plan" (module docstring), within ``budget``."""
+    fresh = budget.budget if isinstance(budget, BudgetClock) else budget
+    clock = (fresh or Budget()).start()
     if Status(result.status) == Status.UNSOLVABLE:
-        return _check_none(inputs, result, limit)
+        return run_checker(lambda: _check_none(inputs, result, clock))
     if not result.plan and Status(result.status) == Status.BUDGET_EXHAUSTED:
         return CheckReport(None, "no plan to check: the budget ran out")
+    return run_checker(lambda: _check_plan(inputs, result, clock))
+
+
+def _check_plan(inputs: MixedInputs, result: Any, clock: BudgetClock) -> CheckReport:
     task = inputs.task
     state = task.init
     raw: list[list[Any]] = [[] for _ in inputs.observers]
@@ -121,8 +174,7 @@ def check_mixed(inputs: MixedInputs, result: Any, limit: int = 20_000) -> CheckR
     goal = inputs.goal_masks[inputs.true_goal]
     if state & goal != goal:
         return CheckReport(False, "the plan does not reach the true goal")
-    if result.horizon is not None and result.method == "ip" and \
-            len(result.plan) > result.horizon:
+    if result.horizon is not None and len(result.plan) > result.horizon:
         return CheckReport(False, f"the plan has {len(result.plan)} steps, over the "
                                   f"horizon {result.horizon}")
     counts = []
@@ -147,5 +199,12 @@ def check_mixed(inputs: MixedInputs, result: Any, limit: int = 20_000) -> CheckR
     score = inputs.goal_difference(counts)
     if result.score is None or abs(score - result.score) > 1e-9:
         return CheckReport(False, f"GD is {score:.3f}, the result says {result.score}")
-    return CheckReport(True, f"plan reaches the true goal; tokens, final beliefs and "
-                             f"GD = {score:.2f} recomputed from scratch")
+    details = (f"plan reaches the true goal; tokens, final beliefs and GD = {score:.2f} "
+               "recomputed from scratch")
+    if result.method == "ip":
+        wrong = _check_optimal(inputs, result, score, clock)
+        if wrong is not None:
+            return CheckReport(False, wrong)
+        details += (f"; no plan of at most {result.horizon} steps has a higher GD or reaches "
+                    "it in fewer steps (the checker's own search)")
+    return CheckReport(True, details)

@@ -1,0 +1,86 @@
+"""Cheapest-plan claims (issue 21): ``--heuristic blind`` returns a cheapest passing plan,
+says so, and the checker re-proves it; the checker runs under the search's budget."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from xaip.contract import CHECKER_BUDGET
+from xaip.observers.check import check
+from xaip.observers.copp import copp_search
+from xaip.observers.goals import goals_in
+from xaip.observers.legibility import finish, legible_goal_plan
+from xaip.observers.obfuscation import ambiguous_plan
+from xaip.observers.problem import example_problem
+from xaip.runtime import Budget, Status
+
+from .tiny import passes, random_walk
+
+
+def test_blind_ambiguity_is_cheapest_where_the_delta_search_is_not() -> None:
+    """The reproducer the differential tests found: walk 36 (5 nodes), k = 3. The cheapest
+    3-ambiguous plan costs 5 (n0 n4 n3 n4 n3 n2); the Δ = 1 search returned a cost-6 plan
+    because the cheap path's second visit to n3 was pruned as a duplicate of its first,
+    cheaper one under a smaller belief."""
+    walk = random_walk(36, n=5, goals=3)
+    problem = walk.problem()
+    best = min(len(n) for n, lab, s in walk.plans(6)
+               if passes(walk, "ambiguous", {"k": 3}, n, lab, s))
+    assert best == 5
+    true, goals = problem.true_goal, problem.goals.goals
+    delta = copp_search(problem.tracker,
+                        lambda n: true.holds(n.state) and len(goals_in(n.belief, goals)) >= 3)
+    assert delta.node is not None and delta.node.g == 6 and not delta.cheapest
+    blind = ambiguous_plan(problem, k=3, heuristic="blind")
+    assert blind.cost == 5 and blind.cheapest and blind.verified
+    guided = ambiguous_plan(problem, k=3, heuristic="hadd")
+    assert guided.verified and not guided.cheapest  # a passing plan, no claim on its cost
+
+
+def test_a_false_cheapest_claim_is_refuted() -> None:
+    walk = random_walk(36, n=5, goals=3)
+    problem = walk.problem()
+    true, goals = problem.true_goal, problem.goals.goals
+    outcome = copp_search(problem.tracker,
+                          lambda n: true.holds(n.state) and len(goals_in(n.belief, goals)) >= 3)
+    result = finish(problem, outcome, "ambiguous", {"k": 3, "max_cost": None, "horizon": None,
+                                                    "decoys": None}, 0.0, with_bps=False)
+    assert result.verified and result.cost == 6
+    report = check(problem, replace(result, cheapest=True))
+    assert report.ok is False and "not the cheapest" in report.details
+    assert "(cost 5)" in report.details
+
+
+def test_cheapest_within_a_horizon_and_a_bound() -> None:
+    port = example_problem("port")
+    best = legible_goal_plan(port, j=1, heuristic="blind", max_cost=4, horizon=3)
+    assert best.cheapest and best.verified and best.cost == 2
+    assert "no cheaper plan passes" in best.check.details
+
+
+def test_checker_runs_under_the_search_budget() -> None:
+    port = example_problem("port")
+    found = ambiguous_plan(port, k=3, heuristic="blind")
+    assert found.verified
+    report = check(port, found, Budget(max_nodes=1))
+    assert report.ok is None and report.details.startswith(CHECKER_BUDGET)
+    # an unsolvable answer whose check runs out is not verified either
+    none = legible_goal_plan(port, j=1, max_cost=1)
+    assert none.status == Status.UNSOLVABLE and none.verified
+    assert check(port, none, Budget(max_nodes=1)).details.startswith(CHECKER_BUDGET)
+
+
+def test_goal_true_initially_is_the_empty_plan() -> None:
+    """The empty plan passes when the goal holds initially and the test passes there: cost 0,
+    solved, verified (book semantics: the empty plan is a plan)."""
+    walk = random_walk(3, n=4, goals=2)
+    problem = walk.problem()
+    from xaip.observers.goals import GoalSet, make_goal
+
+    atom = str(problem.task.facts[next(i for i in range(len(problem.task.facts))
+                                       if problem.task.init >> i & 1)]).lower()
+    goals = GoalSet((make_goal(problem.task, "here", [atom]), *problem.goals.goals), "here")
+    start = replace(problem, goals=goals)
+    found = legible_goal_plan(start, j=len(goals.goals), heuristic="blind")
+    assert found.status == Status.SOLVED and found.plan == () and found.cost == 0
+    assert found.verified and found.cheapest
