@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Protocol, TypeVar, runtime_checkable
 
 from xaip.runtime.budget import BudgetClock
+from xaip.runtime.executors import on_worker_start
 
 StateT = TypeVar("StateT", bound=Hashable)
 StateT_contra = TypeVar("StateT_contra", bound=Hashable, contravariant=True)
@@ -181,6 +182,16 @@ def deadline(clock: BudgetClock | None) -> Iterator[None]:
         yield
     finally:
         _DEADLINE.reset(token)
+
+
+def _forget_deadline() -> None:
+    """In a forked executor worker: the parent's deadline is not the worker's (each query
+    carries its own budget), and checking it while unpickling a queued query broke the
+    pool once the parent's deadline had passed."""
+    _DEADLINE.set(None)
+
+
+on_worker_start(_forget_deadline)
 
 
 def check_deadline() -> None:

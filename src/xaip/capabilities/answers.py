@@ -113,22 +113,45 @@ def install_agent(factory: Any, *args: Any) -> None:
     _WORKER_AGENT = factory(*args)
 
 
-def answer_query(item: tuple[Any, Any, Budget]) -> Answer:
-    """Answer one query with the worker's agent (module-level, so executors can send it)."""
+def wall_deadline(clock: BudgetClock | None) -> float | None:
+    """The run's deadline as wall-clock time (``time.time()``), or ``None`` without one.
+
+    Why wall-clock: a batch of queries or traces waits in an executor's queue; a budget in
+    seconds given when the batch is sent would restart for every item a worker takes, so
+    twelve traces on two workers could take six times the run's budget. Items carry this
+    absolute deadline and the worker cuts each item's budget to it when it starts."""
+    if clock is None or clock.budget.max_seconds is None:
+        return None
+    return time.time() + max(0.0, clock.budget.max_seconds - clock.elapsed())
+
+
+def within(budget: Budget, deadline: float | None) -> Budget:
+    """``budget`` with its seconds cut to what is left before ``deadline`` (wall clock)."""
+    if deadline is None:
+        return budget
+    left = max(0.0, deadline - time.time())
+    if budget.max_seconds is not None:
+        left = min(left, budget.max_seconds)
+    return Budget(budget.max_nodes, left)
+
+
+def answer_query(item: tuple[Any, Any, Budget, float | None]) -> Answer:
+    """Answer one query with the worker's agent (module-level, so executors can send it);
+    its budget is cut to the run's wall-clock deadline when the worker starts it."""
     if _WORKER_AGENT is None:  # pragma: no cover - a mis-configured executor
         raise RuntimeError("no agent installed in this worker")
-    start, goal, budget = item
-    return attempt_answer(_WORKER_AGENT, start, goal, budget)
+    start, goal, budget, deadline = item
+    return attempt_answer(_WORKER_AGENT, start, goal, within(budget, deadline))
 
 
-def answer_trace(item: tuple[Any, Budget]) -> Any:
+def answer_trace(item: tuple[Any, Budget, float | None]) -> Any:
     """Run one random task with the worker's agent (see :func:`answer_query`)."""
     from xaip.capabilities.traces import run_task
 
     if _WORKER_AGENT is None:  # pragma: no cover - a mis-configured executor
         raise RuntimeError("no agent installed in this worker")
-    task, budget = item
-    return run_task(_WORKER_AGENT, task, budget)
+    task, budget, deadline = item
+    return run_task(_WORKER_AGENT, task, within(budget, deadline))
 
 
 def attempt_answer(agent: Agent[Any], start: Any, goal: Any, budget: Budget) -> Answer:
@@ -201,7 +224,9 @@ class Asker:
             fresh = [attempt_answer(self.agent, pairs[i][0], pairs[i][1], self.budget)
                      for i in todo]
         else:
-            fresh = self.executor.map(answer_query, [(*pairs[i], self.budget) for i in todo])
+            deadline = wall_deadline(self.clock)
+            fresh = self.executor.map(answer_query, [(*pairs[i], self.query_budget, deadline)
+                                                     for i in todo])
         found = dict(zip(todo, fresh, strict=True))
         return [found[i] if i in found else self._ahead.pop(keys[i])  # type: ignore[index]
                 for i in range(len(pairs))]
@@ -222,9 +247,10 @@ class Asker:
             return
         if len(self._ahead) > 10_000:
             self._ahead.clear()
-        items = [(start, goal, self.budget) for start, goal in pairs.values()]
+        deadline = wall_deadline(self.clock)
+        items = [(start, goal, self.query_budget, deadline) for start, goal in pairs.values()]
         answers = self.executor.map(answer_query, items) if self.executor is not None \
-            else [attempt_answer(self.agent, s, g, b) for s, g, b in items]
+            else [attempt_answer(self.agent, s, g, within(b, d)) for s, g, b, d in items]
         self._ahead.update(zip(pairs, answers, strict=True))
         self.prefetched += len(pairs)
 

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from xaip.commandline import non_negative_float, non_negative_int
+from xaip.commandline import check_output, non_negative_float, non_negative_int, write_output
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 
@@ -131,6 +131,10 @@ def _discover(args: argparse.Namespace) -> int:
     if args.pictures and Path(args.pictures).exists() and not Path(args.pictures).is_dir():
         raise InputError(f"--pictures {args.pictures}: exists and is not a directory "
                          "(pictures go into a directory)")
+    # Outputs never land on an input: the answer store is the command's input (and output)
+    # whose loss costs every answer (issue 22: --store s.db --pddl s.db replaced it).
+    if args.pddl:
+        check_output(args.pddl, (args.store,))
     game = spec.name
     lifted: tuple[str, ...] = () if args.grounded else ("cell",)
     config = DiscoveryConfig(seed=args.seed, tasks=args.tasks, lifted_types=lifted,
@@ -166,7 +170,7 @@ def _discover(args: argparse.Namespace) -> int:
                  f"{checks.realisability.realised}/{checks.realisability.tested} "
                  "sampled cases")
     if args.pddl:
-        _write(args.pddl, payload["pddl"], "--pddl")
+        write_output(args.pddl, payload["pddl"], (args.store,))
     if args.pictures and simulator is not None:
         write_pictures(simulator, result.model, args.pictures)
     if args.json:
@@ -174,13 +178,6 @@ def _discover(args: argparse.Namespace) -> int:
     else:
         print(text)
     return EXIT_OK if result.status.finished else EXIT_NEGATIVE
-
-
-def _write(path: str, text: str, flag: str) -> None:
-    try:
-        Path(path).write_text(text)
-    except OSError as exc:
-        raise InputError(f"{flag} {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def _learn_model(args: argparse.Namespace) -> int:
@@ -193,9 +190,8 @@ def _learn_model(args: argparse.Namespace) -> int:
     domain = read_domain(args.domain)
     problem = read_problem(args.problem)
     check_problem(domain, problem)
-    for given in (args.domain, args.problem):
-        if args.output and Path(args.output).resolve() == Path(given).resolve():
-            raise InputError(f"--output {args.output} is an input file; choose another")
+    if args.output:
+        check_output(args.output, (args.domain, args.problem))
     agent = SymbolicAgent(domain, problem)
     learned = learn_model(agent, budget=_budget(args))
     learned = with_check(learned, check(LearningInputs(domain, problem), learned))
@@ -204,7 +200,7 @@ def _learn_model(args: argparse.Namespace) -> int:
     payload["equal_to_hidden"] = comparison.equal
     payload["differences"] = comparison.differences
     if args.output:
-        _write(args.output, learned.pddl, "--output")
+        write_output(args.output, learned.pddl, (args.domain, args.problem))
     if args.json:
         print(json.dumps(payload, indent=2))
     else:

@@ -23,6 +23,8 @@ from xaip.capabilities.answers import (
     answer_trace,
     install_agent,
     query_key,
+    wall_deadline,
+    within,
 )
 from xaip.capabilities.candidates import ABSENT, POS, ground_candidates
 from xaip.capabilities.lifting import default_lifted_types, merge
@@ -139,17 +141,14 @@ def _collect_traces(simulator: Any, agent: Agent[Any], start: Any, config: Disco
     tasks = random_tasks(simulator, start, config.tasks, config.seed,
                          walk_length=config.walk_length)
     check_deadline()
-    budget = config.trace_budget
-    if clock is not None and clock.budget.max_seconds is not None:
-        left = max(0.0, clock.budget.max_seconds - clock.elapsed())
-        budget = Budget(budget.max_nodes, left if budget.max_seconds is None
-                        else min(left, budget.max_seconds))
+    deadline = wall_deadline(clock)
     keys = ["task:" + query_key(task.start, task.goal) for task in tasks]
     stored = [store.get_trace(key) for key in keys]
     first_of = {key: i for i, key in reversed(list(enumerate(keys)))}
     missing = [i for i, s in enumerate(stored) if s is None and first_of[keys[i]] == i]
-    fresh = dict(zip(missing, answer_trace_batch(agent, [tasks[i] for i in missing], budget,
-                                                 executor), strict=True))
+    fresh = dict(zip(missing, answer_trace_batch(agent, [tasks[i] for i in missing],
+                                                 config.trace_budget, executor, deadline),
+                     strict=True))
     for i, trace in fresh.items():
         store.put_trace(keys[i], StoredTrace(trace.actions, trace.status, trace.reason))
     traces = []
@@ -166,13 +165,15 @@ def _collect_traces(simulator: Any, agent: Agent[Any], start: Any, config: Disco
 
 
 def answer_trace_batch(agent: Agent[Any], tasks: list[Any], budget: Budget,
-                       executor: Executor | None) -> list[Trace]:
-    """Run the agent on ``tasks`` (here, or on the executor's workers)."""
+                       executor: Executor | None, deadline: float | None = None) -> list[Trace]:
+    """Run the agent on ``tasks`` (here, or on the executor's workers), each task's
+    ``budget`` cut to what is left before the run's wall-clock ``deadline`` when it
+    starts (see :func:`~xaip.capabilities.answers.wall_deadline`)."""
     from xaip.capabilities.traces import run_task
 
     if executor is None:
-        return [run_task(agent, task, budget) for task in tasks]
-    return executor.map(answer_trace, [(task, budget) for task in tasks])
+        return [run_task(agent, task, within(budget, deadline)) for task in tasks]
+    return executor.map(answer_trace, [(task, budget, deadline) for task in tasks])
 
 
 def discover(

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from xaip.agents.simulator import check_deadline
 from xaip.capabilities.lifting import ground_atom
 from xaip.capabilities.pal import CapState
 from xaip.capabilities.pool import Key, PoolState, gkey, keys_of
@@ -114,6 +115,7 @@ class Matcher:
         params = cap.params
 
         def rec(i: int, binding: dict[str, str]) -> Iterator[dict[str, str]]:
+            check_deadline()  # each call scans a predicate's entries: long on large grids
             if i == len(positives):
                 free = [v for v, _ in params if v not in binding]
                 if not free:
@@ -122,7 +124,9 @@ class Matcher:
                     return
                 used = set(binding.values())
                 pools = [[o for o in orders[v] if o not in used] for v in free]
-                for combo in itertools.product(*pools):
+                for tried, combo in enumerate(itertools.product(*pools)):
+                    if tried & 1023 == 1023:
+                        check_deadline()  # large grids: millions of combinations
                     if len(set(combo)) != len(combo):
                         continue
                     full = dict(binding)
