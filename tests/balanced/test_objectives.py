@@ -54,12 +54,12 @@ def test_cost_file(tmp_path: Path) -> None:
         "init (clear p2 p3)": 50, "init (clear p16 p17)": 50}
     bad = tmp_path / "costs.json"
     bad.write_text("{not json")
-    with pytest.raises(InputError, match="not JSON"):
+    with pytest.raises(InputError, match="invalid JSON"):
         read_explanation_costs(bad)
     bad.write_text(json.dumps([1, 2]))
     with pytest.raises(InputError, match="JSON object"):
         read_explanation_costs(bad)
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match="no such file"):
         read_explanation_costs(tmp_path / "missing.json")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from xaip.commandline import add_budget_args, add_json_arg, budget_from, emit
@@ -118,17 +119,37 @@ def problem_from(args: argparse.Namespace) -> BalancedProblem:
         infer_conditions=args.infer_conditions)
 
 
+def _inputs(args: argparse.Namespace) -> list[str]:
+    """Every file the command reads (none may be written over): the bundled USAR files
+    when no models are given."""
+    from xaip.balanced.instances import usar_files
+
+    models = args.files or [str(path) for path in usar_files().values()]
+    named = [*models, args.human_problem, args.explanation_cost]
+    return [str(path) for path in named if path]
+
+
+def _compiled_outputs(args: argparse.Namespace) -> list[Path]:
+    """The files ``--write-compiled DIR`` would write, each checked against every input
+    before any work (``--write-compiled .`` beside the models must not replace them)."""
+    from xaip.balanced.compile_pddl import COMPILED_FILES
+    from xaip.commandline import check_output
+
+    folder = Path(args.write_compiled)
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--write-compiled {args.write_compiled}: not a directory")
+    return [check_output(folder / name, _inputs(args)) for name in COMPILED_FILES]
+
+
 def run_balance(args: argparse.Namespace) -> int:
     from xaip.balanced.solve import balance
+    from xaip.commandline import write_output
     from xaip.render import render
 
     if args.method == "compile" and not args.exact:
         raise InputError("--approximate is a mode of --method model-space")
     if args.write_compiled:
-        from pathlib import Path
-
-        if Path(args.write_compiled).exists() and not Path(args.write_compiled).is_dir():
-            raise InputError(f"--write-compiled {args.write_compiled}: not a directory")
+        _compiled_outputs(args)
     problem = problem_from(args)
     written: list[str] = []
     if args.write_compiled:
@@ -137,7 +158,10 @@ def run_balance(args: argparse.Namespace) -> int:
         except ImportError:
             raise InputError("--write-compiled needs the MEGA* compilation, which this copy "
                              "of xaip lacks") from None
-        written = [str(p) for p in write_compiled(problem, args.write_compiled)]
+        inputs = _inputs(args)
+        written = [str(p) for p in write_compiled(
+            problem, args.write_compiled,
+            write=lambda path, text: write_output(path, text, inputs))]
     result = balance(problem, method=args.method, exact=args.exact, budget=budget_from(args))
     payload = result.to_dict()
     text = render(result)

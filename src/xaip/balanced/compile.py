@@ -356,9 +356,11 @@ __all__ = ["CompiledAction", "CompiledTask", "Guard", "WhenMu", "compile_problem
 
 
 def write_compiled(problem: BalancedProblem, directory: str | Path,
-                   **options: Any) -> tuple[Path, Path]:
+                   write: Any = None, **options: Any) -> tuple[Path, Path]:
     """Compile ``problem`` (options as :func:`compile_problem`) and write
-    ``directory/domain.pddl`` and ``directory/problem.pddl``; returns the two paths."""
+    ``directory/domain.pddl`` and ``directory/problem.pddl`` with ``write(path, text)``
+    (default: plain writes; the CLI's refuses to write over an input); returns the two
+    paths."""
     from xaip.balanced.compile_pddl import write_pddl
 
-    return write_pddl(compile_problem(problem, **options), directory)
+    return write_pddl(compile_problem(problem, **options), directory, write)

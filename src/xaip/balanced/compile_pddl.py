@@ -11,6 +11,7 @@ which feature it is about.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -84,15 +85,28 @@ def compiled_pddl(task: CompiledTask) -> tuple[str, str]:
     return "\n".join(lines) + "\n", problem
 
 
-def write_pddl(task: CompiledTask, directory: str | Path) -> tuple[Path, Path]:
-    """Write ``domain.pddl`` and ``problem.pddl`` into ``directory`` (created if needed)."""
+#: The files :func:`write_pddl` writes into its directory.
+COMPILED_FILES = ("domain.pddl", "problem.pddl")
+
+#: Writes one text file (the CLI's never writes over an input).
+Writer = Callable[[Path, str], None]
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
+def write_pddl(task: CompiledTask, directory: str | Path,
+               write: Writer | None = None) -> tuple[Path, Path]:
+    """Write :data:`COMPILED_FILES` (domain, problem) into ``directory`` (created if
+    needed) with ``write`` (default: plain writes)."""
     folder = Path(directory)
     domain, problem = compiled_pddl(task)
+    paths = folder / COMPILED_FILES[0], folder / COMPILED_FILES[1]
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        paths = folder / "domain.pddl", folder / "problem.pddl"
         for path, text in zip(paths, (domain, problem), strict=True):
-            path.write_text(text, encoding="utf-8")
+            (write or _write)(path, text)
     except OSError as error:
         raise InputError(f"cannot write the compiled task to {folder}: "
                          f"{error.strerror or error}") from None

@@ -250,6 +250,12 @@ def balanced_problem(
         chosen, weights or Weights(), dict(explanation_costs or {}), float(default_cost),
         penalty if isinstance(penalty, Penalty) else Penalty.named(penalty),
         frozenset(observable), infer_conditions)
+    # each model on its own first: an error in one (a bad cost, say) then names its own
+    # file, not the person's, whose updated copies the model space grounds
+    problem.robot_task  # noqa: B018 - grounded for its checks (and cached for the solvers)
+    from xaip.planning.grounding import ground
+
+    ground(problem.human_domain, problem.human_problem)
     known = {_key(feature_name(e.feature)) for e in problem.differences} | {
         _key(edit_sentence(e)) for e in problem.differences}
     for name, cost in problem.explanation_costs.items():

@@ -22,6 +22,12 @@ _WHAT = {
     Objective.EXPLICABLE_OPTIMAL: "the perfectly explicable optimal plan",
 }
 
+_APPROXIMATE = {
+    Objective.BALANCED: "a balanced plan",
+    Objective.EXPLICABLE: "a perfectly explicable plan",
+    Objective.EXPLICABLE_OPTIMAL: "a perfectly explicable optimal plan",
+}
+
 
 def _number(value: float) -> str:
     return "infinite" if math.isinf(value) else f"{round(value, 4):g}"
@@ -43,6 +49,8 @@ def balanced_text(result: BalancedResult) -> str:
                           "(the robot's model has no plan).",
                           check_line(result.verified, result.check, result.status)])
     lines = [f"{head}: {_WHAT[result.objective]} found."]
+    if not result.exact:  # the approximate search claims no optimality
+        lines[0] = f"{head}: {_APPROXIMATE[result.objective]} (not proved optimal)."
     if result.status == Status.BUDGET_EXHAUSTED:
         lines[0] = f"{head}: the best pair found before the budget ran out (not optimal)."
     steps = " ".join(f"({s})" for s in result.plan) or "the empty plan (the goal holds " \
