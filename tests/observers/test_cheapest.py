@@ -84,3 +84,15 @@ def test_goal_true_initially_is_the_empty_plan() -> None:
     found = legible_goal_plan(start, j=len(goals.goals), heuristic="blind")
     assert found.status == Status.SOLVED and found.plan == () and found.cost == 0
     assert found.verified and found.cheapest
+
+
+def test_scoring_the_empty_plan_short_of_the_goal_is_checked() -> None:
+    """Found by the differential tests: the empty plan scored where the true goal does not
+    hold initially was 'not verified: no plan to check' (the checker took it for a search
+    that found nothing); a scored plan is always re-checked."""
+    from xaip.observers.legibility import legibility_score
+
+    port = example_problem("port")
+    scored = legibility_score(port, [])
+    assert scored.status == Status.UNSOLVABLE and scored.plan == ()
+    assert scored.verified and scored.beliefs == (1,) and scored.bps_count == 1

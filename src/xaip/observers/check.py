@@ -44,6 +44,7 @@ from xaip.observers.check_search import GOAL_MODES, Look, failures, first_passin
 from xaip.observers.check_world import AtomState, World
 from xaip.observers.problem import ObserverProblem
 from xaip.observers.results import ObserverResult
+from xaip.observers.sensors import Token, format_token
 from xaip.planning.plans import parse_plan, validate
 from xaip.runtime import Budget, BudgetClock, Status
 
@@ -54,7 +55,8 @@ def check(problem: ObserverProblem, result: ObserverResult,
     (the search's own, started afresh; a running clock counts as its budget)."""
     fresh = budget.budget if isinstance(budget, BudgetClock) else budget
     world = World(problem, (fresh or Budget()).start())
-    if result.plan or Status(result.status) == Status.SOLVED:
+    # a scored plan is checked even when empty and short of the goal (it is still scored)
+    if result.plan or result.mode == "score" or Status(result.status) == Status.SOLVED:
         return run_checker(lambda: _check_plan(problem, world, result))
     return run_checker(lambda: _check_none(problem, world, result))
 
@@ -65,7 +67,7 @@ class _Lifted:
     the lifted states) and those states (static facts left out)."""
 
     cost: int
-    tokens: tuple[str, ...]
+    tokens: tuple[Token, ...]
     trace: list[AtomState]
 
 
@@ -121,8 +123,9 @@ def _compare(problem: ObserverProblem, result: ObserverResult, lifted: _Lifted, 
     """Every number the result reports against the recomputed one."""
     if lifted.cost != result.cost:
         yield f"cost {lifted.cost} recomputed, {result.cost} reported"
-    if lifted.tokens != tuple(result.observations):
-        yield f"tokens {list(lifted.tokens)} recomputed, {list(result.observations)} reported"
+    shown = tuple(format_token(t) for t in lifted.tokens)
+    if shown != tuple(result.observations):
+        yield f"tokens {list(shown)} recomputed, {list(result.observations)} reported"
     if seen.layers != tuple(result.beliefs):
         yield f"belief sizes {list(seen.layers)} recomputed, {list(result.beliefs)} reported"
     reported = tuple(result.goals_in_final_belief.get(problem.model.name, ()))

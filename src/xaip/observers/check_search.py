@@ -31,6 +31,7 @@ from typing import Any
 from xaip.explicable.distances import trace_distance, trace_of
 from xaip.observers.check_world import AtomState, World
 from xaip.observers.goals import Goal
+from xaip.observers.sensors import Token
 
 #: Distance extremes are computed only for BPSs up to this size (the pairwise work grows
 #: quadratically); the plan modes never accept a larger BPS (their cap is at most this).
@@ -43,7 +44,7 @@ PLAN_MODES = ("legible-plan", "diverse")
 class Look:
     """One token sequence as the observer sees it, recomputed by the checker."""
 
-    tokens: tuple[str, ...]
+    tokens: tuple[Token, ...]
     goals: tuple[str, ...]
     layers: tuple[int, ...]
     count: int
@@ -80,7 +81,7 @@ def spread(world: World, plans: Sequence[tuple[AtomState, tuple[str, ...]]], dis
     return (min(values), max(values)) if values else (None, None)
 
 
-def look(world: World, tokens: Sequence[str], distance: str = "action",
+def look(world: World, tokens: Sequence[Token], distance: str = "action",
          counts: Sequence[dict[AtomState, int]] | None = None) -> Look:
     """How ``tokens`` look to the observer (``counts``: the layers, if known)."""
     layers = list(counts) if counts is not None else world.layers(tokens)
@@ -132,7 +133,7 @@ class _Node:
     __slots__ = ("state", "cost", "depth", "names", "tokens", "belief", "counts")
 
     def __init__(self, state: AtomState, cost: int, depth: int, names: tuple[str, ...],
-                 tokens: tuple[str, ...], belief: frozenset[AtomState],
+                 tokens: tuple[Token, ...], belief: frozenset[AtomState],
                  counts: dict[AtomState, int] | None) -> None:
         self.state, self.cost, self.depth = state, cost, depth
         self.names, self.tokens = names, tokens
@@ -164,7 +165,7 @@ def first_passing(world: World, mode: str, params: Mapping[str, Any], true: Goal
     heap: list[tuple[int, int, int, _Node]] = [(0, 0, 0, root)] if max_cost >= 0 else []
     tie = itertools.count(1)
     closed: dict[Any, list[int]] = {}
-    views: dict[tuple[str, ...], bool] = {}
+    views: dict[tuple[Token, ...], bool] = {}
     expanded = 0
     while heap:
         _, _, _, node = heapq.heappop(heap)
@@ -196,7 +197,7 @@ def first_passing(world: World, mode: str, params: Mapping[str, Any], true: Goal
 
 def _passes(world: World, mode: str, params: Mapping[str, Any], true: Goal, node: _Node,
             required: Sequence[str] | None, distance: str,
-            views: dict[tuple[str, ...], bool]) -> bool:
+            views: dict[tuple[Token, ...], bool]) -> bool:
     """The mode's test on a node whose true state reaches the goal."""
     if mode not in PLAN_MODES:
         goals = world.goals_left(node.belief)

@@ -27,13 +27,14 @@ from dataclasses import dataclass
 from xaip.errors import BudgetExhausted
 from xaip.observers.goals import Goal
 from xaip.observers.problem import ObserverProblem
-from xaip.observers.sensors import format_token
+from xaip.observers.sensors import Token
 from xaip.planning.task import Task, bits
 from xaip.runtime import BudgetClock
 
 AtomState = frozenset[str]
-#: A move: the step, the state it leads to and the token the observer receives.
-Move = tuple["Step", AtomState, str]
+#: A move: the step, the state it leads to and the token the observer receives (the raw
+#: token: two tokens that merely print alike, such as ``(True,)`` and ``("yes",)``, differ).
+Move = tuple["Step", AtomState, Token]
 
 
 @dataclass(frozen=True)
@@ -87,9 +88,9 @@ class World:
         self.init = atoms_of(task, task.init)
         initial = problem.initial or frozenset({task.init})
         self.starts: frozenset[AtomState] = frozenset(atoms_of(task, s) for s in initial)
-        self._tokens: dict[tuple[str, AtomState], str] = {}
+        self._tokens: dict[tuple[str, AtomState], Token] = {}
         self._moves: dict[AtomState, tuple[Move, ...]] = {}
-        self._updates: dict[tuple[frozenset[AtomState], str], frozenset[AtomState]] = {}
+        self._updates: dict[tuple[frozenset[AtomState], Token], frozenset[AtomState]] = {}
 
     # ------------------------------------------------------------------ one state
 
@@ -101,12 +102,12 @@ class World:
         if not self.clock.charge():
             raise BudgetExhausted("the checker's budget ran out", phase="checker")
 
-    def token(self, step: Step, state: AtomState) -> str:
+    def token(self, step: Step, state: AtomState) -> Token:
         key = (step.name, state)
         found = self._tokens.get(key)
         if found is None:
-            found = format_token(self.problem.model.observe_atoms(step.schema, step.args,
-                                                                  state | self.statics))
+            found = self.problem.model.observe_atoms(step.schema, step.args,
+                                                     state | self.statics)
             self._tokens[key] = found
         return found
 
@@ -134,7 +135,7 @@ class World:
 
     # ------------------------------------------------------------------ beliefs
 
-    def update(self, belief: frozenset[AtomState], token: str) -> frozenset[AtomState]:
+    def update(self, belief: frozenset[AtomState], token: Token) -> frozenset[AtomState]:
         """Book Def. 11: every state a move emitting ``token`` reaches from ``belief``."""
         key = (belief, token)
         found = self._updates.get(key)
@@ -144,7 +145,7 @@ class World:
             self._updates[key] = found
         return found
 
-    def advance(self, counts: dict[AtomState, int], token: str) -> dict[AtomState, int]:
+    def advance(self, counts: dict[AtomState, int], token: Token) -> dict[AtomState, int]:
         """One token further: how many consistent action sequences end in each state."""
         out: dict[AtomState, int] = {}
         for state, ways in counts.items():
@@ -153,7 +154,7 @@ class World:
                     out[nxt] = out.get(nxt, 0) + ways
         return out
 
-    def layers(self, tokens: Sequence[str]) -> list[dict[AtomState, int]]:
+    def layers(self, tokens: Sequence[Token]) -> list[dict[AtomState, int]]:
         """``layers[i][s]``: the action sequences from the initial belief that emit the
         first ``i`` tokens and end in ``s`` (so ``layers[i]``'s keys are the belief
         ``b_i`` and the last layer's values sum to |BPS|)."""
@@ -162,7 +163,7 @@ class World:
             out.append(self.advance(out[-1], token))
         return out
 
-    def listing(self, tokens: Sequence[str], layers: Sequence[dict[AtomState, int]]
+    def listing(self, tokens: Sequence[Token], layers: Sequence[dict[AtomState, int]]
                 ) -> list[tuple[AtomState, tuple[str, ...], AtomState]]:
         """Every consistent sequence (start, action names, end): depth first through the
         states that can still finish the tokens (the caller bounds |BPS| first)."""
@@ -188,7 +189,7 @@ class World:
                         stack.append((nxt, (*names, step.name)))
         return found
 
-    def cheapest_along(self, tokens: Sequence[str], goal: Goal
+    def cheapest_along(self, tokens: Sequence[Token], goal: Goal
                        ) -> tuple[int, tuple[str, ...]] | None:
         """The cheapest sequence from the real initial state that emits ``tokens`` and
         ends where ``goal`` holds (cost, action names); ``None`` when there is none."""
