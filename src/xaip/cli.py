@@ -263,10 +263,13 @@ def _limit_memory(megabytes: int | None) -> int | None:
 
 
 def _run(handler: Handler, args: argparse.Namespace) -> int:
+    from xaip.runtime.budget import reading_deadline
     from xaip.sidefiles import recording
 
+    # --max-seconds covers reading the inputs too (the workbench's is per request)
+    seconds = None if args.command == "serve" else getattr(args, "max_seconds", None)
     try:
-        with recording():  # every file the command reads: no output may overwrite one
+        with recording(), reading_deadline(seconds):  # recording: no output over an input
             return handler(args)
     except BrokenPipeError:
         # The reader went away (``xaip ... | head``): stop quietly, as Unix tools do.

@@ -242,12 +242,16 @@ def test_unknown_type_of_an_object_names_its_place_and_the_domain() -> None:
 
 
 def test_duplicate_objects_and_cyclic_types_have_locations() -> None:
-    domain = parse_domain(DOMAIN.replace("(:predicates", "(:types a b - thing)\n (:predicates"),
-                          "d.pddl")
-    bad = parse_problem("(define (problem x) (:domain t)\n (:objects o - a\n  o - b) (:init) "
+    with pytest.raises(PDDLSyntaxError, match=r"^p\.pddl:3:3: object 'o' declared twice "
+                                              r"\(first at line 2, column 12\)"):
+        parse_problem("(define (problem x) (:domain t)\n (:objects o - a\n  o - b) (:init) "
+                      "(:goal (q)))", "p.pddl")
+    with_constant = parse_domain(DOMAIN.replace("(:predicates", "(:types a b - thing)\n "
+                                                "(:constants o - a)\n (:predicates"), "d.pddl")
+    bad = parse_problem("(define (problem x) (:domain t)\n (:objects\n  o - b) (:init) "
                         "(:goal (q)))", "p.pddl")
     with pytest.raises(SemanticError, match=r"^p\.pddl:3:3: object 'o' is declared as"):
-        check_problem(domain, bad)
+        check_problem(with_constant, bad)
     with pytest.raises(SemanticError, match=r"^d\.pddl:2:\d+: type '(a|thing)' is its own"):
         parse_domain(DOMAIN.replace("(:predicates", "(:types a - thing thing - a)\n "
                                     "(:predicates"), "d.pddl")
@@ -267,3 +271,68 @@ def test_unsupported_sections_are_named_with_their_place(construct: str, expecte
     text = DOMAIN[:-1] + "\n " + construct + ")"
     with pytest.raises(UnsupportedFeature, match=rf"^d\.pddl:5:2: .*{expected}"):
         parse_domain(text, "d.pddl")
+
+
+@pytest.mark.parametrize(("declarations", "kind", "name"), [
+    ("(:types a a)", "type", "a"),
+    ("(:types a b - object c b - object)", "type", "b"),
+    ("(:types a) (:constants c - a c - a)", "constant", "c"),
+    ("(:types a) (:constants c) (:constants c - a)", "constant", "c"),
+])
+def test_names_declared_twice_in_a_domain_are_refused(declarations: str, kind: str,
+                                                      name: str) -> None:
+    text = DOMAIN.replace("(:predicates", declarations + "\n (:predicates")
+    with pytest.raises(PDDLSyntaxError, match=rf"^d\.pddl:2:\d+: {kind} '{name}' declared "
+                                              r"twice( as a subtype of '\w+')? \(first at line 2, "
+                                              r"column \d+\)"):
+        parse_domain(text, "d.pddl")
+
+
+def test_a_type_under_two_parents_is_not_a_duplicate() -> None:
+    """Multiple supertypes, as IPC's Storage declares ``area - object`` and ``area - surface``."""
+    domain = parse_domain(DOMAIN.replace("(:predicates", "(:types s a - object a - s)\n "
+                                         "(:predicates"), "d.pddl")
+    assert {parent for name, parent in domain.types if name == "a"} == {"object", "s"}
+
+
+def test_objects_declared_twice_across_sections_are_refused() -> None:
+    with pytest.raises(PDDLSyntaxError, match=r"^p\.pddl:2:12: object 'o' declared twice"):
+        parse_problem("(define (problem x) (:domain t) (:objects o)\n (:objects o) (:init) "
+                      "(:goal (q)))", "p.pddl")
+
+
+def test_declaration_places_are_looked_up_in_a_table_built_once() -> None:
+    objects = " ".join(f"o{i}" for i in range(5000))
+    read = parse_problem(f"(define (problem x) (:domain t) (:objects {objects}) (:init) "
+                         "(:goal (q)))", "p.pddl")
+    assert read.location_of("object:o4999") is not None
+    table = read.__dict__["_location_table"]
+    assert read.location_of("object:o0") is not None
+    assert read.__dict__["_location_table"] is table  # not rebuilt per question (quadratic)
+
+
+def test_reading_stops_at_the_commands_deadline(tmp_path: Path) -> None:
+    from xaip.errors import BudgetExhausted
+    from xaip.planning.pddl import read_problem
+    from xaip.runtime.budget import reading_deadline
+
+    path = tmp_path / "p.pddl"
+    path.write_text(problem())
+    with reading_deadline(0.0), pytest.raises(BudgetExhausted) as stop:
+        read_problem(path)
+    assert stop.value.phase == "reading" and str(path) in str(stop.value)
+    assert read_problem(path).name  # no deadline outside the block
+
+
+def test_plan_budget_covers_reading(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from xaip.cli import main
+
+    (tmp_path / "d.pddl").write_text(DOMAIN)
+    (tmp_path / "p.pddl").write_text(problem())
+    code = main(["plan", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl"), "--max-seconds",
+                 "0", "--json"])
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 1 and payload["status"] == "budget_exhausted"
+    assert payload["phase"] == "reading"

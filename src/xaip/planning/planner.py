@@ -68,12 +68,19 @@ def plan_model(domain: Domain, problem: Problem, **options: Unpack[PlanOptions])
 
 def plan_files(domain_path: str | Path, problem_path: str | Path,
                **options: Unpack[PlanOptions]) -> PlanResult:
-    """Read, check and plan: the CLI's entry point."""
+    """Read, check and plan: the CLI's entry point. The budget's seconds cover reading and
+    checking the files too (the clock starts before reading)."""
     from xaip.planning.pddl import check_problem, read_domain, read_problem
+    from xaip.runtime.budget import reading_deadline
 
-    domain = read_domain(domain_path)
-    problem = read_problem(problem_path)
-    check_problem(domain, problem)
+    budget = options.get("budget")
+    clock = (budget or Budget()).start()
+    with reading_deadline(clock.budget.max_seconds):
+        domain = read_domain(domain_path)
+        problem = read_problem(problem_path)
+        check_problem(domain, problem)
+    if budget is not None:
+        options["budget"] = clock.remaining()
     return plan_model(domain, problem, **options)
 
 

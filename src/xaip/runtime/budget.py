@@ -11,12 +11,26 @@ reading it every time costs about 1 % of search time (measured: see tests/planni
 test_budgets.py) and the overshoot is at most one unit of work. Loops whose single units
 are themselves long (one LM-cut evaluation on a huge task, one join while grounding) call
 :meth:`BudgetClock.tick` inside, which reads the time without counting a node.
+
+Why a reading deadline: reading and checking input files happens before any search, in
+code that takes no budget (the readers are called from dozens of places). The CLI opens
+:func:`reading_deadline` with the command's ``--max-seconds`` before the command starts, so
+the clock covers reading; the PDDL readers call :func:`check_reading` every few thousand
+tokens, atoms and objects and stop with :class:`~xaip.errors.BudgetExhausted` (phase
+``reading``) once it has passed. Outside such a block (the library, the workbench's
+request threads, process workers) there is no reading deadline.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+
+from xaip.errors import BudgetExhausted
+from xaip.runtime.executors import on_worker_start
 
 
 @dataclass(frozen=True)
@@ -91,3 +105,36 @@ def as_clock(budget: Budget | BudgetClock | None) -> BudgetClock:
     if isinstance(budget, BudgetClock):
         return budget
     return (budget or UNLIMITED).start()
+
+
+_READING_DEADLINE: ContextVar[float | None] = ContextVar("xaip_reading_deadline", default=None)
+
+
+@contextmanager
+def reading_deadline(max_seconds: float | None) -> Iterator[None]:
+    """Reading files inside the block stops once ``max_seconds`` (from now) have passed;
+    ``None``: no deadline. A deadline already set (an outer command) is never extended."""
+    deadline = None if max_seconds is None else time.perf_counter() + max_seconds
+    outer = _READING_DEADLINE.get()
+    if outer is not None and (deadline is None or outer < deadline):
+        deadline = outer
+    token = _READING_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _READING_DEADLINE.reset(token)
+
+
+def check_reading(what: str) -> None:
+    """Raise :class:`~xaip.errors.BudgetExhausted` (phase ``reading``) when the reading
+    deadline of :func:`reading_deadline` has passed; reading the clock costs ~50 ns."""
+    deadline = _READING_DEADLINE.get()
+    if deadline is not None and time.perf_counter() > deadline:
+        raise BudgetExhausted(f"budget exhausted while reading {what} (raise --max-seconds)",
+                              phase="reading")
+
+
+@on_worker_start
+def _forget_reading_deadline() -> None:
+    """A forked worker does not inherit its parent's reading deadline."""
+    _READING_DEADLINE.set(None)

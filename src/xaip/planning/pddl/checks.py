@@ -37,6 +37,7 @@ from xaip.planning.pddl.model import (
     either_members,
 )
 from xaip.planning.pddl.visitor import Visitor, changed_atoms
+from xaip.runtime.budget import check_reading
 
 #: Numeric fluents a PPDDL/action-cost file may use without declaring them.
 IMPLICIT_FUNCTIONS = frozenset({COST_FLUENT, "reward"})
@@ -292,7 +293,9 @@ def check_problem(domain: Domain, problem: Problem) -> None:
                             f"but the domain{read} is {quoted(domain.name)}")
     scope = _Scope(domain)
     declared: dict[str, str] = {}
-    for obj in problem.objects:
+    for count, obj in enumerate(problem.objects):
+        if not count & 0xFFF:
+            check_reading(problem.source or "the problem")
         at = _where(problem.location_of(f"object:{obj.name}"), problem.source)
         scope.check_type(obj, at, blame_domain=True)
         known = declared.get(obj.name, scope.objects.get(obj.name))
@@ -302,7 +305,9 @@ def check_problem(domain: Domain, problem: Problem) -> None:
         declared[obj.name] = obj.type
         scope.objects[obj.name] = obj.type
     derived = domain.derived_predicates
-    for atom in problem.init:
+    for count, atom in enumerate(problem.init):
+        if not count & 0xFFF:
+            check_reading(problem.source or "the problem")
         scope.check_atom(atom, {}, problem.source, ground=True)
         if atom.predicate in derived:
             raise SemanticError(f"{_where(atom.location, problem.source)}derived predicate "

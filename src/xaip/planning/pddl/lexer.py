@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from xaip.errors import PDDLSyntaxError
 from xaip.planning.pddl.limits import MAX_DEPTH, quoted, strip_bom
 from xaip.planning.pddl.model import Location
+from xaip.runtime.budget import check_reading
 
 # A ``?`` always starts a new symbol, as in Fast Downward: ``(at?x)`` is ``(at ?x)``.
 _TOKEN = re.compile(r";[^\n]*|\(|\)|\??[^\s();?]+|\?")
@@ -82,7 +83,10 @@ def parse_sexpr(source: Source) -> list[SList]:
         raise source.error(nul, "NUL byte in the file: expected PDDL text")
     stack: list[SList] = []
     top: list[SList] = []
-    for match in _TOKEN.finditer(source.text):
+    what = source.file
+    for count, match in enumerate(_TOKEN.finditer(source.text)):
+        if not count & 0xFFF:  # every 4096 tokens: the command's --max-seconds covers reading
+            check_reading(what)
         token = match.group()
         first = token[0]
         if first == ";":

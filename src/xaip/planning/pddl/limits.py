@@ -23,6 +23,7 @@ import unicodedata
 from fractions import Fraction
 from pathlib import Path
 
+from xaip.runtime.budget import check_reading
 from xaip.sidefiles import KINDS, read_bytes
 
 MAX_INPUT_BYTES = KINDS["pddl"].max_bytes  # the same cap for plan files
@@ -76,6 +77,7 @@ def read_input(path: str | Path, what: str = "PDDL file") -> str:
     reports it escaped at its file, line and column). A leading byte-order mark is dropped.
     """
     data = read_bytes(path, "plan" if what == "plan file" else "pddl")
+    check_reading(str(path))  # a slow pipe or disk counts against --max-seconds too
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

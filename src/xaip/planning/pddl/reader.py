@@ -48,6 +48,7 @@ from xaip.planning.pddl.model import (
     TypedName,
     When,
 )
+from xaip.runtime.budget import check_reading
 
 SUPPORTED_REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions",
@@ -113,6 +114,8 @@ class _Reader:
     def __init__(self, source: Source) -> None:
         self.source = source
         self.locations: list[tuple[str, Location]] = []
+        # kind of declaration -> name -> offset of its first declaration (duplicates refused)
+        self.declared: dict[str, dict[str, int]] = {}
 
     # ------------------------------------------------------------------ small helpers
 
@@ -209,6 +212,7 @@ class _Reader:
         """
         out: list[TypedName] = []
         pending: list[str] = []
+        offsets: list[int] = []
         index = 0
         while index < len(items):
             item = items[index]
@@ -228,16 +232,40 @@ class _Reader:
                 if not pending:
                     raise self.source.error(item.offset, f"expected {what} before '-'")
                 out.extend(TypedName(name, type_name) for name in pending)
-                pending = []
+                self.declare_all(record, pending, offsets, type_name)
+                pending, offsets = [], []
                 index += 2
                 continue
             pending.append(element(item))
-            if record is not None:
-                self.locations.append((f"{record}:{pending[-1]}",
-                                       self.source.location(item.offset)))
+            offsets.append(item.offset)
+            if not index & 0xFFF:
+                check_reading(self.source.file)
             index += 1
         out.extend(TypedName(name) for name in pending)
+        self.declare_all(record, pending, offsets, "object")
         return out
+
+    def declare_all(self, record: str | None, names: list[str], offsets: list[int],
+                    parent: str) -> None:
+        """Remember where each of ``names`` (of type ``parent``) was declared; a second
+        declaration is an error at its line:column (a dict lookup, so a problem with many
+        objects stays linear). A type may be declared under several parents (multiple
+        supertypes, as IPC's Storage declares ``area``); only the same parent twice is a
+        duplicate."""
+        if record is None:
+            return
+        seen = self.declared.setdefault(record, {})
+        for name, offset in zip(names, offsets, strict=True):
+            key = f"{name} - {parent}" if record == "type" else name
+            first = seen.get(key)
+            if first is not None:
+                line, column = self.source.position(first)
+                under = f" as a subtype of {quoted(parent)}" if record == "type" else ""
+                raise self.source.error(offset, f"{record} {quoted(name)} declared twice"
+                                                f"{under} (first at line {line}, column "
+                                                f"{column})")
+            seen[key] = offset
+            self.locations.append((f"{record}:{name}", self.source.location(offset)))
 
     def either_type(self, node: SList) -> str:
         """``(either a b)`` as its canonical text (see :func:`~.model.either_members`)."""
@@ -542,7 +570,9 @@ class _Reader:
                     section.items[1:], lambda n: self.name(n, "an object name"), "objects",
                     record="object"))
             elif keyword == ":init":
-                for item in section.items[1:]:
+                for count, item in enumerate(section.items[1:]):
+                    if not count & 0xFFF:
+                        check_reading(self.source.file)
                     fact = self.list_of(item, "an initial fact '(predicate objects...)'")
                     head = self.head(fact)
                     if head == "=" and len(fact.items) == 3 and isinstance(fact.items[1], SList):
