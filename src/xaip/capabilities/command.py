@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                             "is built from what was learned)")
     discover.add_argument("--max-queries", type=non_negative_int, default=None, metavar="N",
                           help="stop after N queries")
-    discover.add_argument("--recheck", type=int, default=0, metavar="N",
+    discover.add_argument("--recheck", type=non_negative_int, default=0, metavar="N",
                           help="ask N earlier queries again at the end; a different answer "
                                "marks the capability unreliable (non-determinism)")
     discover.add_argument("--executor", choices=("serial", "processes", "ray"),
