@@ -17,7 +17,16 @@ import argparse
 import math
 from pathlib import Path
 
-from xaip.commandline import add_budget_args, add_json_arg, budget_from, check_output, emit
+from xaip.commandline import (
+    OutputError,
+    add_budget_args,
+    add_json_arg,
+    budget_from,
+    check_output,
+    check_outputs,
+    emit,
+    write_output,
+)
 from xaip.errors import (
     EXIT_NEGATIVE,
     EXIT_OK,
@@ -119,11 +128,15 @@ def _check_numbers(args: argparse.Namespace) -> None:
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
-    """Outputs never overwrite an input file."""
+    """Outputs never overwrite an input file, and each output has its own path: the SVG is
+    written next to the DOT file, so a DOT file named ``*.svg`` would be overwritten."""
     inputs = (args.domain, args.problem, args.policy, args.phrases)
-    for path in (args.save_policy, args.dot, args.dot and Path(args.dot).with_suffix(".svg")):
-        if path:
-            check_output(path, inputs)
+    if args.dot and Path(args.dot).suffix.lower() == ".svg":
+        raise OutputError(f"--dot {args.dot}: the SVG is written next to the DOT file, as "
+                          f"{Path(args.dot).with_suffix('.svg')}; give the DOT file a name "
+                          "ending in .dot")
+    svg = Path(args.dot).with_suffix(".svg") if args.dot else None
+    check_outputs((args.save_policy, args.dot, svg), inputs)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -175,8 +188,9 @@ def run(args: argparse.Namespace) -> int:
 def _write_dot(path: str, dot_text: str) -> str:
     """Write the DOT file and its SVG; say what was written."""
     svg_path = Path(path).with_suffix(".svg")
+    check_output(svg_path)  # not a file read since the start (checked then too)
+    write_output(path, dot_text)
     try:
-        Path(path).write_text(dot_text, encoding="utf-8")
         write_svg(dot_text, svg_path)
     except EngineUnavailable as error:
         return f"wrote {path}; no SVG: {error}"
