@@ -93,5 +93,5 @@ def test_budget_and_bad_specs(tmp_path) -> None:
     with pytest.raises(InputError, match="unknown object"):
         load_design(bad)
     (tmp_path / "broken.json").write_text("{")
-    with pytest.raises(InputError, match="not JSON"):
+    with pytest.raises(InputError, match="invalid JSON"):
         load_design(tmp_path / "broken.json")

@@ -1,244 +1,260 @@
 """The independent checker of explicable plans: ``check(problem, result) -> CheckReport``.
 
-What it does, and what it shares with the planner:
+It checks every claim of an :class:`~xaip.explicable.results.ExplicablePlan`:
 
-* the plan is validated on the *lifted* robot model (and, when the result claims a cost in
-  the person's model, on the lifted person's model) with :func:`xaip.planning.validate`,
-  which shares nothing with grounding or search; the costs must match the claims;
-* the person's expected plans are listed again by a plain depth-first search (optimal cost
-  from a uniform-cost search by scanning the task's actions), not by the LM-cut based plan
-  enumeration the planner used — unless the caller gave the expected set, which it then
-  shares;
-* minimality: every robot plan within the bound is listed by the same kind of depth-first
-  search and scored; no plan may have a lower ``(IE, robot cost)`` than the answer. For the
-  cost distance without a robot cost bound, the search covers every plan valid in both
-  models whose cost in the person's model is at most the answer's (all competitors), and an
-  answer with infinite IE is checked by a breadth-first reachability over product states.
+* the plan is a plan of the robot's model with the claimed robot cost, within the bound,
+  and (when a cost in the person's model is claimed) a plan of the person's model with
+  that cost, or not a plan there when none is claimed -- both by the *lifted* plan
+  validator :func:`xaip.planning.validate`, which shares nothing with grounding or search;
+* its inexplicability, recomputed against the person's expected plans, which the checker
+  lists itself (``C*`` by a uniform-cost search scanning the actions, every optimal plan
+  by the bounded enumeration of :mod:`xaip.explicable.exact`), and the number of expected
+  plans and the nearest one the answer names;
+* that it is the most explicable, then cheapest, robot plan within the bound: the
+  checker's own optimum (:func:`xaip.explicable.exact.best_key`) -- for the cost distance
+  a bi-objective label-setting search over the product of the two models (exact under a
+  robot cost bound and for any increasing mapping), for the trace distances every robot
+  plan within the bound, listed by a depth-first enumeration pruned by exact goal
+  distances -- must have the answer's ``(IE, robot cost)``; an answer without a plan must
+  have no robot plan within the bound; the candidate count of ``enumerate`` is the number
+  of robot plans within the bound.
 
-Shared with the planner: the grounded tasks and the distance functions of
-:mod:`xaip.explicable.distances` (hand-checked in the tests). The depth-first search stops
-after ``limit`` plan prefixes; it then answers ``ok=None`` (undecided).
+Shared with the planner: the grounded tasks (the grounder prices actions by
+:func:`xaip.planning.semantics.counts_action_costs`), the trace distances of
+:mod:`xaip.explicable.distances` (hand-checked in the tests) and, when the caller gives
+one, the expected set. The checker runs under the budget it is given, started afresh
+(the planner passes the user's budget); running out is "unverified: checker budget"
+(:func:`xaip.contract.run_checker`), never a verdict.
 """
 
 from __future__ import annotations
 
-import heapq
+import itertools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 
-from xaip.contract import CheckReport
+from xaip.contract import CheckReport, run_checker
 from xaip.explicable.distances import DistanceParams, trace_distance, trace_of
-from xaip.explicable.problem import ExplicableProblem, ground_plan
+from xaip.explicable.exact import (
+    INF,
+    InfinitelyManyPlans,
+    Plan,
+    best_key,
+    cheapest,
+    optimal_plans,
+    plans_within,
+    score_trace,
+)
+from xaip.explicable.problem import ExplicableProblem, ground_plan, plan_in
 from xaip.explicable.results import ExplicablePlan
 from xaip.planning.plans import PlanStep, parse_plan, validate
-from xaip.planning.task import GroundAction, Task
-from xaip.runtime import Status
+from xaip.planning.task import GroundAction
+from xaip.runtime import Budget, Status
+from xaip.runtime.budget import BudgetClock, as_clock
 
-INF = math.inf
-
-
-class _Undecided(Exception):
-    """The checker's own search limit ran out."""
-
-
-def optimal_cost(task: Task, limit: int) -> int | None:
-    """Uniform-cost search by scanning every action (no heuristic, no successor index)."""
-    queue = [(0, task.init)]
-    seen: dict[int, int] = {task.init: 0}
-    pops = 0
-    while queue:
-        g, state = heapq.heappop(queue)
-        if g > seen.get(state, g):
-            continue
-        if task.is_goal(state):
-            return g
-        pops += 1
-        if pops > limit:
-            raise _Undecided
-        for action in task.applicable(state):
-            child, cost = action.apply(state), g + action.cost
-            if cost < seen.get(child, cost + 1):
-                seen[child] = cost
-                heapq.heappush(queue, (cost, child))
-    return None
+#: How many of the person's optimal plans the planner lists for the cost distance (whose
+#: IE needs only ``C*``); above it the answer says "at least" (``expected_truncated``).
+COST_EXPECTED_CAP = 1000
 
 
-def plans_within(task: Task, bound: float, limit: int,
-                 cost_of: Callable[[GroundAction], int] | None = None
-                 ) -> Iterator[tuple[GroundAction, ...]]:
-    """Every plan whose cost (``cost_of``, default the action costs) is ``<= bound``, ending
-    at the first goal state; a depth-first search over action sequences."""
-    price = cost_of or (lambda a: a.cost)
-    if any(price(a) <= 0 for a in task.actions):
-        raise _Undecided  # zero-cost actions: sequences are unbounded
-    counter = [0]
-
-    def extend(state: int, prefix: list[GroundAction], cost: int
-               ) -> Iterator[tuple[GroundAction, ...]]:
-        if task.is_goal(state):
-            yield tuple(prefix)
-            return
-        counter[0] += 1
-        if counter[0] > limit:
-            raise _Undecided
-        for action in task.applicable(state):
-            step = cost + price(action)
-            if step <= bound:
-                prefix.append(action)
-                yield from extend(action.apply(state), prefix, step)
-                prefix.pop()
-
-    yield from extend(task.init, [], 0)
+def fresh_clock(budget: Budget | BudgetClock | None) -> BudgetClock:
+    """The user's budget started afresh for a checker (a running clock's budget too)."""
+    if isinstance(budget, BudgetClock):
+        return budget.budget.start()
+    return as_clock(budget)
 
 
-def _steps(plan: Sequence[str]) -> tuple[PlanStep, ...]:
-    return parse_plan("\n".join(f"({name})" for name in plan))
+def strictly_increasing(mapping: Callable[[float], float]) -> bool:
+    """Is ``mapping`` one of the built-in mappings (all strictly increasing on [0, inf))?"""
+    from xaip.explicable.measures import MAPPINGS
+
+    return any(mapping is known for known in MAPPINGS.values())
+
+
+def steps_of(plan: Sequence[str]) -> tuple[PlanStep, ...]:
+    """Step names as plan-file steps for the lifted validator (the empty plan is ``()``)."""
+    return parse_plan("\n".join(f"({name})" for name in plan)) if plan else ()
 
 
 def check(problem: ExplicableProblem, result: ExplicablePlan,
           expected: Sequence[Sequence[GroundAction]] | None = None,
-          mapping: Callable[[float], float] = lambda d: d,
-          weights: DistanceParams = None, limit: int = 200_000) -> CheckReport:
-    """Confirm ``result``: valid plans with the claimed costs, and no robot plan within the
-    bound with a lower (IE, robot cost). See the module docstring for what is shared."""
+          mapping: Callable[[float], float] | None = None,
+          weights: DistanceParams = None,
+          budget: Budget | BudgetClock | None = None) -> CheckReport:
+    """Confirm every claim of ``result`` (see the module docstring) within ``budget``
+    (unlimited when ``None``; a running clock's budget is started afresh)."""
     if not result.status.finished:
         return CheckReport(None, "the answer is unfinished")
-    try:
-        return _check(problem, result, expected, mapping, weights, limit)
-    except _Undecided:
-        return CheckReport(None, f"the checker's own search passed {limit} nodes")
+    if mapping is None:
+        from xaip.explicable.measures import MAPPINGS
+
+        mapping = MAPPINGS["identity"]
+    clock = fresh_clock(budget)
+    chosen = mapping
+
+    def run() -> CheckReport:
+        try:
+            return _check(problem, result, expected, chosen, weights, clock)
+        except InfinitelyManyPlans as loop:
+            return CheckReport(False, "infinitely many plans within the bound (a cycle of "
+                                      f"zero-cost actions through {{{loop}}})")
+
+    return run_checker(run)
+
+
+def _expected(problem: ExplicableProblem, result: ExplicablePlan,
+              given: Sequence[Sequence[GroundAction]] | None, clock: BudgetClock
+              ) -> tuple[int | None, list[Plan], str | None]:
+    """The person's optimum, the expected plans and, when the count claim fails, why."""
+    human = problem.human_task
+    if given is not None:
+        grounded = [plan_in(human, p) for p in given]
+        ok = [p for p in grounded if p is not None]
+        if len(ok) != len(grounded):
+            return None, [], "a given expected plan is not a plan of the person's model"
+        best = min((sum(a.cost for a in p) for p in ok), default=None)
+        return best, ok, None
+    if result.distance == "cost":
+        found = cheapest(human, clock)
+        if found is None:
+            return None, [], (None if result.expected_count == 0 else
+                              "the person's model has no plan, the answer lists expected ones")
+        listed = [p for p, _ in itertools.islice(plans_within(human, found[0], clock),
+                                                 COST_EXPECTED_CAP + 1)]
+        truncated = bool(result.stats.get("expected_truncated"))
+        if truncated and len(listed) > result.expected_count:
+            return found[0], listed, None
+        if len(listed) != result.expected_count:
+            return found[0], listed, (f"the person has {len(listed)} optimal plan(s), the "
+                                      f"answer counts {result.expected_count}")
+        return found[0], listed, None
+    best, every = optimal_plans(human, clock)
+    if len(every) != result.expected_count:
+        return best, every, (f"the person has {len(every)} optimal plan(s), the answer "
+                             f"scored against {result.expected_count}")
+    return best, every, None
 
 
 def _check(problem: ExplicableProblem, result: ExplicablePlan,
-           expected: Sequence[Sequence[GroundAction]] | None,
+           given: Sequence[Sequence[GroundAction]] | None,
            mapping: Callable[[float], float], weights: DistanceParams,
-           limit: int) -> CheckReport:
-    robot, human = problem.robot_task, problem.human_task
-    if not result.plan:
-        if result.status == Status.UNSOLVABLE and result.max_cost is not None:
-            return _no_plan(robot, result.max_cost, limit)
-        return CheckReport(False, "the answer has no plan")
-    steps = _steps(result.plan)
+           clock: BudgetClock) -> CheckReport:
+    robot = problem.robot_task
+    bound = INF if result.max_cost is None else result.max_cost
+    if result.distance != "cost" and bound == INF:
+        return CheckReport(False, "a trace distance was used without a robot cost bound")
+    if result.robot_cost is None:
+        if result.status != Status.UNSOLVABLE:
+            return CheckReport(False, f"no plan, but the status is {result.status}")
+        found = cheapest(robot, clock)
+        if found is None or found[0] > bound:
+            where = "" if bound == INF else f" of cost <= {result.max_cost}"
+            return CheckReport(True, f"the robot has no plan{where} (uniform-cost search)")
+        return CheckReport(False, f"the robot has a plan of cost {found[0]} within the bound")
+    steps = steps_of(result.plan)
     in_robot = validate(problem.robot_domain, problem.robot_problem, steps)
     if not in_robot.valid or in_robot.cost != result.robot_cost:
-        return CheckReport(False, f"robot model: {in_robot.reason or 'cost differs'}")
-    if result.max_cost is not None and (in_robot.cost or 0) > result.max_cost:
+        return CheckReport(False, f"robot model: {in_robot.reason or 'the cost differs'}")
+    if in_robot.cost is not None and in_robot.cost > bound:
         return CheckReport(False, "the plan costs more than the bound")
     in_human = validate(problem.human_domain, problem.human_problem, steps)
     if in_human.valid != (result.human_cost is not None) or (
             in_human.valid and in_human.cost != result.human_cost):
         return CheckReport(False, "the cost in the person's model differs from the claim")
-    if expected is None:
-        best = optimal_cost(human, limit)
-        expected = [] if best is None else list(plans_within(human, best, limit))
-    score = _scorer(problem, result.distance, expected, mapping, weights)
+    human_optimum, expected, wrong = _expected(problem, result, given, clock)
+    if wrong is not None:
+        return CheckReport(False, wrong)
     plan = ground_plan(robot, result.plan)
-    assert plan is not None  # validated above
+    if plan is None:  # pragma: no cover - the lifted validator accepted it
+        return CheckReport(False, "the plan does not ground in the robot's task")
+    traces = [trace_of(problem.human_task, p) for p in expected]
+    if result.distance == "cost":
+        own = (INF if not in_human.valid or in_human.cost is None or human_optimum is None
+               else mapping(float(in_human.cost - human_optimum)))
+    else:
+        own = score_trace(robot, plan, traces, result.distance, mapping, weights)
     claimed = INF if result.inexplicability is None else result.inexplicability
-    own = score(plan)
-    if not math.isclose(own, claimed, abs_tol=1e-9) and not (own == claimed == INF):
+    if not _same(own, claimed):
         return CheckReport(False, f"IE recomputed as {own}, the answer claims {claimed}")
-    key = (claimed, result.robot_cost or 0)
-    if result.distance == "cost" and result.max_cost is None and result.method == "product":
-        return _cost_minimal(problem, result, key, score, limit)
-    bound = result.max_cost if result.max_cost is not None else INF
-    count = 0
-    for other in plans_within(robot, bound, limit):
-        count += 1
-        if (score(other), sum(a.cost for a in other)) < key:
-            return CheckReport(False, "a robot plan within the bound is more explicable or "
-                                      f"cheaper: {' '.join(str(a) for a in other)}")
-    return CheckReport(True, f"plan valid in the robot's model; {count} robot plans within "
-                             f"cost {result.max_cost} listed by depth-first search; none "
-                             "has a lower (IE, cost)")
+    nearest = _nearest_wrong(problem, result, plan, expected, human_optimum, weights)
+    if nearest is not None:
+        return CheckReport(False, nearest)
+    optimum = best_key(problem, result.distance, bound, expected, human_optimum, mapping,
+                       weights, clock, strictly_increasing(mapping))
+    if optimum.robot_cost is None:
+        return CheckReport(False, "the checker finds no robot plan within the bound, but "
+                                  "the answer has one")
+    key, best = (claimed, result.robot_cost), (optimum.inexplicability, optimum.robot_cost)
+    if _less(best, key):
+        shown = " ".join(str(a) for a in optimum.plan or ()) or "the empty plan"
+        return CheckReport(False, f"a robot plan within the bound is more explicable or "
+                                  f"cheaper: {shown} (IE {best[0]}, cost {best[1]})")
+    if _less(key, best):
+        return CheckReport(False, "the plan's (IE, cost) is below every plan that stops at "
+                                  "its first goal state (it passes a goal state earlier)")
+    counted = _candidates_wrong(problem, result, bound, clock, optimum.plans_scored)
+    if counted is not None:
+        return CheckReport(False, counted)
+    where = "robot plans within the bound (enumerated)" if result.distance != "cost" else (
+        "plans valid in both models (product label search)")
+    return CheckReport(True, f"plan valid (lifted validation); IE {_shown(claimed)} and "
+                             f"cost {result.robot_cost} are the least (IE, cost) over "
+                             f"{where}; {len(expected)} expected plan(s) listed again")
 
 
-def _scorer(problem: ExplicableProblem, distance: str,
-            expected: Sequence[Sequence[GroundAction]], mapping: Callable[[float], float],
-            weights: DistanceParams) -> Callable[[Sequence[GroundAction]], float]:
-    human = problem.human_task
-    plans = [ground_plan(human, p) for p in expected]
-    costs = [sum(a.cost for a in p) for p in plans if p is not None]
-    traces = [trace_of(human, p) for p in plans if p is not None]
-    best = min(costs, default=None)
-
-    def score(plan: Sequence[GroundAction]) -> float:
-        if distance == "cost":
-            mine = ground_plan(human, plan)
-            if mine is None or best is None:
-                return INF
-            state = human.init
-            for action in mine:
-                state = action.apply(state)
-            if not human.is_goal(state):
-                return INF
-            return mapping(float(sum(a.cost for a in mine) - best))
-        if not traces:
-            return INF
-        own = trace_of(problem.robot_task, plan)
-        return mapping(min(trace_distance(distance, own, t, weights) for t in traces))
-
-    return score
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isfinite(a) and math.isfinite(b)
+                      and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9))
 
 
-def _cost_minimal(problem: ExplicableProblem, result: ExplicablePlan,
-                  key: tuple[float, int], score: Callable[[Sequence[GroundAction]], float],
-                  limit: int) -> CheckReport:
-    """No robot plan valid in both models has a lower (person's cost, robot cost)."""
-    robot, human = problem.robot_task, problem.human_task
-    if result.human_cost is None:
-        return _no_joint_plan(problem, limit)
-    human_cost: dict[str, int] = {}
-    for action in human.actions:
-        human_cost.setdefault(action.name, action.cost)
-
-    def price(action: GroundAction) -> int:
-        return human_cost.get(action.name, 1)
-
-    count = 0
-    for other in plans_within(robot, result.human_cost, limit, price):
-        value = score(other)
-        if value == INF:
-            continue
-        count += 1
-        if (value, sum(a.cost for a in other)) < key:
-            return CheckReport(False, "a plan valid in both models is more explicable or "
-                                      f"cheaper: {' '.join(str(a) for a in other)}")
-    return CheckReport(True, f"plan valid in both models; {count} plans valid in both with "
-                             f"person's cost <= {result.human_cost} listed by depth-first "
-                             "search; none has a lower (IE, cost)")
+def _less(a: tuple[float, int | None], b: tuple[float, int | None]) -> bool:
+    """Lexicographically smaller, IE compared with a tolerance for rounding."""
+    if not _same(a[0], b[0]):
+        return a[0] < b[0]
+    return (a[1] or 0) < (b[1] or 0)
 
 
-def _no_joint_plan(problem: ExplicableProblem, limit: int) -> CheckReport:
-    """Breadth-first reachability over product states: no state satisfies both goals."""
-    robot, human = problem.robot_task, problem.human_task
-    frontier = [(robot.init, human.init)]
-    seen = set(frontier)
-    while frontier:
-        nxt: list[tuple[int, int]] = []
-        for s_r, s_h in frontier:
-            if robot.is_goal(s_r):
-                if human.is_goal(s_h):
-                    return CheckReport(False, "a plan valid in both models exists")
-                continue
-            for action in robot.applicable(s_r):
-                variant = next((h for h in human.applicable(s_h) if h.name == action.name),
-                               None)
-                if variant is None:
-                    continue
-                child = (action.apply(s_r), variant.apply(s_h))
-                if child not in seen:
-                    seen.add(child)
-                    nxt.append(child)
-                    if len(seen) > limit:
-                        raise _Undecided
-        frontier = nxt
-    return CheckReport(True, "no plan is valid in both models (breadth-first reachability)")
+def _shown(value: float) -> str:
+    return "infinite" if value == INF else f"{value:g}"
 
 
-def _no_plan(robot: Task, bound: int, limit: int) -> CheckReport:
-    best = optimal_cost(robot, limit)
-    if best is None or best > bound:
-        return CheckReport(True, f"no robot plan costs at most {bound} (uniform-cost search)")
-    return CheckReport(False, f"a robot plan of cost {best} is within the bound {bound}")
+def _nearest_wrong(problem: ExplicableProblem, result: ExplicablePlan, plan: Plan,
+                   expected: list[Plan], human_optimum: int | None,
+                   weights: DistanceParams) -> str | None:
+    """Why the named nearest expected plan is wrong (``None``: it is right)."""
+    if result.nearest_expected is None:
+        if expected and result.distance != "cost":
+            return "the answer names no nearest expected plan, but there are expected plans"
+        return None
+    theirs = plan_in(problem.human_task, result.nearest_expected)
+    if theirs is None:
+        return "the nearest expected plan is not a plan of the person's model"
+    if result.distance == "cost":
+        cost = sum(a.cost for a in theirs)
+        if cost != human_optimum:
+            return f"the nearest expected plan costs {cost}, the person's optimum is " \
+                   f"{human_optimum}"
+        return None
+    names = [tuple(a.name for a in p) for p in expected]
+    if tuple(a.name for a in theirs) not in names:
+        return "the nearest expected plan is not one of the person's optimal plans"
+    own = trace_of(problem.robot_task, plan)
+    values = [trace_distance(result.distance, own, trace_of(problem.human_task, p), weights)
+              for p in expected]
+    mine = trace_distance(result.distance, own, trace_of(problem.human_task, theirs), weights)
+    if not _same(mine, min(values)):
+        return f"the named expected plan is at distance {mine}, another at {min(values)}"
+    return None
 
+
+def _candidates_wrong(problem: ExplicableProblem, result: ExplicablePlan, bound: float,
+                      clock: BudgetClock, scored: int) -> str | None:
+    """``enumerate`` claims how many robot plans lie within the bound."""
+    if result.method != "enumerate":
+        return None
+    count = scored if result.distance != "cost" else sum(
+        1 for _ in plans_within(problem.robot_task, bound, clock))
+    if count != result.candidates:
+        return f"{count} robot plans lie within the bound, the answer scored " \
+               f"{result.candidates}"
+    return None

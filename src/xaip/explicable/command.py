@@ -153,10 +153,10 @@ def run_explicable(args: argparse.Namespace) -> int:
                            args.human_problem)
     result = explicable_plan(problem, args.distance, args.max_cost, args.method,
                              args.mapping, params, budget=budget_from(args))
-    if args.png and result.plan:
+    if args.png and result.has_plan:
         write_output(args.png, render(result, "png"), inputs)
     emit(args, result.to_dict(), render(result))
-    found = bool(result.plan) and result.status.finished and result.verified
+    found = result.has_plan and result.status.finished and result.verified
     return EXIT_OK if found else EXIT_NEGATIVE
 
 
@@ -194,5 +194,5 @@ def _run_labels(args: argparse.Namespace) -> int:
                           .fit(examples) if kind == "crf" else MajorityLabeller().fit(examples))
     result = synthesize(problem, labeller, budget=budget_from(args))
     emit(args, {**result.to_dict(), "labeller": kind}, render(result))
-    found = bool(result.plan) and result.status.finished and result.verified
+    found = result.cost is not None and result.status.finished and result.verified
     return EXIT_OK if found else EXIT_NEGATIVE

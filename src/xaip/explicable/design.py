@@ -270,7 +270,7 @@ def evaluate(spec: DesignProblem, design: frozenset[int], clock: BudgetClock | N
         outcomes.append(TaskOutcome(
             task.name, task.probability,
             None if answer.robot_cost is None else float(answer.robot_cost),
-            answer.inexplicability if answer.plan else None, answer.plan))
+            answer.inexplicability if answer.has_plan else None, answer.plan))
         if relevance:
             mentioned |= _preconditions(spec.robot_domain, answer.plan)
             try:

@@ -181,7 +181,7 @@ def select_plan(problem: ExplicableProblem, labeller: Labeller,
         status = Status.UNSOLVABLE
     result = _result(task, labeller, None if best is None else best[1], "select",
                      len(candidates), clock, status, {"candidates": len(candidates)})
-    if result.status.finished and result.plan:
+    if result.status.finished and result.cost is not None:
         from dataclasses import replace
 
         from xaip.contract import with_check
@@ -223,7 +223,7 @@ def synthesize(problem: ExplicableProblem, labeller: Labeller, weight: float = 1
                        Status.BUDGET_EXHAUSTED, stats)
     result = _result(task, labeller, plan, "synthesize", 1, clock,
                      Status.FOUND if plan is not None else Status.UNSOLVABLE, stats)
-    if result.plan:
+    if result.cost is not None:
         from dataclasses import replace
 
         from xaip.contract import with_check

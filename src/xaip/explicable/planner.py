@@ -79,11 +79,13 @@ def explicable_plan(
                          "plans as the expected set")
     clock = as_clock(budget)
     given = expected
+    truncated = False
     try:
         if expected is None:
-            listed = expected_plans(problem, clock.remaining())
+            listed = expected_plans(problem, clock.remaining(), expected_cap(distance))
             clock.charge(listed.expanded)
             expected = listed.plans
+            truncated = listed.status == Status.TRUNCATED
         scorer = Scorer(problem, distance, expected, mapping, weights)
     except ExpectedPlansUnfinished:
         return _unfinished(problem, distance, method, max_cost, clock)
@@ -91,14 +93,37 @@ def explicable_plan(
         result = _by_product(problem, scorer, max_cost, clock)
     else:
         result = _by_enumeration(problem, scorer, max_cost, clock)
+    if truncated:
+        result = dataclasses.replace(result, stats={**result.stats, "expected_truncated": True})
     if check and result.status.finished:
-        from xaip.contract import with_check
-        from xaip.explicable.checks import check as run_check
-
-        report = run_check(problem, result, expected=given,
-                           mapping=scorer.mapping, weights=weights)
-        result = with_check(dataclasses.replace(result, check=report), report)
+        result = checked(problem, result, given, scorer, weights, budget)
     return result
+
+
+def expected_cap(distance: str) -> int | None:
+    """How many of the person's optimal plans to list: all of them for the trace
+    distances (IE is a minimum over them), a few for the cost distance (its IE needs only
+    their cost; the plans are listed for the nearest one and the count)."""
+    from xaip.explicable.checks import COST_EXPECTED_CAP
+
+    return COST_EXPECTED_CAP if distance == "cost" else None
+
+
+def checked(problem: ExplicableProblem, result: ExplicablePlan,
+            given: Sequence[Sequence[GroundAction]] | None, scorer: Scorer,
+            weights: DistanceParams, budget: Budget | BudgetClock | None) -> ExplicablePlan:
+    """``result`` with the independent checker's report, run under ``budget`` started
+    afresh; the checker's time joins the stats (``check_seconds``)."""
+    import time
+
+    from xaip.contract import with_check
+    from xaip.explicable.checks import check as run_check
+
+    began = time.perf_counter()
+    report = run_check(problem, result, expected=given, mapping=scorer.mapping,
+                       weights=weights, budget=budget)
+    stats = {**result.stats, "check_seconds": round(time.perf_counter() - began, 6)}
+    return with_check(dataclasses.replace(result, check=report, stats=stats), report)
 
 
 def _unfinished(problem: ExplicableProblem, distance: str, method: str,

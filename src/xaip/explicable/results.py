@@ -49,9 +49,11 @@ class PlanDistances:
 class ExplicablePlan:
     """The robot plan that is most explicable, then cheapest (book ch. 3, X01).
 
-    ``plan`` is empty when there is none (``status`` ``unsolvable``: no robot plan within
-    ``max_cost``) or the budget ran out first. ``nearest_expected`` is the person's
-    expected plan nearest to ``plan`` under ``distance``.
+    ``robot_cost`` is ``None`` when there is no plan (``status`` ``unsolvable``: no robot
+    plan within ``max_cost``) or the budget ran out first; an empty ``plan`` with
+    ``robot_cost`` 0 is the empty plan (the goal holds initially, :attr:`has_plan`).
+    ``nearest_expected`` is the person's expected plan nearest to ``plan`` under
+    ``distance``.
     """
 
     status: Status
@@ -71,6 +73,12 @@ class ExplicablePlan:
     check: CheckReport | None = None
     #: Anytime search: each better plan when found, as (seconds, IE or None, robot cost).
     improvements: tuple[tuple[float, float | None, int], ...] = ()
+
+    @property
+    def has_plan(self) -> bool:
+        """Is there a plan? The empty plan is one (the goal holds initially: cost 0), so
+        ask this, never the truth of ``plan``."""
+        return self.robot_cost is not None
 
     @property
     def score(self) -> float:

@@ -25,7 +25,7 @@ from dataclasses import replace
 
 from xaip.explicable.distances import DistanceParams, trace_distance, trace_of
 from xaip.explicable.measures import ExpectedPlansUnfinished, Scorer, expected_plans
-from xaip.explicable.planner import default_bound
+from xaip.explicable.planner import checked, default_bound, expected_cap
 from xaip.explicable.problem import ExplicableProblem, ground_plan
 from xaip.explicable.results import ExplicablePlan
 from xaip.planning.search.successors import Successors
@@ -101,7 +101,7 @@ def reconciliation_search(
     completed so far (status ``budget_exhausted``, never verified)."""
     clock = as_clock(budget)
     try:
-        listed = expected_plans(problem, clock.remaining())
+        listed = expected_plans(problem, clock.remaining(), expected_cap(distance))
     except ExpectedPlansUnfinished:
         return _empty(distance, max_cost, Status.BUDGET_EXHAUSTED, clock, {})
     clock.charge(listed.expanded)
@@ -173,12 +173,10 @@ def reconciliation_search(
         None if scored.inexplicability == INF else scored.inexplicability, distance,
         "search", bound, nearest, len(scorer.expected), solutions, clock.elapsed(), stats,
         improvements=tuple(improvements))
+    if listed.status == Status.TRUNCATED:
+        result = replace(result, stats={**result.stats, "expected_truncated": True})
     if check and status.finished:
-        from xaip.contract import with_check
-        from xaip.explicable.checks import check as run_check
-
-        verdict = run_check(problem, result, mapping=scorer.mapping, weights=weights)
-        result = with_check(replace(result, check=verdict), verdict)
+        result = checked(problem, result, None, scorer, weights, budget)
     return result
 
 

@@ -15,6 +15,7 @@ from xaip.agents.png import Colour, draw_cells, encode_png
 from xaip.errors import InputError
 from xaip.explicable.labels import LabelledPlan
 from xaip.explicable.results import DesignResult, ExplicablePlan, PlanDistances
+from xaip.planning.semantics import EMPTY_PLAN_NOTE
 from xaip.render import check_line, renderer
 from xaip.runtime import Status
 
@@ -43,10 +44,10 @@ def distances_text(result: PlanDistances) -> str:
 
 @renderer(ExplicablePlan, "text")
 def explicable_text(result: ExplicablePlan) -> str:
-    if result.status == Status.BUDGET_EXHAUSTED and not result.plan:
+    if result.status == Status.BUDGET_EXHAUSTED and not result.has_plan:
         return ("Budget exhausted before any plan was scored; raise "
                 "--max-nodes/--max-seconds.")
-    if not result.plan:
+    if not result.has_plan:
         bound = "" if result.max_cost is None else f" of cost <= {result.max_cost}"
         return f"The robot has no plan{bound}."
     lines = []
@@ -62,7 +63,10 @@ def explicable_text(result: ExplicablePlan) -> str:
                  f"{_number(result.inexplicability)}; explicability {result.score:.4f}.")
     if result.nearest_expected is not None:
         lines.append(f"Nearest expected plan: {_steps(result.nearest_expected)}")
-    lines.append(f"{result.candidates} candidate plan(s), {result.expected_count} expected "
+    if not result.plan:
+        lines.append(EMPTY_PLAN_NOTE[0].upper() + EMPTY_PLAN_NOTE[1:] + ".")
+    expected = f"{result.expected_count}{'+' if result.stats.get('expected_truncated') else ''}"
+    lines.append(f"{result.candidates} candidate plan(s), {expected} expected "
                  f"plan(s), method {result.method}, {result.seconds:.3f} s.")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
@@ -70,7 +74,7 @@ def explicable_text(result: ExplicablePlan) -> str:
 
 @renderer(LabelledPlan, "text")
 def labelled_text(result: LabelledPlan) -> str:
-    if not result.plan:
+    if result.cost is None:
         return ("Budget exhausted before a plan was found; raise --max-nodes/--max-seconds."
                 if result.status == Status.BUDGET_EXHAUSTED else "The robot has no plan.")
     lines = [f"Plan by the labelling model ({result.method}, cost {result.cost}):"]
