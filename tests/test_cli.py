@@ -287,3 +287,58 @@ def test_output_checks_know_every_input(tmp_path: Path) -> None:
     assert check_output(named) == named  # outside that command it may be written
     assert check_output_dir(tmp_path / "new", ["a", "b"]) == [tmp_path / "new" / "a",
                                                                 tmp_path / "new" / "b"]
+
+
+# Outputs over inputs: the four cases of issue 22, each refused before anything is written.
+DOMAINS = Path(__file__).resolve().parents[1] / "src" / "xaip" / "domains"
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def test_summarize_dot_named_svg_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, _, err = run(capsys, "summarize", "--dot", str(tmp_path / "x.svg"))
+    assert code == 2 and "give the DOT file a name ending in .dot" in err
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_balance_write_compiled_into_the_inputs_folder_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import shutil
+
+    for name in ("robot.pddl", "human.pddl", "problem.pddl"):
+        shutil.copy(DOMAINS / "balanced" / name, tmp_path / name)
+    before = _snapshot(tmp_path)
+    code, _, err = run(capsys, "balance", str(tmp_path / "robot.pddl"),
+                       str(tmp_path / "human.pddl"), str(tmp_path / "problem.pddl"),
+                       "--write-compiled", str(tmp_path), "--max-seconds", "30")
+    assert code == 2 and "refusing to overwrite" in err
+    assert _snapshot(tmp_path) == before
+
+
+def test_design_png_over_a_task_file_the_spec_names_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import shutil
+
+    folder = tmp_path / "restaurant"
+    shutil.copytree(DOMAINS / "restaurant", folder)
+    before = _snapshot(folder)
+    code, _, err = run(capsys, "design", str(folder / "design.json"), "--png",
+                       str(folder / "b1.pddl"), "--max-seconds", "30")
+    assert code == 2 and "refusing to overwrite" in err and "b1.pddl" in err
+    assert _snapshot(folder) == before
+
+
+def test_discover_pddl_over_its_store_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    store = tmp_path / "s.db"
+    code, _, err = run(capsys, "discover", "zelda", "--store", str(store), "--pddl",
+                       str(store), "--max-seconds", "5", "--quiet")
+    assert code == 2 and "refusing to overwrite" in err
+    assert not store.exists() or store.read_bytes()[:15] == b"SQLite format 3"
