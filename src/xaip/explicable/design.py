@@ -87,8 +87,11 @@ class DesignProblem:
 
     @property
     def surprise_weight(self) -> float:
-        """``Σ_{t<T} γ_d^t``: how many times, discounted, a surprise is felt."""
-        return sum(self.discount ** t for t in range(self.horizon))
+        """``Σ_{t<T} γ_d^t``: how many times, discounted, a surprise is felt (the closed
+        form of the geometric sum, so a long horizon costs nothing)."""
+        if self.discount == 1:
+            return float(self.horizon)
+        return (1 - self.discount ** self.horizon) / (1 - self.discount)
 
 
 @dataclass(frozen=True)
@@ -291,6 +294,17 @@ def evaluate(spec: DesignProblem, design: frozenset[int], clock: BudgetClock | N
     return Evaluation(objective, design_cost, tuple(outcomes), relevant)
 
 
+def _better(key: tuple[float, int, tuple[int, ...]],
+            than: tuple[float, int, tuple[int, ...]]) -> bool:
+    """Lower objective, or (equal up to rounding) fewer modifications, then earlier ones:
+    objectives summed in another order differ in the last bits, and must still tie."""
+    a, b = key[0], than[0]
+    if not (a == b or (math.isfinite(a) and math.isfinite(b)
+                       and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9))):
+        return a < b
+    return key[1:] < than[1:]
+
+
 def _touches(removed: frozenset[str], mentioned: set[str]) -> bool:
     return any(fact in mentioned or f"({fact.strip('()').split()[0]} *)" in mentioned
                for fact in removed)
@@ -353,7 +367,7 @@ def design_search(spec: DesignProblem, prune: bool = True, budget: Budget | None
                 if not design:
                     baseline = value.objective
                 key = (value.objective, len(design), tuple(sorted(design)))
-                if best is None or key < best[0]:
+                if best is None or _better(key, best[0]):
                     best = (key, design, value)
                 children = value.relevant if prune else (
                     frozenset(range(len(spec.modifications))) - design)
@@ -377,6 +391,6 @@ def design_search(spec: DesignProblem, prune: bool = True, budget: Budget | None
         from xaip.contract import with_check
         from xaip.explicable.design_check import check_design
 
-        report = check_design(spec, result)
+        report = check_design(spec, result, budget)
         result = with_check(replace(result, check=report), report)
     return result

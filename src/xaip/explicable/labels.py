@@ -38,7 +38,7 @@ from xaip.contract import CheckReport
 from xaip.errors import InputError
 from xaip.explicable.problem import ExplicableProblem, ground_plan
 from xaip.planning.heuristics import HFF
-from xaip.planning.plans import parse_plan, validate
+from xaip.planning.plans import validate
 from xaip.planning.search.enumerate import top_k_plans
 from xaip.planning.search.successors import Successors
 from xaip.planning.task import GroundAction, Task
@@ -186,7 +186,7 @@ def select_plan(problem: ExplicableProblem, labeller: Labeller,
 
         from xaip.contract import with_check
 
-        report = check_labelled(problem, labeller, result, candidates)
+        report = check_labelled(problem, labeller, result, candidates, budget)
         result = with_check(replace(result, check=report), report)
     return result
 
@@ -228,7 +228,7 @@ def synthesize(problem: ExplicableProblem, labeller: Labeller, weight: float = 1
 
         from xaip.contract import with_check
 
-        report = check_labelled(problem, labeller, result)
+        report = check_labelled(problem, labeller, result, budget=budget)
         result = with_check(replace(result, check=report), report)
     return result
 
@@ -322,13 +322,28 @@ def _fewest_unlabelled(task: Task, succ: Successors, labeller: Labeller, clock: 
 
 
 def check_labelled(problem: ExplicableProblem, labeller: Labeller, result: LabelledPlan,
-                   candidates: Sequence[Sequence[GroundAction]] | None = None) -> CheckReport:
+                   candidates: Sequence[Sequence[GroundAction]] | None = None,
+                   budget: Budget | BudgetClock | None = None) -> CheckReport:
     """The plan is valid on the lifted robot model with the claimed cost; its labels and IE
     are recomputed; a selection is no worse than any candidate; a synthesis for a Markov
     labeller with unlabelled steps could not have avoided them (no goal is reachable by
-    labelled steps alone: a scan-based reachability search). Shares the labeller."""
-    steps = parse_plan("\n".join(f"({s})" for s in result.plan))
-    valid = validate(problem.robot_domain, problem.robot_problem, steps)
+    labelled steps alone: a reachability search scanning the actions). Shares the labeller
+    and the grounded task. Runs under ``budget`` started afresh; running out is
+    "unverified: checker budget" (:func:`xaip.contract.run_checker`)."""
+    from xaip.contract import run_checker
+    from xaip.explicable.checks import fresh_clock
+
+    clock = fresh_clock(budget)
+    return run_checker(lambda: _check_labelled(problem, labeller, result, candidates, clock))
+
+
+def _check_labelled(problem: ExplicableProblem, labeller: Labeller, result: LabelledPlan,
+                    candidates: Sequence[Sequence[GroundAction]] | None,
+                    clock: BudgetClock) -> CheckReport:
+    from xaip.errors import BudgetExhausted
+    from xaip.explicable.checks import steps_of
+
+    valid = validate(problem.robot_domain, problem.robot_problem, steps_of(result.plan))
     if not valid.valid or valid.cost != result.cost:
         return CheckReport(False, f"robot model: {valid.reason or 'cost differs'}")
     task = problem.robot_task
@@ -337,6 +352,9 @@ def check_labelled(problem: ExplicableProblem, labeller: Labeller, result: Label
     own = _key(task, labeller, plan)
     if result.inexplicability is None or abs(own[0] - result.inexplicability) > 1e-9:
         return CheckReport(False, f"label IE recomputed as {own[0]}")
+    labels = tuple(tuple(sorted(label)) for label in labels_of(task, labeller, plan))
+    if labels != tuple(tuple(label) for label in result.labels):
+        return CheckReport(False, "the labels differ from the labeller's")
     if candidates is not None:
         worse = [c for c in candidates if _key(task, labeller, c) < own]
         if worse:
@@ -349,13 +367,14 @@ def check_labelled(problem: ExplicableProblem, labeller: Labeller, result: Label
         state = frontier.pop()
         if task.is_goal(state):
             return CheckReport(False, "a plan with no unlabelled step exists")
+        if not clock.charge():
+            raise BudgetExhausted("the checker ran out of its budget", phase="check",
+                                  sizes={"states": len(seen)})
         for action in task.applicable(state):
             child = action.apply(state)
             if child not in seen and labeller.label([action], [state])[0]:
                 seen.add(child)
                 frontier.append(child)
-                if len(seen) > 200_000:
-                    return CheckReport(None, "the checker's search passed 200000 states")
     return CheckReport(True, "valid; labels and IE recomputed; no plan without unlabelled "
                              "steps exists (reachability over labelled steps)")
 
