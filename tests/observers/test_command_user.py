@@ -250,7 +250,7 @@ def test_mixed_no_plan_is_confirmed_and_missing_roles_keep_gd_in_range(capsys, f
                        "--json")
     payload = json.loads(out)
     assert code == EXIT_NEGATIVE and payload["status"] == "unsolvable"
-    assert payload["verified"] is True and "brute force" in payload["check"]["details"]
+    assert payload["verified"] is True and "checker's search" in payload["check"]["details"]
     # only an adversary: GD is its normalised ambiguity, never above 1
     files["team"].write_text(json.dumps({"observers": {"spy": TEAM["observers"]["spy"]}}))
     code, out, _ = run(capsys, *_base(files, "team"), "--mode", "mixed", "--horizon", "3",

@@ -99,7 +99,8 @@ def _check_plan(problem: ObserverProblem, world: World, result: ObserverResult) 
     lifted = _run_lifted(problem, world, list(result.plan))
     if isinstance(lifted, str):
         return CheckReport(False if "executable" in lifted else None, lifted)
-    seen = look(world, lifted.tokens, str(result.params.get("distance", "action")))
+    seen = look(world, lifted.tokens, str(result.params.get("distance", "action")),
+                with_spread=result.bps_count is not None)
     problems = list(_compare(problem, result, lifted, seen))
     true = problem.true_goal
     problems += failures(world, result.mode, result.params, seen,

@@ -82,12 +82,13 @@ def spread(world: World, plans: Sequence[tuple[AtomState, tuple[str, ...]]], dis
 
 
 def look(world: World, tokens: Sequence[Token], distance: str = "action",
-         counts: Sequence[dict[AtomState, int]] | None = None) -> Look:
-    """How ``tokens`` look to the observer (``counts``: the layers, if known)."""
-    layers = list(counts) if counts is not None else world.layers(tokens)
+         with_spread: bool = True) -> Look:
+    """How ``tokens`` look to the observer; ``with_spread``: also list the BPS (when small
+    enough) and its distance extremes (only the plan modes and scores report them)."""
+    layers = world.layers(tokens)
     count = sum(layers[-1].values())
     listing = low = high = None
-    if count <= BPS_LISTED_LIMIT:
+    if with_spread and count <= BPS_LISTED_LIMIT:
         listing = tuple((s, n) for s, n, _ in world.listing(tokens, layers))
         low, high = spread(world, listing, distance)
     final = frozenset(layers[-1])

@@ -10,7 +10,9 @@ search's bitset evaluator).
 
 What it shares with the search: the grounded action list (which actions exist and what
 they cost -- grounding priced each by :mod:`xaip.planning.semantics`) and the parsed
-observation rules.
+observation rules; a sensor given as a Python function
+(:meth:`~xaip.observers.sensors.ObservationModel.from_function`) has no atom-level form, so
+it is called on the bit mask of the checker's state: then the sensor itself is shared.
 
 Budget: the world runs under the checker's clock. Generating a state's moves reads the
 clock (:meth:`BudgetClock.tick`); the exhaustive searches of :mod:`.check_search` charge
@@ -67,6 +69,29 @@ def atoms_of(task: Task, mask: int) -> frozenset[str]:
     return frozenset(str(task.facts[i]).lower() for i in bits(mask))
 
 
+_STEPS: dict[int, tuple[Task, list[Step]]] = {}
+
+
+def steps_of(task: Task) -> list[Step]:
+    """The task's ground actions as atom sets, converted once per task (the conversion
+    dominates the check of a small answer; a few recent tasks are kept)."""
+    found = _STEPS.get(id(task))
+    if found is not None and found[0] is task:
+        return found[1]
+    steps = [
+        Step(a.name.lower(), a.schema.lower(), tuple(x.lower() for x in a.args),
+             atoms_of(task, a.pre), atoms_of(task, a.neg_pre), atoms_of(task, a.add),
+             atoms_of(task, a.delete), int(a.cost),
+             tuple((atoms_of(task, c.cond_pos), atoms_of(task, c.cond_neg),
+                    atoms_of(task, c.add), atoms_of(task, c.delete))
+                   for c in a.conditional))
+        for a in task.actions]
+    if len(_STEPS) >= 8:
+        _STEPS.pop(next(iter(_STEPS)))
+    _STEPS[id(task)] = (task, steps)
+    return steps
+
+
 class World:
     """The task's actions and states as atom strings, for one observer (no bitsets past
     the constructor)."""
@@ -75,15 +100,10 @@ class World:
         task = problem.task
         self.problem = problem
         self.clock = clock
-        self.steps = [
-            Step(a.name.lower(), a.schema.lower(), tuple(x.lower() for x in a.args),
-                 atoms_of(task, a.pre), atoms_of(task, a.neg_pre), atoms_of(task, a.add),
-                 atoms_of(task, a.delete), int(a.cost),
-                 tuple((atoms_of(task, c.cond_pos), atoms_of(task, c.cond_neg),
-                        atoms_of(task, c.add), atoms_of(task, c.delete))
-                       for c in a.conditional))
-            for a in task.actions]
+        self.steps = steps_of(task)
         self.by_name = {s.name: s for s in self.steps}
+        self._index = {s.name: i for i, s in enumerate(self.steps)}
+        self._atom_objects = {str(f).lower(): f for f in task.facts}
         self.statics = frozenset(str(f).lower() for f in task.static_facts)
         self.init = atoms_of(task, task.init)
         initial = problem.initial or frozenset({task.init})
@@ -106,8 +126,16 @@ class World:
         key = (step.name, state)
         found = self._tokens.get(key)
         if found is None:
-            found = self.problem.model.observe_atoms(step.schema, step.args,
-                                                     state | self.statics)
+            model = self.problem.model
+            if model.function is not None:
+                # a sensor given as a Python function has no atom-level form: it is called
+                # on the state's bit mask (the one place a function model is shared)
+                task = self.problem.task
+                action = task.actions[self._index[step.name]]
+                found = model.observe(action, task.state_of(
+                    self._atom_objects[a] for a in state if a in self._atom_objects))
+            else:
+                found = model.observe_atoms(step.schema, step.args, state)  # adds statics
             self._tokens[key] = found
         return found
 
