@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Fuzz campaign against the ``xaip`` command: mutated PDDL/PPDDL and plan files, for N minutes.
+"""Fuzz campaign against the ``xaip`` command: mutated PDDL/PPDDL and plan files, and hostile
+side files and number options of every command, for N minutes.
 
 Why a script next to the fuzz tests: CI runs a few hundred seeded examples in-process; a
 maintainer runs this for an hour before a release. Each run is a real ``xaip`` subprocess
@@ -10,10 +11,22 @@ a traceback or "internal error", or (exit 2) prints more than one line or a line
 than 1,000 characters. Every failing input is saved to ``--out`` (the mutated files, the
 command line and its output) so that it can become a regression test.
 
+``--mode sidefiles`` runs the trials of ``tests/fuzz/sidefiles.py`` instead: every
+command's side files (vocabularies, levels, specs, cost, observation, goal, grid, policy,
+label and model files, foils) replaced by ``/dev/zero``, a FIFO with no writer, a directory,
+binary junk, Latin-1, mutated text or type-confused JSON, and its number options given
+huge, negative, non-finite or non-numeric values. ``--mode all`` alternates both.
+
+The report counts runs per command and outcome classes (exit 0/1/2/3, ``timeout``,
+``memory`` for the memory budget, ``signal``) and the largest overrun of a budget: the
+wall-clock time of a run minus its ``--max-seconds`` (including the ~0.5 s it takes the
+interpreter to start and import xaip).
+
 Usage::
 
     python scripts/fuzz_campaign.py 60                 # one hour
     python scripts/fuzz_campaign.py 5 --seed 7 --out /tmp/xaip-fuzz --timeout 60
+    python scripts/fuzz_campaign.py 20 --mode sidefiles --budget 3
 """
 
 from __future__ import annotations
@@ -35,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tests.fuzz.mutations import mutate  # noqa: E402
+from tests.fuzz.sidefiles import CASES, trial  # noqa: E402
 
 BUNDLED = ROOT / "src" / "xaip" / "domains"
 SHARED = Path(os.environ.get("XAIP_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -91,6 +105,17 @@ def _reference_plan(seed: Seed, timeout: float) -> str:
         return target.read_text() if target.exists() else "(no-such-action)\n"
 
 
+def _outcome(code: int | None, err: str) -> str:
+    """The outcome class of one run."""
+    if code is None:
+        return "timeout"
+    if code < 0:
+        return "signal"
+    if code == 1 and "memory budget" in err:
+        return "memory"
+    return f"exit {code}"
+
+
 def _failure(code: int | None, err: str) -> str | None:
     if code is None:
         return "timeout"
@@ -111,59 +136,105 @@ def preflight(timeout: float) -> None:
         sys.exit("xaip does not start:\n" + done.stderr.decode("utf-8", "replace")[-2000:])
 
 
-def campaign(minutes: float, seed: int, out: Path, timeout: float, budget: float) -> dict:
+class Tally:
+    """Runs per command, outcome classes, failures and the largest budget overrun."""
+
+    def __init__(self, out: Path, seed: int) -> None:
+        self.out, self.seed = out, seed
+        self.runs = 0
+        self.outcomes: collections.Counter[str] = collections.Counter()
+        self.per_command: dict[str, collections.Counter[str]] = collections.defaultdict(
+            collections.Counter)
+        self.failures: collections.Counter[str] = collections.Counter()
+        self.slowest = 0.0
+        self.overrun = (0.0, "")
+
+    def record(self, command: str, argv: list[str], folder: str, timeout: float,
+               budget: float | None, note: str = "") -> None:
+        started = time.monotonic()
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False,
+                                  cwd=folder, stdin=subprocess.DEVNULL)
+            code: int | None = done.returncode
+            err = done.stderr.decode("utf-8", "replace")
+        except subprocess.TimeoutExpired:
+            code, err = None, ""
+        seconds = time.monotonic() - started
+        self.slowest = max(self.slowest, seconds)
+        self.runs += 1
+        outcome = _outcome(code, err)
+        self.outcomes[outcome] += 1
+        self.per_command[command][outcome] += 1
+        if budget is not None and seconds - budget > self.overrun[0]:
+            self.overrun = (seconds - budget, f"{command} {note}".strip())
+        reason = _failure(code, err)
+        if reason is not None:
+            self.failures[reason] += 1
+            case = self.out / f"failure-{self.runs:05d}"
+            shutil.copytree(folder, case)
+            (case / "command.txt").write_text(" ".join(argv[2:]) + "\n"
+                                              f"# {reason}, {seconds:.1f} s, seed {self.seed}"
+                                              f", {note}\n")
+            (case / "stderr.txt").write_text(err)
+
+    def report(self, seeds: int) -> dict:
+        return {"runs": self.runs, "outcomes": dict(self.outcomes),
+                "per_command": {c: dict(t) for c, t in sorted(self.per_command.items())},
+                "failures": dict(self.failures), "slowest_seconds": round(self.slowest, 1),
+                "largest_budget_overrun_seconds": round(self.overrun[0], 2),
+                "largest_overrun_run": self.overrun[1], "seeds": seeds,
+                "saved_to": str(self.out)}
+
+
+def _pddl_run(tally: Tally, rng: random.Random, item: Seed, plans: dict, timeout: float,
+              budget: float) -> None:
+    command = rng.choice(item.commands)
+    originals = {"domain": item.domain.read_text(encoding="utf-8", errors="replace"),
+                 "problem": item.problem.read_text(encoding="utf-8", errors="replace"),
+                 "plan": plans.get(item.domain, "")}
+    which = rng.choice(("domain", "problem", "plan") if command == "validate"
+                       else ("domain", "problem"))
+    with tempfile.TemporaryDirectory() as folder:
+        files = {}
+        for name, text in originals.items():
+            count = rng.choice((1, 1, 2, 3))  # light mutations reach grounding and search
+            data = mutate(text, rng, count) if name == which else text
+            path = Path(folder, f"{name}.pddl" if name != "plan" else "plan.txt")
+            path.write_bytes(data.encode("utf-8", "surrogatepass"))
+            files[name] = str(path)
+        argv = _argv(command, files, budget)
+        tally.record(command, argv, folder, timeout,
+                     None if command == "validate" else budget, f"mutated {which}")
+
+
+def _sidefile_run(tally: Tally, rng: random.Random, timeout: float, budget: float) -> None:
+    case = rng.choice(CASES)
+    with tempfile.TemporaryDirectory() as folder:
+        argv, note = trial(case, Path(folder), rng, budget)
+        full = [sys.executable, "-m", "xaip.cli", "--max-memory", "4096", *argv]
+        tally.record(case.command, full, folder, timeout, budget if case.budget else None,
+                     note)
+
+
+def campaign(minutes: float, seed: int, out: Path, timeout: float, budget: float,
+             mode: str = "all") -> dict:
     preflight(timeout)
     rng = random.Random(seed)
     pool = seeds()
     plans = {}
-    for item in pool:
-        if "validate" in item.commands:
-            plans[item.domain] = _reference_plan(item, timeout)
-    tally: collections.Counter[str] = collections.Counter()
-    failures: collections.Counter[str] = collections.Counter()
-    runs = 0
-    slowest = 0.0
+    if mode != "sidefiles":
+        for item in pool:
+            if "validate" in item.commands:
+                plans[item.domain] = _reference_plan(item, timeout)
+    tally = Tally(out, seed)
     end = time.monotonic() + minutes * 60
     out.mkdir(parents=True, exist_ok=True)
     while time.monotonic() < end:
-        item = rng.choice(pool)
-        command = rng.choice(item.commands)
-        originals = {"domain": item.domain.read_text(encoding="utf-8", errors="replace"),
-                     "problem": item.problem.read_text(encoding="utf-8", errors="replace"),
-                     "plan": plans.get(item.domain, "")}
-        which = rng.choice(("domain", "problem", "plan") if command == "validate"
-                           else ("domain", "problem"))
-        with tempfile.TemporaryDirectory() as folder:
-            files = {}
-            for name, text in originals.items():
-                count = rng.choice((1, 1, 2, 3))  # light mutations reach grounding and search
-                data = mutate(text, rng, count) if name == which else text
-                path = Path(folder, f"{name}.pddl" if name != "plan" else "plan.txt")
-                path.write_bytes(data.encode("utf-8", "surrogatepass"))
-                files[name] = str(path)
-            argv = _argv(command, files, budget)
-            started = time.monotonic()
-            try:
-                done = subprocess.run(argv, capture_output=True, timeout=timeout, check=False,
-                                      cwd=folder)
-                code: int | None = done.returncode
-                err = done.stderr.decode("utf-8", "replace")
-            except subprocess.TimeoutExpired:
-                code, err = None, ""
-            seconds = time.monotonic() - started
-            slowest = max(slowest, seconds)
-            runs += 1
-            tally["timeout" if code is None else f"exit {code}"] += 1
-            reason = _failure(code, err)
-            if reason is not None:
-                failures[reason] += 1
-                case = out / f"failure-{runs:05d}"
-                shutil.copytree(folder, case)
-                (case / "command.txt").write_text(" ".join(argv[2:]) + "\n"
-                                                  f"# {reason}, {seconds:.1f} s, seed {seed}\n")
-                (case / "stderr.txt").write_text(err)
-    return {"runs": runs, "exit_codes": dict(tally), "failures": dict(failures),
-            "slowest_seconds": round(slowest, 1), "seeds": len(pool), "saved_to": str(out)}
+        if mode == "sidefiles" or (mode == "all" and rng.random() < 0.5):
+            _sidefile_run(tally, rng, timeout, budget)
+        else:
+            _pddl_run(tally, rng, rng.choice(pool), plans, timeout, budget)
+    return tally.report(len(pool))
 
 
 def main() -> int:
@@ -175,9 +246,13 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="wall-clock limit per run in seconds (a longer run is a failure)")
     parser.add_argument("--budget", type=float, default=5.0,
-                        help="--max-seconds given to plan and summarize")
+                        help="--max-seconds given to every command that takes one")
+    parser.add_argument("--mode", choices=("pddl", "sidefiles", "all"), default="all",
+                        help="mutated PDDL/plan files, hostile side files and options, or "
+                             "both (default)")
     args = parser.parse_args()
-    report = campaign(args.minutes, args.seed, args.out, args.timeout, args.budget)
+    report = campaign(args.minutes, args.seed, args.out, args.timeout, args.budget,
+                      args.mode)
     print(json.dumps(report, indent=2))
     return 1 if report["failures"] else 0
 

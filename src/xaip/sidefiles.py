@@ -131,7 +131,8 @@ def _remember(path: str | Path, info: os.stat_result) -> None:
 
 
 def _refuse(name: str, what: str, reason: str) -> InputError:
-    return InputError(f"{name}: {reason}, expected a {what}")
+    article = "an" if what[:1] in "aeiou" else "a"
+    return InputError(f"{name}: {reason}, expected {article} {what}")
 
 
 def read_bytes(path: str | Path, kind: str = "text") -> bytes:
