@@ -38,7 +38,7 @@ def test_files_variant_and_vocabulary(capsys: pytest.CaptureFixture[str]) -> Non
     code, out, _ = run(capsys, "why-not", "sokoban-switch", "--level", str(D / "switch-2.txt"),
                        "--plan", str(D / "switch-2.plan.txt"), "--foil",
                        str(D / "switch-2.foil.txt"), "--budget", "500", "--json")
-    assert code == 0 and json.loads(out)["failed_step"] == 9
+    assert code == 0 and json.loads(out)["failed_step"] == 10  # 1-based, as a person reads it
     code, out, _ = run(capsys, "why-not", "sokoban-switch", "--vocabulary",
                        str(D / "switch-incomplete.json"))
     assert code == 1 and "incomplete" in out

@@ -134,7 +134,27 @@ def test_json_has_the_issue_fields() -> None:
     for key in ("foil_outcome", "failed_step", "action", "concepts", "confidence", "samples",
                 "seconds", "status", "verified", "text"):
         assert key in payload
-    assert payload["failed_step"] == 0 and payload["concepts"] == ["switch-on"]
+    # the first step fails: numbered 1 in JSON as in the text (issue 21), and said so
+    assert payload["failed_step"] == 1 and payload["steps_numbered_from"] == 1
+    assert payload["concepts"] == ["switch-on"] and "step 1," in payload["text"]
+
+
+def test_cost_claims_number_steps_from_one_in_json_text_and_pictures() -> None:
+    from xaip.planning.semantics import STEP_NUMBERING
+    from xaip.render import render
+    from xaip.render.concepts import _label
+
+    query = bundled("sokoban-switch", variant="cost")
+    result = why_not(query.sim, query.plan, query.foil, query.vocabulary)
+    payload = result.to_dict()
+    assert payload["steps_numbered_from"] == STEP_NUMBERING["steps_numbered_from"]
+    named = [c for c in result.claims if c.concepts]
+    assert named
+    first = named[0]
+    assert payload["claims"][first.step]["step"] == first.step + 1
+    assert f"(step {first.step + 1})" in result.text
+    assert f"step {first.step + 1}: {first.action}" in render(result)
+    assert any(line.startswith(f"step {first.step + 1}:") for line in _label(result))
 
 
 def test_checker_rejects_wrong_explanations() -> None:

@@ -102,7 +102,7 @@ def test_cli_bundled_pair_files(capsys: pytest.CaptureFixture[str]) -> None:
     out = json.loads(capsys.readouterr().out)
     assert code == 0
     assert out["status"] == "found" and out["verified"] is True
-    assert out["concepts"] == ["not-on-ladder"] and out["failed_step"] == 2
+    assert out["concepts"] == ["not-on-ladder"] and out["failed_step"] == 3
 
 
 def test_cli_bad_input(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:

@@ -35,10 +35,15 @@ from typing import Any
 from xaip.concepts.results import COSTLIER, INVALID_FOIL, NOT_WORSE, Query, WhyNot
 from xaip.concepts.simulator import Invalid
 from xaip.contract import CheckReport
+from xaip.planning.semantics import step_number
 from xaip.runtime import Status
 
 MAX_STATES = 200_000
 FRESH_SAMPLES = 200  # fresh states for simulators that say ``enumerable = False``
+
+
+def _number(index: int | None) -> str:
+    return "none" if index is None else str(step_number(index))
 
 
 def _all_states(sim: Any, limit: int) -> list[Hashable] | None:
@@ -103,7 +108,7 @@ def check(query: Query, result: WhyNot, max_states: int = MAX_STATES) -> CheckRe
     plan_states, plan_cost, plan_fail = _replay(sim, query.plan)
     foil_states, foil_cost, foil_fail = _replay(sim, query.foil)
     if plan_fail is not None:
-        return CheckReport(False, f"the plan fails at step {plan_fail}")
+        return CheckReport(False, f"the plan fails at step {step_number(plan_fail)}")
     if plan_cost != result.plan_cost:
         return CheckReport(False, f"the plan costs {plan_cost}, not {result.plan_cost}")
     if result.foil_outcome == NOT_WORSE:
@@ -121,8 +126,8 @@ def check(query: Query, result: WhyNot, max_states: int = MAX_STATES) -> CheckRe
                                  "enumerate")
     if result.foil_outcome == INVALID_FOIL:
         if foil_fail != result.failed_step or query.foil[foil_fail or 0] != result.action:
-            return CheckReport(False, f"the foil fails at step {foil_fail}, not "
-                                      f"{result.failed_step}")
+            return CheckReport(False, f"the foil fails at step {_number(foil_fail)}, not "
+                                      f"{_number(result.failed_step)}")
         return _check_precondition(sim, vocab, states, foil_states[-1], result)
     if result.foil_outcome != COSTLIER or foil_fail is not None or foil_cost <= plan_cost:
         return CheckReport(False, f"the foil is not costlier ({foil_cost} against "
@@ -183,7 +188,8 @@ def _check_cost(sim: Any, vocab: Any, states: list[Hashable], foil: Sequence[str
         concepts = [vocab[name] for name in claim.concepts]
         state = foil_states[claim.step]
         if not all(c.truth(state) for c in concepts):
-            return CheckReport(False, f"step {claim.step}: not all of {claim.concepts} hold")
+            return CheckReport(False, f"step {step_number(claim.step)}: not all of "
+                                      f"{claim.concepts} hold")
         for other, cost in table(claim.action):
             if cost < claim.at_least and all(c.truth(other) for c in concepts):
                 return CheckReport(False, f"{claim.action} costs {cost} < {claim.at_least} "

@@ -18,6 +18,7 @@ from xaip.concepts.search import Claim, find_cost_explanation, find_precondition
 from xaip.concepts.simulator import BlackBox, Trace, run_trace
 from xaip.concepts.vocabulary import Vocabulary
 from xaip.errors import InputError
+from xaip.planning.semantics import step_number
 from xaip.runtime import Budget, BudgetClock, Executor, Status, get_executor
 from xaip.runtime.budget import as_clock
 from xaip.runtime.progress import Progress, report
@@ -35,7 +36,7 @@ def classify(sim: BlackBox, plan: Sequence[str], foil: Sequence[str]) -> tuple[s
         raise InputError("the foil is the plan itself: give a different action sequence")
     plan_trace = run_trace(sim, plan)
     if not plan_trace.valid:
-        raise InputError(f"the plan fails at step {plan_trace.failed_step} "
+        raise InputError(f"the plan fails at step {step_number(plan_trace.failed_step or 0)} "
                          f"({plan[plan_trace.failed_step or 0]}): explain a working plan")
     foil_trace = run_trace(sim, foil)
     if not foil_trace.valid:

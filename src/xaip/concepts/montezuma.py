@@ -124,7 +124,7 @@ class Montezuma:
                     outcome = self.step(state, action)
                     if isinstance(outcome, Invalid):
                         raise InputError(f"the screen-{self.screen} route fails at step "
-                                         f"{number} ({action}): is this ale-py 0.12.1?")
+                                         f"{number + 1} ({action}): is this ale-py 0.12.1?")
                     following = outcome[0]
                     assert isinstance(following, MontezumaState)
                     state = following

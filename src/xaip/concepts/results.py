@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.concepts.search import Claim
+from xaip.planning.semantics import STEP_NUMBERING, step_number
 from xaip.runtime import Status
 
 INVALID_FOIL, COSTLIER, NOT_WORSE = "invalid", "costlier", "not_worse"
@@ -21,7 +22,8 @@ INVALID_FOIL, COSTLIER, NOT_WORSE = "invalid", "costlier", "not_worse"
 class WhyNot:
     """Why the plan is preferred over the foil, in the user's concepts.
 
-    ``foil_outcome`` is ``invalid`` (the foil fails at ``failed_step``, 0-based, trying
+    ``foil_outcome`` is ``invalid`` (the foil fails at ``failed_step``, a 0-based index
+    here and a 1-based step number wherever a person reads it, JSON included, trying
     ``action``), ``costlier`` (by ``foil_cost - plan_cost``) or ``not_worse``. For an
     invalid foil ``concepts`` holds the missing precondition (one concept); for a costlier
     one, the concepts of the cost claims. ``incomplete`` says that no concept of the
@@ -54,7 +56,8 @@ class WhyNot:
             "env": self.env,
             "variant": self.variant,
             "foil_outcome": self.foil_outcome,
-            "failed_step": self.failed_step,
+            **STEP_NUMBERING,
+            "failed_step": None if self.failed_step is None else step_number(self.failed_step),
             "action": self.action,
             "concepts": list(self.concepts),
             "confidence": self.confidence,
@@ -79,6 +82,10 @@ def _num(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+def _step(index: int | None) -> str:
+    return "?" if index is None else str(step_number(index))
+
+
 def _conf(value: float | None) -> str:
     return "" if value is None else f" (confidence {value:.3f})"
 
@@ -91,7 +98,7 @@ def sentence(result: WhyNot) -> str:
         return (f"The foil is not worse than the plan (cost {_num(result.foil_cost)} against "
                 f"{_num(result.plan_cost)}): there is nothing to explain.")
     if result.foil_outcome == INVALID_FOIL:
-        where = f"The foil fails at step {_num(result.failed_step)}, `{result.action}`"
+        where = f"The foil fails at step {_step(result.failed_step)}, `{result.action}`"
         if result.action == "reach-goal":
             return f"{where}: it ends without reaching the goal.{unfinished}"
         if result.incomplete:
@@ -115,7 +122,7 @@ def sentence(result: WhyNot) -> str:
                 f"{_num(sum(c.at_least for c in result.claims))} whatever holds.{unfinished}")
     parts = [f"`{c.action}` where {' and '.join(f'`{n}`' for n in c.concepts)} "
              f"hold{'s' if len(c.concepts) == 1 else ''} costs at least {_num(c.at_least)} "
-             f"(step {c.step})" for c in named]
+             f"(step {step_number(c.step)})" for c in named]
     return f"{head}: {'; '.join(parts)}{_conf(result.confidence)}.{unfinished}"
 
 

@@ -23,6 +23,7 @@ from xaip.concepts.confidence import (
 )
 from xaip.concepts.sampling import Sample
 from xaip.concepts.vocabulary import Vocabulary
+from xaip.planning.semantics import step_number
 from xaip.runtime import BudgetClock
 
 #: A cost bound is claimed only when it is more likely than not.
@@ -118,9 +119,10 @@ def _finding(vocab: Vocabulary, posterior: dict[int, float], exhausted: bool, dr
 
 @dataclass(frozen=True)
 class Claim:
-    """``action`` at foil step ``step`` costs at least ``at_least`` wherever ``concepts``
-    hold; ``confidence`` is ``None`` for the concept-free baseline (the action's observed
-    minimum cost anywhere)."""
+    """``action`` at foil step ``step`` (a 0-based index; :meth:`to_dict` and every text
+    give the 1-based step number) costs at least ``at_least`` wherever ``concepts`` hold;
+    ``confidence`` is ``None`` for the concept-free baseline (the action's observed minimum
+    cost anywhere)."""
 
     step: int
     action: str
@@ -129,8 +131,9 @@ class Claim:
     confidence: float | None
 
     def to_dict(self) -> dict[str, object]:
-        return {"step": self.step, "action": self.action, "concepts": list(self.concepts),
-                "at_least": self.at_least, "confidence": self.confidence}
+        return {"step": step_number(self.step), "action": self.action,
+                "concepts": list(self.concepts), "at_least": self.at_least,
+                "confidence": self.confidence}
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from xaip.agents.png import Colour, draw_cells, encode_png
 from xaip.concepts.results import WhyNot
 from xaip.concepts.teach import Teaching
 from xaip.errors import InputError
+from xaip.planning.semantics import step_number
 from xaip.render import renderer
 
 _COLOURS: dict[str, list[Colour]] = {
@@ -42,7 +43,7 @@ def why_not_text(result: WhyNot) -> str:
         lines.append(f"  other candidates: {rest}")
     for claim in result.claims:
         if claim.concepts:
-            lines.append(f"  step {claim.step}: {claim.action} where "
+            lines.append(f"  step {step_number(claim.step)}: {claim.action} where "
                          f"{' and '.join(claim.concepts)} costs at least {claim.at_least:g}"
                          + ("" if claim.confidence is None
                             else f" (confidence {claim.confidence:.4f})"))
@@ -124,7 +125,7 @@ def _montezuma_png(result: WhyNot, scale: int = 2) -> bytes:
 def _label(result: WhyNot) -> list[str]:
     """The caption: where the foil fails (or costs more) and the explaining concepts."""
     if result.foil_outcome == "invalid":
-        head = f"step {result.failed_step}: {result.action} fails"
+        head = f"step {step_number(result.failed_step or 0)}: {result.action} fails"
         if result.incomplete:
             return [head, "vocabulary incomplete"]
         if result.concepts:
@@ -134,7 +135,7 @@ def _label(result: WhyNot) -> list[str]:
     if not named:
         return [f"foil costs {result.foil_cost:g} > {result.plan_cost:g}"]
     claim = named[0]
-    return [f"step {claim.step}: {claim.action}", f"{' '.join(claim.concepts)}: "
+    return [f"step {step_number(claim.step)}: {claim.action}", f"{' '.join(claim.concepts)}: "
             f"cost >= {claim.at_least:g}"]
 
 
