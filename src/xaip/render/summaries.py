@@ -21,6 +21,7 @@ from xaip.planning.pddl.model import Atom
 from xaip.planning.task import bits
 from xaip.render import renderer
 from xaip.render.dot import Graph, transitive_reduction
+from xaip.runtime.status import Status
 from xaip.summaries.drill import DrillDown
 from xaip.summaries.exact import completions
 from xaip.summaries.hierarchy import Hierarchy
@@ -45,6 +46,9 @@ _LABEL = {
 def narration(summary: PolicySummary) -> str:
     """The English summary of a finished summary; for an unfinished one, what stopped it."""
     chosen = summary.policy_landmarks
+    if summary.status == Status.UNSOLVABLE:
+        return (f"Policy summary for '{summary.task.name}': no policy reaches the goal from "
+                "the initial state, so there is nothing to summarise.")
     if (summary.graph is None or chosen is None or summary.model is None
             or summary.hierarchy is None or summary.goal_probability is None):
         return (f"Policy summary for '{summary.task.name}': budget exhausted during "
@@ -82,6 +86,10 @@ def narrate(
         f"Policy summary for '{ptask.name}' ({len(graph.states)} reachable states, "
         f"goal reached with probability {goal_probability:.3g}):"
     ]
+    if ptask.is_goal(ptask.init):
+        lines.append("The goal holds in the initial state: the policy has nothing to do, so "
+                     "there are no subgoals.")
+        return "\n".join(lines)
     if not hierarchy.chain and not hierarchy.dropped:
         lines.append(
             "No subgoal is shared by every execution that reaches the goal: "
@@ -208,6 +216,10 @@ def summary_text(summary: PolicySummary) -> str:
 
 
 def _status_line(summary: PolicySummary) -> str:
+    if summary.status == Status.UNSOLVABLE:
+        verdict = ("verified: " if summary.verified else "NOT verified: ") \
+            + (summary.check_details or "not checked")
+        return f"Status: unsolvable; {verdict}"
     if not summary.status.finished:
         return f"Status: budget exhausted (during {summary.stopped_in}); not verified"
     if summary.verified:

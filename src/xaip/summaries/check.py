@@ -15,6 +15,10 @@ What it does, for a :class:`~xaip.summaries.summary.PolicySummary`:
 3. recomputes the goal probability and Proposition 3 (the hierarchical policy's value
    equals the policy's value) on the rebuilt graph.
 
+For an ``unsolvable`` summary (no policy reaches the goal) it enumerates every state
+reachable by any action and outcome (:func:`~xaip.planning.mdp.reachable_states`, not the
+solver) and requires that none is a goal state.
+
 For a :class:`~xaip.summaries.drill.DrillDown` it rebuilds each leg's graph and checks
 each leg's landmarks the same way, and the common landmarks as their intersection.
 
@@ -33,9 +37,16 @@ from dataclasses import replace
 
 from xaip.contract import CheckReport, checker_budget_report
 from xaip.planning.landmarks import BudgetExhausted
-from xaip.planning.mdp import Policy, PolicyGraph, policy_graph, state_values
+from xaip.planning.mdp import (
+    Policy,
+    PolicyGraph,
+    policy_graph,
+    reachable_states,
+    state_values,
+)
 from xaip.planning.mdp.budgets import as_clock
 from xaip.runtime.budget import Budget, BudgetClock
+from xaip.runtime.status import Status
 from xaip.summaries.drill import DrillDown, leg_task
 from xaip.summaries.exact import LandmarkCheck, check_landmarks
 from xaip.summaries.hierarchy import check_hierarchy
@@ -64,6 +75,8 @@ def landmark_checks(
     policy: Policy, result: PolicySummary, clock: BudgetClock
 ) -> tuple[CheckReport, tuple[LandmarkCheck, ...]]:
     """:func:`check` for a summary, also returning the per-set comparisons."""
+    if result.status == Status.UNSOLVABLE:
+        return _check_unsolvable(policy, result, clock), ()
     if result.graph is None or result.concise is None or result.model is None \
             or result.hierarchy is None:
         return CheckReport(None, f"unfinished summary (stopped in {result.stopped_in})"), ()
@@ -95,6 +108,21 @@ def landmark_checks(
     return CheckReport(True, f"{len(checks)} landmark sets sound (complete set exact), goal "
                              "probability and Proposition 3 confirmed on the rebuilt "
                              "policy graph"), checks
+
+
+def _check_unsolvable(policy: Policy, result: PolicySummary, clock: BudgetClock) -> CheckReport:
+    """"No policy reaches the goal": every state reachable by any action and outcome is
+    enumerated (goal states are not expanded), and none is a goal state."""
+    ptask = policy.task
+    space = reachable_states(ptask, budget=clock)
+    if not space.complete:
+        return checker_budget_report("enumerating the reachable states")
+    goals = [s for s in space.states if ptask.is_goal(s)]
+    if goals:
+        return CheckReport(False, f"the goal is reachable: {len(goals)} reachable goal "
+                                  f"states, e.g. [{' '.join(ptask.state_key(goals[0]))}]")
+    return CheckReport(True, f"no goal state among the {len(space.states)} states reachable "
+                             "by any policy")
 
 
 def _same_graph(graph: PolicyGraph, reported: PolicyGraph) -> list[str]:

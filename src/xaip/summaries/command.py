@@ -5,9 +5,11 @@
 
 Without DOMAIN and PROBLEM the bundled travel-to-the-airport example is summarised.
 Exit codes: 0 summary produced (and verified, unless --no-check); 1 budget exhausted (one
-budget covers solving, the policy graph and its dead ends, compilations, landmarks and the
-check) or the independent check failed; 2 bad input (unreadable or unsupported PPDDL, a
-policy file that does not fit the problem, no policy that reaches the goal, bad numbers).
+budget covers solving, the policy graph and its dead ends, compilations and landmarks; the
+checker gets the same limits afresh), "unverified: checker budget", the independent check
+failed, or the task is unsolvable (no policy reaches the goal; status ``unsolvable``); 2
+bad input (unreadable or unsupported PPDDL, a policy file that does not fit the problem or
+never reaches the goal, bad numbers).
 Every ``--json`` output has ``status`` and ``verified``.
 """
 
@@ -182,6 +184,8 @@ def run(args: argparse.Namespace) -> int:
         if dot_note:
             parts.append(dot_note)
         print("\n".join(parts))
+    if summary.status == Status.UNSOLVABLE:
+        return EXIT_NEGATIVE  # a negative answer, like an unsolvable planning task
     return EXIT_OK if finished and (verified or args.no_check) else EXIT_NEGATIVE
 
 

@@ -70,14 +70,16 @@ PHASES = ("solving", "policy graph", "concise landmarks", "complete landmarks",
 class PolicySummary:
     """Everything TLdR says about one policy (a conforming explainer result).
 
-    ``status`` is ``found`` when every phase finished and ``budget_exhausted`` when the
-    budget ran out in phase ``stopped_in``; then the fields of later phases are ``None``
-    and nothing is claimed about them. ``concise`` / ``complete`` / ``model`` are the
-    landmark sets computed (``complete`` is ``None`` when skipped); ``policy_landmarks``
-    is the one the summary is built from (``compilation`` says which). ``hierarchy`` and
-    ``value`` are section 6 and Proposition 3; ``checks`` compare each set with the exact
-    answer on the policy graph (empty when not checked) and ``verified`` says the
-    independent checker confirmed the finished summary. ``policy`` and ``task`` are what
+    ``status`` is ``found`` when every phase finished, ``unsolvable`` when the policy was
+    solved for and no policy reaches the goal from the initial state (then there are no
+    landmarks; the checker confirms that no goal state is reachable), and
+    ``budget_exhausted`` when the budget ran out in phase ``stopped_in``; then the fields of
+    later phases are ``None`` and nothing is claimed about them. ``concise`` / ``complete``
+    / ``model`` are the landmark sets computed (``complete`` is ``None`` when skipped);
+    ``policy_landmarks`` is the one the summary is built from (``compilation`` says which).
+    ``hierarchy`` and ``value`` are section 6 and Proposition 3; ``checks`` compare each set
+    with the exact answer on the policy graph (empty when not checked) and ``verified`` says
+    the independent checker confirmed the finished summary. ``policy`` and ``task`` are what
     was summarised (kept so that :meth:`to_dict` needs no arguments); ``phrases`` the
     predicate templates for the English text; ``solver`` what the solver reported when the
     call solved the task itself. ``seconds`` is the total time, ``timings`` per phase.
@@ -383,6 +385,13 @@ def _analyse(run: _Run, policy: Policy, graph: PolicyGraph | None, fields: dict[
     if graph is None:
         graph = policy_graph(ptask, policy, budget=clock)
     fields["graph"] = graph
+    if fields.get("solver") is not None and not graph.goal_states \
+            and not ptask.is_goal(ptask.init):
+        # The solver prices dead ends, so its policy reaches the goal whenever some policy
+        # can: none does. Claimed as "unsolvable" and checked on the whole state space.
+        fields["goal_probability"] = 0.0
+        run.done("policy graph")
+        return _unsolvable(run, policy, fields, check)
     _require_goal_reaching(ptask, policy, graph)
     dead_end_cost = fields["dead_end_cost"]
     fields["goal_probability"] = state_values(
@@ -412,3 +421,17 @@ def _analyse(run: _Run, policy: Policy, graph: PolicyGraph | None, fields: dict[
     fields.update(checks=checks, check_details=report_.details)
     return with_check(run.finish(policy, fields, Status.FOUND), report_)
 
+
+def _unsolvable(run: _Run, policy: Policy, fields: dict[str, Any], check: bool) -> PolicySummary:
+    """The answer for a task no policy solves: status ``unsolvable``, no landmarks (they
+    would be vacuous), verified when the checker finds no goal state reachable at all."""
+    result = run.finish(policy, fields, Status.UNSOLVABLE)
+    if not check:
+        return result
+    from xaip.summaries.check import landmark_checks  # the checker imports this module
+
+    run.phase("checking")
+    report_, _ = landmark_checks(policy, result, run.clock.budget.start())
+    run.timings["checking"] = time.perf_counter() - run.mark
+    fields["check_details"] = report_.details
+    return with_check(run.finish(policy, fields, Status.UNSOLVABLE), report_)
