@@ -3,10 +3,13 @@
 Why: the searches prune by bounds and walk Pareto fronts; the only convincing evidence
 that they return an optimal pair is to enumerate *all* pairs on small instances and
 compare. Nothing here is shared with the searches beyond the candidate list and the
-PDDL/feature machinery: each updated model ``M^R_h + E`` is rebuilt as lifted PDDL and
-grounded afresh, its optimum found by uniform-cost search, and the robot's plans listed
-by plan enumeration (:func:`xaip.planning.search.enumerate.all_plans`; a plan ends at the
-first state where the robot's goal holds, the convention of the product-model planner).
+PDDL/feature machinery (it shares the checker's lifted model update and uniform-cost
+optimum; ``tests/differential/balanced.py`` has an oracle that shares nothing); every
+model is priced by :mod:`xaip.planning.semantics` through the grounder. Each updated
+model ``M^R_h + E`` is rebuilt as lifted PDDL and grounded afresh, its optimum found by
+uniform-cost search, and the robot's plans listed by plan enumeration
+(:func:`xaip.planning.search.enumerate.all_plans`; a plan ends at the first state where
+the robot's goal holds, the convention of the product-model planner).
 
 The robot plans considered are those within a cost bound that provably contains every
 optimal pair: the pair (robot-optimal plan, every difference explained) scores
@@ -21,7 +24,6 @@ import math
 from dataclasses import dataclass
 
 from xaip.balanced.check import optimum, updated_model
-from xaip.balanced.evaluate import plan_cost
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import objective_value
 from xaip.planning.grounding import ground
@@ -117,4 +119,17 @@ def _human_cost(problem: BalancedProblem, human_task: Task, domain: Domain, upda
         from xaip.balanced.epistemic import watched_cost
 
         return watched_cost(problem, domain, updated, plan)
-    return plan_cost(human_task, plan)
+    return _simulate(human_task, plan)
+
+
+def _simulate(task: Task, plan: tuple[str, ...]) -> int | None:
+    """The cost of ``plan`` in ``task`` (``None``: not a plan there), by plain execution:
+    the oracle shares no plan-costing code with the searches it tests."""
+    state, cost = task.init, 0
+    for name in plan:
+        action = next((task.actions[i] for i in task.action_index.get(name, ())
+                       if task.actions[i].applicable(state)), None)
+        if action is None:
+            return None
+        state, cost = task.close(action.apply(state)), cost + action.cost
+    return cost if task.is_goal(state) else None
