@@ -21,6 +21,8 @@ from xaip.planning.pddl.model import OBJECT, Atom, Domain, FunctionTerm, Problem
 from xaip.planning.plans import PlanStep
 from xaip.planning.semantics import counts_action_costs
 from xaip.reconcile.problem import MRP
+from xaip.runtime import Budget, BudgetClock
+from xaip.runtime.budget import as_clock
 
 _K = FeatureKind
 
@@ -35,6 +37,8 @@ class CheckResult:
     plan_cost: int | None
     optimal_cost: int | None
     reason: str
+    #: A plan cheaper than the checked one (ground action names), when one was found.
+    cheaper_plan: tuple[str, ...] | None = None
 
 
 def _objects(domain: Domain, problem: Problem) -> dict[str, str]:
@@ -88,13 +92,16 @@ def _holds(atom: Atom, state: frozenset[Atom]) -> bool:
 
 
 def brute_force_complete(
-    mrp: MRP, edits: Iterable[Edit], max_states: int = 200_000
+    mrp: MRP, edits: Iterable[Edit], budget: Budget | BudgetClock | None = None
 ) -> CheckResult:
     """The same question as :func:`is_complete`, answered by direct interpretation.
 
     Lifted edits change schemas; grounded edits (whose parameters are objects) change
-    one ground action. Semantics of both follow ``update_features``.
+    one ground action. Semantics of both follow ``update_features``. ``budget`` (a
+    running clock is shared) bounds the Dijkstra search: one node per expanded state;
+    when it runs out, ``complete`` is ``None``.
     """
+    clock = as_clock(budget)
     edits = list(edits)
     lifted = [e for e in edits if not (e.feature.is_action_feature and e.feature.parameters
                                        and not e.feature.is_lifted)]
@@ -145,6 +152,7 @@ def brute_force_complete(
     if not is_goal(state):
         return CheckResult(False, False, None, None, "the goal is not reached")
     best: dict[frozenset[Atom], int] = {init: 0}
+    parent: dict[frozenset[Atom], tuple[frozenset[Atom], str]] = {}
     frontier: list[tuple[int, int, frozenset[Atom]]] = [(0, 0, init)]
     tie = itertools.count(1)
     op_list = sorted(ops.values(), key=lambda o: o.name)
@@ -154,17 +162,24 @@ def brute_force_complete(
             continue
         if cost >= plan_cost:
             break
+        if not clock.charge():
+            return CheckResult(None, True, plan_cost, None, "the checker's budget ran out")
         if is_goal(current):
+            steps: list[str] = []
+            at = current
+            while at in parent:
+                at, name = parent[at]
+                steps.append(name)
             return CheckResult(False, True, plan_cost, cost,
-                               f"a plan of cost {cost} beats the plan's {plan_cost}")
+                               f"a plan of cost {cost} beats the plan's {plan_cost}",
+                               tuple(reversed(steps)))
         for op in op_list:
             if applicable(op, current):
                 successor = (current - op.delete) | op.add
                 new_cost = cost + op.cost
                 if new_cost < best.get(successor, new_cost + 1):
                     best[successor] = new_cost
-                    if len(best) > max_states:
-                        return CheckResult(None, True, plan_cost, None, "too many states")
+                    parent[successor] = (current, op.name)
                     heapq.heappush(frontier, (new_cost, next(tie), successor))
     return CheckResult(True, True, plan_cost, plan_cost, "valid and optimal")
 
@@ -196,3 +211,18 @@ def _make_op(action: str, args: tuple[str, ...], features: set[Feature],
         return None
     return _Op(" ".join((action, *args)), frozenset(pre), frozenset(neg), frozenset(add),
                frozenset(delete - add), int(cost))
+
+
+def ground_candidates(mrp: MRP, lifted: Iterable[Edit]) -> list[tuple[Edit, Edit]]:
+    """Every ground instance of each lifted action edit (type-consistent objects), with the
+    lifted edit it comes from; problem edits stay as they are. The candidates of a
+    grounded explanation, enumerated here without the model space."""
+    out: list[tuple[Edit, Edit]] = []
+    for edit in lifted:
+        feature = edit.feature
+        if not feature.is_action_feature or not feature.parameters:
+            out.append((edit, edit))
+            continue
+        for args in _instances(mrp, feature.action):
+            out.append((Edit(_instantiate(feature, args), edit.op), edit))
+    return out

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from xaip.contract import CheckReport, with_check
+from xaip.contract import with_check
 from xaip.errors import InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.features import Edit, Feature, model_diff, model_features
@@ -188,16 +188,8 @@ class ConformantExplainer:
     def _checked(self, result: Any) -> Any:
         """``result`` checked by :func:`xaip.reconcile.checks.check` within what is left."""
         began = time.perf_counter()
-        budget = self.check_budget
-        if budget is None:
-            clock = self._clock or self.budget.start()
-            left = None if self.budget.max_seconds is None else \
-                self.budget.max_seconds - clock.elapsed()
-            budget = Budget(max_seconds=left)
-        if budget.max_seconds is not None and budget.max_seconds <= 0:
-            outcome = CheckReport(None, "no time left in the budget to check the answer")
-        else:
-            outcome = check(self.amrp, result, budget)
+        # the checker runs under the same budget as the search, started afresh
+        outcome = check(self.amrp, result, self.check_budget or self.budget)
         checked = with_check(result, outcome)
         return replace(checked, check=outcome,
                        seconds=result.seconds + time.perf_counter() - began,
@@ -252,7 +244,7 @@ class ConformantExplainer:
                     found = ConformantExplanation(
                         edits=edits, robustness=None, robustness_before=None,
                         status=Status.FOUND, seconds=time.perf_counter() - start,
-                        completions=total,
+                        completions=total, annotation_cost=self.annotation_cost,
                         stats={"nodes": nodes, "goal_tests": self.goal_tests - tests_before})
                     return self._with_robustness(self._checked(found))
                 last = subset[-1] if subset else -1

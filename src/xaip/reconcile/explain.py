@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from xaip.contract import CheckReport, with_check
+from xaip.contract import with_check
 from xaip.errors import InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine
 from xaip.planning.features import Feature
@@ -73,6 +73,7 @@ class Explainer:
         engine: str | Engine = DEFAULT_ENGINE,
     ) -> None:
         self.mrp = mrp
+        self.edit_costs = dict(edit_costs or {})
         self.budget = budget or DEFAULT_BUDGET
         self.clock = self.budget.start()
         self.space = ModelSpace(mrp.robot_domain, mrp.robot_problem, mrp.human_domain,
@@ -188,18 +189,14 @@ class Explainer:
             foils=tuple(foils), engine=self.engine, updated_domain=updated,
             expected_plan=expected_plan,
             expected_plan_cost=self.before.alternative_cost if expected_plan else None,
-            expected_plan_after=after)
+            expected_plan_after=after,
+            edit_costs=tuple(sorted(self.edit_costs.items())))
         return self._checked(result, check_budget)
 
     def _checked(self, result: Explanation, check_budget: Budget | None) -> Explanation:
         began = time.perf_counter()
-        left = remaining(self.budget, self.clock)
-        if check_budget is None:
-            check_budget = Budget(max_seconds=left.max_seconds)
-        if check_budget.max_seconds is not None and check_budget.max_seconds <= 0:
-            outcome = CheckReport(None, "no time left in the budget to check the answer")
-        else:
-            outcome = check(self.mrp, result, check_budget)
+        # the checker runs under the same budget as the search, started afresh
+        outcome = check(self.mrp, result, check_budget or self.budget)
         checked = with_check(result, outcome)
         return dataclasses.replace(checked, check=outcome,
                                    seconds=result.seconds + time.perf_counter() - began,

@@ -16,7 +16,7 @@ from typing import Any
 
 from xaip.contract import CheckReport
 from xaip.planning.engines import DEFAULT_ENGINE
-from xaip.planning.features import Edit
+from xaip.planning.features import Edit, Feature
 from xaip.planning.features.sentences import sentence
 from xaip.reconcile.annotated import Possible
 from xaip.reconcile.goals import Foil
@@ -64,6 +64,9 @@ class Explanation:
     expected_plan_cost: int | None = None
     expected_plan_after: str = ""
     check: CheckReport | None = None
+    #: The edit costs the search minimised (lifted feature -> cost; others cost 1), so the
+    #: checker proves minimality under the same costs.
+    edit_costs: tuple[tuple[Feature, int], ...] = field(default=(), repr=False)
 
     @property
     def size(self) -> int:
@@ -134,6 +137,8 @@ class ConformantExplanation:
     verified: bool = False
     stats: Mapping[str, int | float] = field(default_factory=dict)
     check: CheckReport | None = None
+    #: What telling a possible feature costs (a known edit costs 1): what was minimised.
+    annotation_cost: float = 1.0
 
     @property
     def size(self) -> int:

@@ -1,0 +1,264 @@
+"""Checking every claim of an :class:`~xaip.reconcile.results.Explanation` (known model).
+
+What each type claims, and how the checker confirms it (each under the same budget as the
+search, started afresh: ``max_nodes`` per search, ``max_seconds`` for the whole check):
+
+* every type: the plan's cost in the human model before the explanation, the human's
+  optimal cost then (uniform-cost search), and the expected plan's cost (validation);
+* ``mce``: complete (the plan is valid and optimal in the updated model) and *minimal*
+  (no edit set of lower edit cost, or equal cost and fewer edits, is complete:
+  :mod:`.check_minimal`);
+* ``mme``: complete, *monotonic* (every superset within the model difference is complete,
+  all of them checked) and minimal (no set with one edit fewer is monotonic; monotonic
+  sets are closed under supersets, so none smaller is either);
+* ``contrastive``: the plan is valid and no foil is cheaper in the updated model, and no
+  cheaper edit set does that;
+* ``ppe``/``mpe``: the edits are the plan patch / the whole difference, and the reported
+  completeness is what holds;
+* ``approx``: the book's proxies C1 (valid), C2 (the expected plan invalid or no cheaper)
+  and C3 (every step supports a causal link), and the reported completeness. Minimality
+  is not claimed.
+
+A check that runs out of budget raises :class:`~xaip.errors.BudgetExhausted`, which
+:func:`xaip.contract.run_checker` turns into "unverified: checker budget".
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Sequence
+
+from xaip.contract import CheckReport
+from xaip.errors import BudgetExhausted
+from xaip.planning.features import Edit, model_diff
+from xaip.planning.plans import PlanStep, validate
+from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
+from xaip.reconcile.check_minimal import prove_minimal
+from xaip.reconcile.checks import (
+    OWN_ENGINES,
+    cheaper_plan,
+    contrastive_verdict,
+    is_complete,
+    updated_model,
+)
+from xaip.reconcile.problem import MRP
+from xaip.reconcile.results import Explanation
+from xaip.runtime import Budget, BudgetClock
+
+
+class _Session:
+    """One check: the user's budget started afresh, handed to each search in turn."""
+
+    def __init__(self, mrp: MRP, result: Explanation, budget: Budget) -> None:
+        self.mrp, self.result, self.budget = mrp, result, budget
+        self.clock: BudgetClock = budget.start()
+
+    def search_budget(self) -> Budget:
+        """The node limit afresh (each search on its own), the check's seconds left."""
+        if self.budget.max_seconds is None:
+            return Budget(self.budget.max_nodes)
+        left = self.budget.max_seconds - self.clock.elapsed()
+        if left <= 0:
+            raise BudgetExhausted("the checker's time ran out")
+        return Budget(self.budget.max_nodes, left)
+
+    def proof_clock(self) -> BudgetClock:
+        return Budget(self.budget.max_nodes, None if self.budget.max_seconds is None else
+                      max(0.0, self.budget.max_seconds - self.clock.elapsed())).start()
+
+    def complete(self, edits: Sequence[Edit]) -> CheckResult:
+        if self.result.grounded:
+            outcome = brute_force_complete(self.mrp, edits, self.search_budget())
+        else:
+            outcome = is_complete(self.mrp, edits, self.search_budget(), self.result.engine)
+        if outcome.complete is None:
+            raise BudgetExhausted(outcome.reason)
+        return outcome
+
+    def method(self) -> str:
+        if self.result.grounded:
+            return "brute force: Dijkstra over sets of atoms"
+        return ("uniform-cost search on a fresh grounding" if self.result.engine in OWN_ENGINES
+                else f"{self.result.engine} on the lifted PDDL")
+
+    def candidates(self) -> tuple[list[Edit], list[int]]:
+        """The edits an explanation may use (the model difference, or its ground instances)
+        and their edit costs (a ground edit costs what its lifted edit costs)."""
+        mrp = self.mrp
+        lifted = list(model_diff(mrp.human_domain, mrp.robot_domain, mrp.human_problem,
+                                 mrp.robot_problem).edits())
+        pairs = ground_candidates(mrp, lifted) if self.result.grounded else \
+            [(e, e) for e in lifted]
+        table = dict(self.result.edit_costs)
+        return [edit for edit, _ in pairs], [table.get(source.feature, 1)
+                                             for _, source in pairs]
+
+
+def check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckReport:
+    """Check every claim of ``result`` (see the module docstring)."""
+    session = _Session(mrp, result, budget)
+    before = _check_before(session)
+    if before is not None:
+        return before
+    kind = result.type
+    if kind == "contrastive":
+        return _contrastive(session)
+    outcome = session.complete(result.edits)
+    method = session.method()
+    if kind in ("ppe", "mpe", "approx"):
+        return _patches(session, outcome, method)
+    if result.complete is not outcome.complete:
+        return CheckReport(False, f"the answer claims complete={result.complete}, but "
+                                  f"{outcome.reason} ({method})")
+    if not outcome.complete:
+        return CheckReport(False, f"{outcome.reason}; {method}")
+    if kind == "mme":
+        return _monotonic(session, f"{outcome.reason}; {method}")
+    return _minimal(session, f"{outcome.reason}; {method}",
+                    lambda edits: _optimal_verdict(session, edits))
+
+
+def _check_before(session: _Session) -> CheckReport | None:
+    """The claims about the human model before any explanation."""
+    mrp, result = session.mrp, session.result
+    if result.grounded:
+        return None  # grounded answers: the PDDL human model is the same; checked below
+    before = validate(mrp.human_domain, mrp.human_problem, mrp.plan)
+    claimed = result.human_plan_cost_before
+    cost = None if not before.valid or before.cost is None else int(before.cost)
+    if cost != claimed:
+        return CheckReport(False, f"the plan costs {cost} in the human's model, not "
+                                  f"{claimed} as claimed")
+    optimum = result.human_optimal_cost_before
+    if optimum is not None:
+        status, found, _ = cheaper_plan(mrp.human_domain, mrp.human_problem, None,
+                                        optimum + 1, session.search_budget(),
+                                        result.engine)
+        if status == "budget_exhausted":
+            raise BudgetExhausted("the checker's budget ran out")
+        if found != optimum:
+            return CheckReport(False, f"the human's optimal cost before is {found}, not "
+                                      f"{optimum} as claimed")
+    if result.expected_plan:
+        steps = [PlanStep(n.split(" ")[0], tuple(n.split(" ")[1:]))
+                 for n in result.expected_plan]
+        expected = validate(mrp.human_domain, mrp.human_problem, steps)
+        if not expected.valid or expected.cost != result.expected_plan_cost:
+            return CheckReport(False, "the expected plan does not cost what is claimed in "
+                                      "the human's model")
+    return None
+
+
+def _optimal_verdict(session: _Session, edits: list[Edit]
+                     ) -> tuple[bool | None, tuple[str, ...] | None]:
+    outcome = session.complete(edits)
+    if outcome.complete:
+        return True, None
+    if not outcome.valid:
+        return False, ()
+    if outcome.cheaper_plan is None:
+        return None, None
+    return False, outcome.cheaper_plan
+
+
+def _minimal(session: _Session, complete: str, explains: object) -> CheckReport:
+    began = time.perf_counter()
+    candidates, costs = session.candidates()
+    report = prove_minimal(session.mrp, session.result.edits, candidates,
+                           explains, session.proof_clock(), costs)  # type: ignore[arg-type]
+    took = time.perf_counter() - began
+    if report.minimal is False:
+        shown = "; ".join(str(e.feature) if e.op == "add" else f"not {e.feature}"
+                          for e in report.counterexample)
+        return CheckReport(False, f"{complete}; but a cheaper edit set also explains the "
+                                  f"plan: {shown or 'no edits at all'}")
+    return CheckReport(True, f"{complete}; minimal ({report.nodes} edit sets examined "
+                             f"below its cost, {took:.2f} s)")
+
+
+def _monotonic(session: _Session, complete: str) -> CheckReport:
+    """Every superset (within the difference) is complete, and no set with one edit fewer
+    is monotonic (so the MME is the smallest)."""
+    result = session.result
+    candidates, _ = session.candidates()
+    chosen = set(result.edits)
+    rest = [e for e in candidates if e not in chosen]
+    if not _all_supersets_complete(session, list(result.edits), rest):
+        return CheckReport(False, f"{complete}, but a superset of the edits leaves the plan "
+                                  "unexplained (not monotonic)")
+    size = len(result.edits) - 1
+    if size >= 0:
+        for smaller in itertools.combinations(candidates, size):
+            if not session.clock.charge():
+                raise BudgetExhausted("the checker's budget ran out")
+            others = [e for e in candidates if e not in set(smaller)]
+            if _all_supersets_complete(session, list(smaller), others):
+                return CheckReport(False, f"{complete}, monotonic; but the smaller set "
+                                          f"{[str(e.feature) for e in smaller]} is "
+                                          "monotonic too")
+    return CheckReport(True, f"{complete}; monotonic over all {2 ** len(rest)} supersets; "
+                             "no smaller monotonic set")
+
+
+def _all_supersets_complete(session: _Session, base: list[Edit], rest: list[Edit]) -> bool:
+    for count in range(len(rest) + 1):
+        for extra in itertools.combinations(rest, count):
+            if not session.clock.charge():
+                raise BudgetExhausted("the checker's budget ran out")
+            if not session.complete([*base, *extra]).complete:
+                return False
+    return True
+
+
+def _patches(session: _Session, outcome: CheckResult, method: str) -> CheckReport:
+    result, mrp = session.result, session.mrp
+    if result.complete is not None and result.complete is not outcome.complete:
+        return CheckReport(False, f"the answer claims complete={result.complete}, but "
+                                  f"{outcome.reason} ({method})")
+    if result.type == "approx":
+        from xaip.reconcile.check_approx import proxies_hold
+
+        verdict, why = proxies_hold(mrp, result.edits, result.expected_plan)
+        return CheckReport(verdict, f"approximate: {why}; optimality ({method}): "
+                                    f"{outcome.reason}")
+    candidates, _ = session.candidates()
+    if result.type == "mpe":
+        wanted = set(candidates)
+    else:
+        schemas = {step.name for step in mrp.plan}
+        names = {" ".join((s.name, *s.args)) for s in mrp.plan}
+        wanted = {e for e in candidates if e.feature.action in schemas and (
+            not result.grounded or " ".join((e.feature.action, *e.feature.parameters))
+            in names)}
+    if set(result.edits) != wanted:
+        return CheckReport(False, f"the edits are not the {result.type.upper()}: "
+                                  f"{len(result.edits)} given, {len(wanted)} by definition")
+    return CheckReport(True, f"exactly the {result.type.upper()}'s {len(wanted)} edits; "
+                             f"complete={outcome.complete} ({outcome.reason}; {method})")
+
+
+def _contrastive(session: _Session) -> CheckReport:
+    """The plan is valid and no foil cheaper after the edits; no cheaper edit set does it."""
+    result = session.result
+    if result.grounded:
+        return CheckReport(None, "contrastive explanations with grounded edits are not "
+                                 "checked")
+
+    def explains(edits: list[Edit]) -> tuple[bool | None, tuple[str, ...] | None]:
+        ok, _, cheaper = contrastive_verdict(session.mrp, edits, result.foils,
+                                             session.search_budget())
+        if ok is None:
+            raise BudgetExhausted("the checker's budget ran out")
+        return ok, cheaper
+
+    ok, why, _ = contrastive_verdict(session.mrp, list(result.edits), result.foils,
+                                     session.search_budget())
+    if ok is None:
+        raise BudgetExhausted("the checker's budget ran out")
+    if not ok:
+        return CheckReport(False, why)
+    return _minimal(session, why, explains)
+
+
+__all__ = ["check_explanation", "updated_model"]
