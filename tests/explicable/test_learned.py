@@ -87,3 +87,25 @@ def test_learned_distance_in_planning(b2, tmp_path, capsys) -> None:
     assert main(argv) == EXIT_BAD_INPUT
     (tmp_path / "junk.json").write_text("[]")
     assert main([*argv, "--model", str(tmp_path / "junk.json")]) == EXIT_BAD_INPUT
+
+
+@pytest.mark.parametrize("weights, bias", [
+    ({"action": float("nan"), "causal": 1.0, "state": 1.0}, 0.0),
+    ({"action": -1.0, "causal": 1.0, "state": 1.0}, 0.0),
+    ({"action": 1.0, "causal": 1.0, "state": 1.0}, -0.5),
+    ({"action": 1.0, "causal": 1.0}, 0.0),
+])
+def test_a_model_that_is_no_distance_is_refused(weights, bias) -> None:
+    """Issue 22: NaN or negative weights made every distance 0, so IE 0, verified."""
+    with pytest.raises(InputError, match="learned distance"):
+        LearnedDistance(weights, bias)
+
+
+def test_a_negative_weight_in_a_file_is_refused(tmp_path) -> None:
+    path = tmp_path / "m.json"
+    path.write_text('{"weights": {"action": -3, "causal": 1, "state": 1}, "bias": 0}')
+    with pytest.raises(InputError, match="action must be a finite number >= 0"):
+        LearnedDistance.load(path)
+    path.write_text('{"weights": [], "bias": 0}')
+    with pytest.raises(InputError, match="weights"):
+        LearnedDistance.load(path)

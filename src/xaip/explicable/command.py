@@ -167,9 +167,11 @@ def run_design(args: argparse.Namespace) -> int:
     if args.png:
         check_output(args.png, (args.spec,))
     spec = load_design(args.spec if args.spec else restaurant_spec(), args.setting)
+    if args.png:  # before the search: never over the spec or any file it names
+        check_output(args.png, spec.files)
     result = design_search(spec, prune=not args.no_pruning, budget=budget_from(args))
     if args.png and result.tasks:
-        write_output(args.png, render(result, "png"), (args.spec,))
+        write_output(args.png, render(result, "png"), spec.files)
     emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.status.finished and result.verified else EXIT_NEGATIVE
 

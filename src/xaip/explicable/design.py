@@ -29,69 +29,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from xaip.errors import InputError
+from xaip.explicable.design_spec import DesignProblem, DesignTask
+from xaip.explicable.design_spec import Modification as Modification  # re-exported
+from xaip.explicable.design_spec import load_design as load_design  # re-exported
+from xaip.explicable.design_spec import restaurant_spec as restaurant_spec  # re-exported
 from xaip.explicable.measures import ExpectedPlansUnfinished, expected_plans
 from xaip.explicable.planner import explicable_plan
 from xaip.explicable.problem import make_problem
 from xaip.explicable.results import DesignResult, TaskOutcome
-from xaip.planning.pddl import check_problem, read_domain, read_problem
 from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
-from xaip.sidefiles import read_json
 
-CHANGE_KINDS = ("human_init_add", "human_init_remove", "robot_init_add", "robot_init_remove")
 INF = math.inf
-
-
-@dataclass(frozen=True)
-class Modification:
-    name: str
-    cost: float
-    changes: Mapping[str, tuple[Atom, ...]]
-
-    @property
-    def adds(self) -> bool:
-        return bool(self.changes.get("human_init_add") or self.changes.get("robot_init_add"))
-
-    @property
-    def removed(self) -> frozenset[str]:
-        return frozenset(str(a) for kind in ("human_init_remove", "robot_init_remove")
-                         for a in self.changes.get(kind, ()))
-
-
-@dataclass(frozen=True)
-class DesignTask:
-    name: str
-    robot_problem: Problem
-    human_problem: Problem
-    probability: float
-
-
-@dataclass(frozen=True)
-class DesignProblem:
-    robot_domain: Domain
-    human_domain: Domain
-    tasks: tuple[DesignTask, ...]
-    modifications: tuple[Modification, ...]
-    alpha: float = 1.0
-    beta: float = 1.0
-    gamma: float = 1.0
-    horizon: int = 1
-    discount: float = 1.0
-    distance: str = "cost"
-
-    @property
-    def surprise_weight(self) -> float:
-        """``Σ_{t<T} γ_d^t``: how many times, discounted, a surprise is felt (the closed
-        form of the geometric sum, so a long horizon costs nothing)."""
-        if self.discount == 1:
-            return float(self.horizon)
-        return (1 - self.discount ** self.horizon) / (1 - self.discount)
 
 
 @dataclass(frozen=True)
@@ -100,137 +52,6 @@ class Evaluation:
     design_cost: float
     outcomes: tuple[TaskOutcome, ...]
     relevant: frozenset[int] = field(default=frozenset())
-
-
-def restaurant_spec() -> Path:
-    """The bundled restaurant design problem (book ch. 3)."""
-    return Path(str(resources.files("xaip") / "domains" / "restaurant" / "design.json"))
-
-
-def _atom(text: Any, where: str) -> Atom:
-    if not isinstance(text, str):
-        raise InputError(f"{where}: expected a fact like '(open a b)', not {text!r}")
-    words = text.strip().strip("()").lower().split()
-    if not words or not text.strip().startswith("("):
-        raise InputError(f"{where}: expected a fact like '(open a b)', not {text!r}")
-    return Atom(words[0], tuple(words[1:]))
-
-
-def _check_atom(atom: Atom, domain: Domain, problem: Problem, where: str) -> None:
-    arity = {p.name: len(p.parameters) for p in domain.predicates}
-    if atom.predicate not in arity:
-        raise InputError(f"{where}: unknown predicate in {atom}")
-    if arity[atom.predicate] != len(atom.args):
-        raise InputError(f"{where}: {atom} has the wrong number of arguments")
-    names = {o.name for o in problem.objects} | {c.name for c in domain.constants}
-    unknown = [a for a in atom.args if a not in names]
-    if unknown:
-        raise InputError(f"{where}: unknown object(s) {', '.join(unknown)} in {atom}")
-
-
-def load_design(spec: str | Path | Mapping[str, Any], setting: str | None = None
-                ) -> DesignProblem:
-    """Read a JSON design problem (a file, or the decoded mapping with paths relative to
-    the working directory); ``setting`` picks one of its named ``settings``."""
-    base = Path(".")
-    if isinstance(spec, (str, Path)):
-        base = Path(spec).parent
-        data = read_json(spec, "spec")  # limits, devices, FIFOs, line:column errors
-    else:
-        data = dict(spec)
-    if not isinstance(data, dict):
-        raise InputError("a design problem is a JSON object")
-    data = _apply_setting(data, setting)
-    known = {"description", "robot_domain", "human_domain", "tasks", "modifications",
-             "weights", "horizon", "discount", "distance", "settings"}
-    if set(data) - known:
-        raise InputError(f"unknown design field(s): {', '.join(sorted(set(data) - known))}")
-    try:
-        robot = read_domain(base / data["robot_domain"])
-        human = read_domain(base / data.get("human_domain", data["robot_domain"]))
-        tasks = tuple(_task(base, robot, human, t) for t in data["tasks"])
-    except KeyError as missing:
-        raise InputError(f"the design problem lacks {missing}") from None
-    if not tasks:
-        raise InputError("a design problem needs at least one task")
-    total = sum(t.probability for t in tasks)
-    if any(t.probability < 0 for t in tasks) or not math.isclose(total, 1.0, abs_tol=1e-6):
-        raise InputError(f"task probabilities must be >= 0 and add up to 1, not {total:g}")
-    mods = tuple(_modification(m, robot, human, tasks) for m in data.get("modifications", ()))
-    if len({m.name for m in mods}) != len(mods):
-        raise InputError("modification names must be unique")
-    weights = data.get("weights", {})
-    horizon = data.get("horizon", 1)
-    discount = data.get("discount", 1.0)
-    if not isinstance(horizon, int) or horizon < 1:
-        raise InputError(f"horizon must be a whole number >= 1, not {horizon!r}")
-    if not isinstance(discount, (int, float)) or not 0 <= discount <= 1:
-        raise InputError(f"discount must be in [0, 1], not {discount!r}")
-    values = {k: float(weights.get(k, 1.0)) for k in ("alpha", "beta", "gamma")}
-    if set(weights) - set(values) or any(v < 0 for v in values.values()):
-        raise InputError("weights are alpha, beta and gamma, each >= 0")
-    return DesignProblem(robot, human, tasks, mods, values["alpha"], values["beta"],
-                         values["gamma"], horizon, float(discount),
-                         str(data.get("distance", "cost")))
-
-
-def _apply_setting(data: dict[str, Any], setting: str | None) -> dict[str, Any]:
-    if setting is None:
-        return data
-    settings = data.get("settings") or {}
-    if setting not in settings:
-        raise InputError(f"unknown setting {setting!r}; the design problem has "
-                         f"{', '.join(sorted(settings)) or 'none'}")
-    chosen = settings[setting]
-    out = dict(data)
-    if "tasks" in chosen:
-        by_name = {t.get("name"): t for t in data.get("tasks", ())}
-        missing = set(chosen["tasks"]) - set(by_name)
-        if missing:
-            raise InputError(f"setting {setting!r} names unknown task(s) {sorted(missing)}")
-        out["tasks"] = [dict(by_name[n], probability=p) for n, p in chosen["tasks"].items()]
-    for key in ("horizon", "discount", "weights", "distance"):
-        if key in chosen:
-            out[key] = chosen[key]
-    return out
-
-
-def _task(base: Path, robot: Domain, human: Domain, data: Mapping[str, Any]) -> DesignTask:
-    robot_problem = read_problem(base / data["problem"])
-    human_problem = read_problem(base / data.get("human_problem", data["problem"]))
-    check_problem(robot, robot_problem)
-    check_problem(human, human_problem)
-    probability = data.get("probability", 1.0)
-    if not isinstance(probability, (int, float)):
-        raise InputError(f"task probability must be a number, not {probability!r}")
-    return DesignTask(str(data.get("name", data["problem"])), robot_problem, human_problem,
-                      float(probability))
-
-
-def _modification(data: Mapping[str, Any], robot: Domain, human: Domain,
-                  tasks: tuple[DesignTask, ...]) -> Modification:
-    name = str(data.get("name", ""))
-    if not name:
-        raise InputError("every modification needs a name")
-    unknown = set(data) - {"name", "cost", *CHANGE_KINDS}
-    if unknown:
-        raise InputError(f"modification {name!r}: unknown field(s) {sorted(unknown)}; use "
-                         f"cost and {', '.join(CHANGE_KINDS)}")
-    cost = data.get("cost", 0)
-    if not isinstance(cost, (int, float)) or cost < 0:
-        raise InputError(f"modification {name!r}: cost must be a number >= 0")
-    changes: dict[str, tuple[Atom, ...]] = {}
-    for kind in CHANGE_KINDS:
-        atoms = tuple(_atom(t, f"modification {name!r}") for t in data.get(kind, ()))
-        domain = human if kind.startswith("human") else robot
-        for task in tasks:
-            problem = task.human_problem if kind.startswith("human") else task.robot_problem
-            for atom in atoms:
-                _check_atom(atom, domain, problem, f"modification {name!r}")
-        changes[kind] = atoms
-    if not any(changes.values()):
-        raise InputError(f"modification {name!r} changes nothing")
-    return Modification(name, float(cost), changes)
 
 
 def _changed(problem: Problem, add: Iterable[Atom], remove: Iterable[Atom]) -> Problem:

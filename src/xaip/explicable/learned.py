@@ -19,6 +19,7 @@ relative to the dataset file. Higher scores mean *less* explicable (a distance).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,7 @@ from xaip.errors import InputError
 from xaip.explicable.distances import composite_distance, feature_vector, trace_of
 from xaip.explicable.measures import expected_plans
 from xaip.explicable.problem import ExplicableProblem, load_problem, plan_in
-from xaip.sidefiles import read_json, read_text
+from xaip.sidefiles import expect, read_json, read_text
 
 FEATURES = ("action", "causal", "state")
 
@@ -72,6 +73,19 @@ class LearnedDistance:
     weights: Mapping[str, float]
     bias: float = 0.0
 
+    def __post_init__(self) -> None:
+        """A distance is a non-negative, finite function of the features: weights and bias
+        must be finite numbers >= 0 (a NaN or negative weight made every plan's distance 0,
+        hence IE 0 for all of them, and that answer was verified)."""
+        if set(self.weights) != set(FEATURES):
+            raise InputError(f"a learned distance has one weight for each of "
+                             f"{', '.join(FEATURES)}")
+        for name, value in (*self.weights.items(), ("bias", self.bias)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or not math.isfinite(value) or value < 0:
+                raise InputError(f"learned distance: {name} must be a finite number >= 0, "
+                                 f"not {value!r}"[:160])
+
     def __call__(self, vector: Mapping[str, float]) -> float:
         return max(0.0, self.bias + sum(self.weights[f] * vector[f] for f in FEATURES))
 
@@ -85,12 +99,16 @@ class LearnedDistance:
     def load(cls, path: str | Path) -> LearnedDistance:
         try:
             data = read_json(path, "weights")  # limits; NaN/Infinity refused
-            weights = {f: float(data["weights"][f]) for f in FEATURES}
-            return cls(weights, float(data.get("bias", 0.0)))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError,
-                ValueError):
+            given = expect(expect(data, dict, f"{path}")["weights"], dict, f"{path}: weights")
+            weights = {f: expect(given[f], float, f"{path}: weights.{f}") for f in FEATURES}
+            bias = expect(data.get("bias", 0.0), float, f"{path}: bias")
+        except (KeyError, TypeError, ValueError):
             raise InputError(f"{path} is not a learned distance (JSON with weights for "
                              f"{', '.join(FEATURES)} and a bias)") from None
+        if set(given) - set(FEATURES) or set(data) - {"weights", "bias"}:
+            raise InputError(f"{path}: a learned distance has only weights for "
+                             f"{', '.join(FEATURES)} and a bias")
+        return cls(weights, float(bias))
 
 
 def fit_distance(rows: Iterable[tuple[Mapping[str, float], float]], ridge: float = 1e-6
@@ -104,7 +122,13 @@ def fit_distance(rows: Iterable[tuple[Mapping[str, float], float]], ridge: float
                for j in range(size)] for i in range(size)]
     vector = [sum(x[i] * y for x, y in data) for i in range(size)]
     solution = _solve(matrix, vector)
-    return LearnedDistance(dict(zip(FEATURES, solution[1:], strict=True)), solution[0])
+    weights = dict(zip(FEATURES, solution[1:], strict=True))
+    negative = [name for name, value in (*weights.items(), ("bias", solution[0]))
+                if value < 0 or not math.isfinite(value)]
+    if negative:
+        raise InputError(f"the ratings do not fit a distance: the least-squares {negative[0]} "
+                         f"is {dict(weights, bias=solution[0])[negative[0]]:.3g} (< 0)")
+    return LearnedDistance(weights, solution[0])
 
 
 def _solve(matrix: list[list[float]], vector: list[float]) -> list[float]:
