@@ -108,7 +108,7 @@ CASES: tuple[Case, ...] = (
          files={"--model": LEARNED}, required=("--model",), numbers=("--max-nodes",)),
     Case("summarize-policy", ("summarize",), files={"--policy": POLICY},
          numbers=("--max-nodes",)),
-    Case("discover", ("discover", "zelda", "--quiet"),
+    Case("discover", ("discover", "zelda", "--quiet"), files={"--store": ""},
          numbers=("--max-queries", "--recheck", "--tasks", "--seed")),
 )
 
