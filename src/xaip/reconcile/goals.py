@@ -244,8 +244,8 @@ def _constrained(task: Task, foil: Foil) -> Task:
         GroundAction(a.schema, a.args, a.pre, a.add | bit, a.delete, a.cost, a.neg_pre,
                      a.conditional) if _matches(a, foil.action) else a
         for a in task.actions)
-    if not any(_matches(a, foil.action) for a in task.actions):
-        raise InputError(f"the foil names an action '{foil.action}' that the model lacks")
+    # No ground action of the foil's (none reachable in this model): no plan uses it, so
+    # the constrained task is unsolvable (the foil names a declared action: checked before).
     facts = (*task.facts, Atom(_USED, (foil.action,)))
     return Task(task.name, facts, actions, task.init, task.goal | bit, task.goal_neg,
                 task.static_facts, task.has_costs)

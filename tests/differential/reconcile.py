@@ -1,0 +1,317 @@
+"""Differential test of model reconciliation (MCE, MME, contrastive) against brute force.
+
+Instances: a random propositional STRIPS robot model (a few facts and actions, with or
+without declared ``:action-costs``, with or without the ``total-cost`` metric), a human
+model that differs by added/removed preconditions and effects (and, when the two models
+price differently, costs), one shared problem (sometimes with the goal true initially,
+sometimes unsolvable for the robot). xaip explains the robot's optimal plan and checks
+its answer; the oracle, written from the definitions (book §4.1-4.7, Def. 21; costs as in
+``docs/semantics.md``: declared costs only under the metric, else 1), enumerates every
+subset of the model difference and every plan by Dijkstra over sets of facts, and must
+agree on:
+
+* the robot's plan is valid and optimal in the robot's model (or both say unsolvable);
+* MCE size = the smallest subset after which the plan is valid and optimal, and xaip's
+  edits are such a subset; verified;
+* MME size = the smallest subset every superset of which explains the plan; verified;
+* contrastive size for a random ``avoid:``/``use:`` foil = the smallest subset after which
+  the plan is valid and no plan of the foil is cheaper; verified.
+
+Every instance is within what the oracle enumerates (at most 7 differences), so there is
+no "outside the oracle" case.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from xaip.errors import InputError
+from xaip.planning.pddl import parse_domain, parse_problem
+from xaip.reconcile import explain, make_mrp, parse_foil
+from xaip.runtime import Budget
+
+CI_INSTANCES = 200
+MAX_DIFFERENCES = 7
+
+
+@dataclass
+class Action:
+    pre: set[str] = field(default_factory=set)
+    add: set[str] = field(default_factory=set)
+    delete: set[str] = field(default_factory=set)
+    cost: int = 1
+
+
+@dataclass
+class Model:
+    actions: dict[str, Action]
+    declares: bool
+    metric: bool
+
+    def counts(self) -> bool:
+        return self.declares and self.metric
+
+    def price(self, name: str) -> int:
+        """What one action costs in this model (the oracle's own reading of the rule)."""
+        return self.actions[name].cost if self.counts() else 1
+
+
+# --------------------------------------------------------------------------- instances
+
+
+def _random_model(rng: random.Random, facts: list[str], count: int) -> Model:
+    actions = {}
+    for number in range(count):
+        pre = set(rng.sample(facts, rng.randint(0, 2)))
+        add = set(rng.sample(facts, rng.randint(1, 2)))
+        delete = set(rng.sample([f for f in facts if f not in add], rng.randint(0, 1)))
+        actions[f"a{number}"] = Action(pre, add, delete, rng.randint(0, 3))
+    return Model(actions, rng.random() < 0.6, rng.random() < 0.6)
+
+
+def _perturb(rng: random.Random, robot: Model, facts: list[str]) -> Model:
+    human = Model({n: Action(set(a.pre), set(a.add), set(a.delete), a.cost)
+                   for n, a in robot.actions.items()}, robot.declares, robot.metric)
+    if rng.random() < 0.3:  # the person prices differently
+        human.declares, human.metric = rng.random() < 0.5, rng.random() < 0.5
+        for action in human.actions.values():
+            action.cost = rng.randint(0, 3)
+    for _ in range(rng.randint(2, 5)):
+        action = human.actions[rng.choice(sorted(human.actions))]
+        roll = rng.random()
+        if roll < 0.4 and action.pre:  # the person thinks the action needs less
+            action.pre.discard(rng.choice(sorted(action.pre)))
+            continue
+        part = "add" if roll < 0.6 else rng.choice(("pre", "add", "delete"))
+        chosen: set[str] = getattr(action, part)
+        fact = rng.choice(facts)
+        if fact in chosen:
+            chosen.discard(fact)
+        else:
+            chosen.add(fact)
+        action.delete -= action.add
+    return human
+
+
+def _domain_text(model: Model) -> str:
+    facts = sorted({f for a in model.actions.values() for f in (*a.pre, *a.add, *a.delete)}
+                   | set(FACTS))
+    lines = ["(define (domain d) (:requirements :strips"
+             + (" :action-costs" if model.declares else "") + ")",
+             "(:predicates " + " ".join(f"({f})" for f in facts) + ")"]
+    if model.declares:
+        lines.append("(:functions (total-cost))")
+    for name, action in sorted(model.actions.items()):
+        effects = [f"({f})" for f in sorted(action.add)]
+        effects += [f"(not ({f}))" for f in sorted(action.delete)]
+        if model.declares and action.cost:
+            effects.append(f"(increase (total-cost) {action.cost})")
+        lines.append(f"(:action {name} :parameters () :precondition (and "
+                     + " ".join(f"({f})" for f in sorted(action.pre)) + ") :effect (and "
+                     + " ".join(effects) + "))")
+    return "\n".join(lines) + ")"
+
+
+def _problem_text(init: set[str], goal: set[str], metric: bool) -> str:
+    return ("(define (problem p) (:domain d) (:init "
+            + " ".join(f"({f})" for f in sorted(init)) + ") (:goal (and "
+            + " ".join(f"({f})" for f in sorted(goal)) + "))"
+            + (" (:metric minimize (total-cost))" if metric else "") + ")")
+
+
+FACTS = ["p0", "p1", "p2", "p3", "p4"]
+
+
+def _reachable_goal(rng: random.Random, robot: Model, init: set[str]) -> set[str]:
+    """Facts true after a random walk of the robot's actions: a solvable goal."""
+    state = set(init)
+    for _ in range(rng.randint(3, 6)):
+        options = [a for a in robot.actions.values() if a.pre <= state]
+        if not options:
+            break
+        action = rng.choice(options)
+        state = (state - action.delete) | action.add
+    new = sorted(state - init) or sorted(state) or [FACTS[-1]]
+    return set(rng.sample(new, min(len(new), rng.randint(1, 2))))
+
+
+# --------------------------------------------------------------------------- the oracle
+
+#: An edit in the oracle's own terms: (what, action, fact or cost value).
+OEdit = tuple[str, str, object]
+
+
+def _differences(human: Model, robot: Model) -> list[OEdit]:
+    out: list[OEdit] = []
+    for name in sorted(robot.actions):
+        mine, theirs = human.actions[name], robot.actions[name]
+        for part in ("pre", "add", "delete"):
+            for fact in sorted(getattr(mine, part) ^ getattr(theirs, part)):
+                out.append((part, name, fact))
+        if human.price(name) != robot.price(name):
+            out.append(("cost", name, robot.price(name)))
+    return out
+
+
+def _apply(human: Model, robot: Model, edits: Iterable[OEdit]) -> dict[str, Action]:
+    """H + edits, every action priced as it costs there (edits move towards the robot)."""
+    actions = {n: Action(set(a.pre), set(a.add), set(a.delete), human.price(n))
+               for n, a in human.actions.items()}
+    for part, name, value in edits:
+        if part == "cost":
+            assert isinstance(value, int)
+            actions[name].cost = value
+            continue
+        assert isinstance(value, str)
+        chosen: set[str] = getattr(actions[name], part)
+        if value in getattr(robot.actions[name], part):
+            chosen.add(value)
+        else:
+            chosen.discard(value)
+    return actions
+
+
+def _run(actions: dict[str, Action], init: frozenset[str], plan: Iterable[str]
+         ) -> tuple[frozenset[str], int] | None:
+    state, cost = init, 0
+    for name in plan:
+        action = actions[name]
+        if not action.pre <= state:
+            return None
+        state = (state - (action.delete - action.add)) | action.add
+        cost += action.cost
+    return state, cost
+
+
+def _cheapest(actions: dict[str, Action], init: frozenset[str], goal: set[str],
+              avoid: str | None = None, use: str | None = None) -> int | None:
+    """The cost of a cheapest plan (Dijkstra over (facts, used?)); None: no plan."""
+    start = (init, use is None)
+    best = {start: 0}
+    frontier = [(0, start)]
+    while frontier:
+        frontier.sort(key=lambda item: item[0])
+        cost, (state, used) = frontier.pop(0)
+        if cost > best[(state, used)]:
+            continue
+        if used and goal <= state:
+            return cost
+        for name, action in actions.items():
+            if name == avoid or not action.pre <= state:
+                continue
+            node = ((state - (action.delete - action.add)) | action.add, used or name == use)
+            if cost + action.cost < best.get(node, cost + action.cost + 1):
+                best[node] = cost + action.cost
+                frontier.append((cost + action.cost, node))
+    return None
+
+
+def _explained(actions: dict[str, Action], init: frozenset[str], goal: set[str],
+               plan: tuple[str, ...], foil: tuple[str, str] | None = None) -> bool:
+    outcome = _run(actions, init, plan)
+    if outcome is None or not goal <= outcome[0]:
+        return False
+    if foil is None:
+        best = _cheapest(actions, init, goal)
+    else:
+        kind, name = foil
+        best = _cheapest(actions, init, goal, avoid=name if kind == "avoid" else None,
+                         use=name if kind == "use" else None)
+    return best is None or best >= outcome[1]
+
+
+def _smallest(differences: list[OEdit], good: object) -> int | None:
+    for size in range(len(differences) + 1):
+        for subset in itertools.combinations(differences, size):
+            if good(subset):  # type: ignore[operator]
+                return size
+    return None
+
+
+def _to_oracle(edit: object) -> OEdit:
+    feature = edit.feature  # type: ignore[attr-defined]
+    if feature.kind.value == "cost":
+        return ("cost", feature.action, int(feature.value))
+    part = {"precondition": "pre", "add-effect": "add", "delete-effect": "delete"}[
+        feature.kind.value]
+    return (part, feature.action, feature.atom.predicate)
+
+
+# --------------------------------------------------------------------------- check
+
+
+def check(seed: int) -> str | None:
+    rng = random.Random(seed)
+    robot = _random_model(rng, FACTS, rng.randint(3, 5))
+    human = _perturb(rng, robot, FACTS)
+    init = set(rng.sample(FACTS, rng.randint(0, 2)))
+    goal = _reachable_goal(rng, robot, init)
+    roll = rng.random()
+    if roll < 0.08:
+        goal = set(init) or {FACTS[0]}  # the goal (often) true initially
+    elif roll < 0.16:
+        goal = set(rng.sample(FACTS, rng.randint(1, 3)))  # often unsolvable
+    differences = _differences(human, robot)
+    if len(differences) > MAX_DIFFERENCES:
+        differences = differences[:0]
+        human = Model({n: Action(set(a.pre), set(a.add), set(a.delete), a.cost)
+                       for n, a in robot.actions.items()}, robot.declares, robot.metric)
+        differences = _differences(human, robot)
+    robot_actions = {n: Action(a.pre, a.add, a.delete, robot.price(n))
+                     for n, a in robot.actions.items()}
+    start = frozenset(init)
+    optimum = _cheapest(robot_actions, start, goal)
+    try:
+        mrp = make_mrp(parse_domain(_domain_text(robot)),
+                       parse_problem(_problem_text(init, goal, robot.metric)),
+                       parse_domain(_domain_text(human)),
+                       parse_problem(_problem_text(init, goal, human.metric)))
+    except InputError as error:
+        if optimum is None and "no solution" in str(error):
+            return None
+        return f"make_mrp refused: {error} (oracle optimum {optimum})"
+    if optimum is None:
+        return "xaip found a robot plan where the oracle finds none"
+    plan = mrp.plan_names
+    ran = _run(robot_actions, start, plan)
+    if ran is None or not goal <= ran[0] or ran[1] != optimum or mrp.plan_cost != optimum:
+        return f"robot plan {plan} is not optimal ({optimum}) in the robot's model"
+    budget = Budget(max_seconds=60)
+
+    def explains(subset: Iterable[OEdit], foil: tuple[str, str] | None = None) -> bool:
+        return _explained(_apply(human, robot, subset), start, goal, plan, foil)
+
+    problems = []
+    mce = explain(mrp, "mce", budget=budget)
+    want = _smallest(differences, explains)
+    edits = [_to_oracle(e) for e in mce.edits]
+    if mce.size != want or not explains(edits) or not mce.verified:
+        problems.append(f"MCE size {mce.size} (oracle {want}), explains by oracle "
+                        f"{explains(edits)}, verified {mce.verified} ({mce.check})")
+
+    def monotone(subset: tuple[OEdit, ...]) -> bool:
+        rest = [d for d in differences if d not in subset]
+        return all(explains((*subset, *extra)) for n in range(len(rest) + 1)
+                   for extra in itertools.combinations(rest, n))
+
+    mme = explain(mrp, "mme", budget=budget)
+    want = _smallest(differences, monotone)
+    if mme.size != want or not mme.verified:
+        problems.append(f"MME size {mme.size} (oracle {want}), verified {mme.verified} "
+                        f"({mme.check})")
+    name = rng.choice(sorted(robot.actions))
+    kind = rng.choice(("avoid", "use"))
+    try:
+        contrastive = explain(mrp, "contrastive", budget=budget,
+                              foils=[parse_foil(f"{kind}:{name}")])
+    except InputError as error:
+        problems.append(f"contrastive {kind}:{name} refused: {error}")
+    else:
+        want = _smallest(differences, lambda s: explains(s, (kind, name)))
+        if contrastive.size != want or not contrastive.verified:
+            problems.append(f"contrastive {kind}:{name} size {contrastive.size} (oracle "
+                            f"{want}), verified {contrastive.verified} ({contrastive.check})")
+    return "; ".join(problems) or None
