@@ -313,3 +313,15 @@ def test_progress_events_name_the_phases() -> None:
     summarize(airport(), progress=events.append)
     assert [e.message for e in events] == list(PHASES)
     assert all(e.phase == "summarize" and e.total == len(PHASES) for e in events)
+
+
+def test_grounding_a_ppddl_task_is_under_the_budget() -> None:
+    """IPPC 2006 drive p15 took ~60 s to ground outside a 20 s ``--max-seconds``: grounding
+    now charges the command's clock and stops with "budget exhausted" (phase grounding)."""
+    from xaip.domains.airport import airport_paths
+
+    domain, problem = airport_paths()
+    with pytest.raises(BudgetExhausted) as stop:
+        ground_probabilistic(read_domain(domain), read_problem(problem),
+                             budget=Budget(max_seconds=0.0))
+    assert stop.value.phase == "grounding"

@@ -44,6 +44,7 @@ from xaip.planning.mdp import (
 )
 from xaip.render import render
 from xaip.render.dot import dot_available, write_svg
+from xaip.runtime.budget import BudgetClock
 from xaip.runtime.status import Status
 from xaip.summaries.drill import GOAL_NAMES, INIT_NAMES, DrillDown, drill_down, resolve_fact
 from xaip.summaries.summary import COMPILATIONS, summarize
@@ -96,7 +97,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=run)
 
 
-def _load(args: argparse.Namespace) -> tuple[ProbabilisticTask, Phrases | None, str]:
+def _load(args: argparse.Namespace,
+          clock: BudgetClock) -> tuple[ProbabilisticTask, Phrases | None, str]:
     from xaip.planning.pddl import check_problem, read_domain, read_problem
 
     phrases: Phrases | None = None
@@ -114,7 +116,7 @@ def _load(args: argparse.Namespace) -> tuple[ProbabilisticTask, Phrases | None, 
     domain = read_domain(domain_path)
     problem = read_problem(problem_path)
     check_problem(domain, problem)
-    ptask = ground_probabilistic(domain, problem, cost=args.cost)
+    ptask = ground_probabilistic(domain, problem, cost=args.cost, budget=clock)
     if args.phrases:
         phrases = load_phrases(args.phrases)
     return ptask, phrases, label
@@ -146,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     _check_numbers(args)
     _check_outputs(args)
     clock = budget_from(args).start()  # reading counts too
-    ptask, phrases, label = _load(args)
+    ptask, phrases, label = _load(args, clock)  # grounding is under the budget too
     dead_end_cost = None if args.strict else args.dead_end_cost
     ends: tuple[int | None, int | None] | None = None
     if args.drill:

@@ -51,6 +51,7 @@ from xaip.planning.pddl.model import (
     When,
 )
 from xaip.planning.task import ConditionalEffect
+from xaip.runtime.budget import Budget, BudgetClock
 
 CostModel = Literal["unit", "reward"]
 COST_MODELS: tuple[str, ...] = ("unit", "reward")
@@ -58,21 +59,27 @@ REWARD_FLUENT = "reward"
 
 
 def ground_probabilistic(
-    domain: Domain, problem: Problem, cost: CostModel = "unit"
+    domain: Domain, problem: Problem, cost: CostModel = "unit",
+    budget: Budget | BudgetClock | None = None,
 ) -> ProbabilisticTask:
     """Ground ``problem`` over ``domain`` into a probabilistic task.
 
     Deterministic actions become actions with one outcome of probability 1; the remaining
     mass of a ``probabilistic`` effect whose probabilities sum to less than 1 is an explicit
-    "no change" outcome; outcomes of probability 0 are dropped.
+    "no change" outcome; outcomes of probability 0 are dropped. ``budget`` (or a clock the
+    caller shares with later phases) bounds the time: grounding IPPC drive p15 takes
+    longer than many users' whole budget, and raises
+    :class:`~xaip.errors.BudgetExhausted` when it runs out.
     """
     if cost not in COST_MODELS:
         raise ValueError(f"cost must be one of {COST_MODELS}, not {cost!r}")
     if cost == "reward":
         domain = _rewards_as_costs(domain)
-    skeleton = ground_skeleton(domain, problem)
+    skeleton = ground_skeleton(domain, problem, budget=budget)
     actions: list[ProbabilisticAction] = []
+    guard = skeleton.ctx.guard
     for instance in skeleton.instances:
+        guard.tick()
         actions.extend(_assemble(instance, skeleton.reached, skeleton.mask, cost))
     return ProbabilisticTask(
         name=problem.name,
