@@ -26,6 +26,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException
+from starlette.routing import Match
 
 from xaip import __version__
 from xaip.errors import XaipError
@@ -34,6 +35,7 @@ from xaip.web.pages import status_class
 from xaip.web.pages.explainers import listing
 from xaip.web.problems import WebProblem, from_error
 from xaip.web.registry import Bench, load_pages, respond
+from xaip.web.schema import ERROR_RESPONSES
 from xaip.web.settings import Settings
 from xaip.web.work import WorkPool
 
@@ -77,6 +79,18 @@ def _validation_message(error: RequestValidationError) -> str:
     return "bad request: " + "; ".join(parts)
 
 
+def _allowed(app: FastAPI, request: Request) -> list[str]:
+    """The methods some route of ``app`` answers at the request's path (Starlette's 405
+    names only the first route that matched the path)."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        found = getattr(route, "methods", None)
+        if match != Match.NONE and found:
+            methods |= set(found)
+    return sorted(methods)
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The workbench as a FastAPI application (``uvicorn`` serves it in ``xaip serve``)."""
     settings = settings or Settings()
@@ -92,8 +106,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # page computes it for its template.
     templates.env.globals["status_class"] = status_class
     pages = load_pages()
-    app.state.bench = Bench(settings, ModelStore(settings.max_models),
-                            WorkPool(settings.workers, settings.max_waiting), templates, pages)
+    pool = WorkPool(settings.workers, settings.max_waiting, seconds=settings.max_seconds,
+                    max_wait=settings.max_wait_seconds, grace=settings.grace_seconds,
+                    work_factor=settings.work_factor)
+    app.state.bench = Bench(settings, ModelStore(settings.max_models), pool, templates, pages)
     app.mount("/static", StaticFiles(directory=str(_folder("static"))), name="static")
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
@@ -101,7 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return respond(request, "index.html", explainers=listing())
 
     for page in pages:
-        app.include_router(page.router)
+        app.include_router(page.router, responses=ERROR_RESPONSES)
 
     @app.exception_handler(WebProblem)
     async def web_problem(request: Request, error: WebProblem) -> Response:
@@ -122,7 +138,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         message = str(error.detail) if error.detail else "error"
         if error.status_code == 404 and message == "Not Found":
             message = f"no page {request.url.path[:80]!r} here"
-        return _answer(request, WebProblem(error.status_code, message, kind=kind))
+        response = _answer(request, WebProblem(error.status_code, message, kind=kind))
+        for key, value in (error.headers or {}).items():
+            response.headers[key] = value
+        if error.status_code == 405:  # every method the path has (RFC 9110), not one route's
+            response.headers["Allow"] = ", ".join(_allowed(app, request))
+        return response
 
     @app.exception_handler(Exception)
     async def internal(request: Request, error: Exception) -> Response:

@@ -11,7 +11,7 @@ store, which answers every query already asked at once -- a finished run comes b
 fraction of a second, an interrupted one continues where it stopped.
 
 A run's identifier is a hash of its parameters, so starting the same discovery twice
-opens the same run. At most ``Settings.max_discoveries`` run at once (503 beyond); each
+opens the same run. At most ``Settings.max_discoveries`` run at once (429 beyond); each
 is bounded by ``Settings.discovery_seconds``.
 
 SQLite connections belong to the thread that opened them, so every access to the index
@@ -176,14 +176,15 @@ class Discoveries:
     # ------------------------------------------------------------------ runs
 
     def start(self, wanted: RunParams) -> Run:
-        """Start (or return) the run of ``wanted``; 503 when too many are running."""
+        """Start (or return) the run of ``wanted``; 429 when too many are running (a
+        refusal of this request until a run ends, not a failure of the server)."""
         with self._lock:
             run = self._runs.get(wanted.id)
             if run is not None and run.state != "failed":
                 return run
             running = sum(1 for r in self._runs.values() if not r.done)
             if running >= self.max_running:
-                raise WebProblem(503, f"{running} discovery run(s) in progress; wait for it "
+                raise WebProblem(429, f"{running} discovery run(s) in progress; wait for it "
                                       "to finish", kind="busy")
             resumed = (self.folder / f"{wanted.id}.sqlite").exists()
             run = Run(wanted, resumed=resumed)

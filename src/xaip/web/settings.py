@@ -36,9 +36,18 @@ class Settings:
     #: Seconds and search nodes for one request's work (a request may ask for less).
     max_seconds: float = 20.0
     max_nodes: int = 2_000_000
-    #: Requests doing work at once; ``max_waiting`` more may wait, others get 503.
+    #: Requests doing work at once; ``max_waiting`` more may wait, others get 503. One
+    #: kind of request (one page, or uploads) holds at most ``workers - 1`` of them.
     workers: int = 4
     max_waiting: int = 64
+    #: A request that waited this long for a worker is refused (503 "busy").
+    max_wait_seconds: float = 60.0
+    #: Whatever a request's work still does at its limit plus ``grace_seconds`` is stopped
+    #: and answered "budget exhausted". The limit of work with a budget is ``work_factor``
+    #: times the budget's seconds (the search's budget, then a fresh one for its checker,
+    #: as on the command line); an upload's parsing gets the budget's seconds once.
+    grace_seconds: float = 1.0
+    work_factor: float = 2.0
     #: Discovery runs: at most this many at once, each within ``discovery_seconds``.
     max_discoveries: int = 1
     discovery_seconds: float = 120.0

@@ -71,7 +71,7 @@ async def _view(request: Request, model_id: str, objective: str, item_cost: floa
     shared = bench(request)
     model = shared.models.get(model_id)
     return await shared.pool.run(compute, model, objective, item_cost, method,
-                                 budget_of(request, asked))
+                                 budget=budget_of(request, asked), lane="balanced")
 
 
 @router.get("/balanced", response_class=HTMLResponse, include_in_schema=False)

@@ -14,8 +14,8 @@ run's server-sent events (``/api/capabilities/runs/{run}/events``).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from typing import Annotated, Any
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated, Any, TypeVar
 
 import anyio
 from fastapi import APIRouter, Form, Query, Request
@@ -23,8 +23,11 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response, Streamin
 
 from xaip.web.discoveries import Discoveries, Run, params
 from xaip.web.pages import Page, bench, respond
+from xaip.web.problems import WebProblem
+from xaip.web.work import Unfinished
 
 router = APIRouter()
+T = TypeVar("T")
 
 RunId = Annotated[str, Query(max_length=40)]
 Game = Annotated[str, Form(max_length=40, description="a bundled game")]
@@ -44,6 +47,16 @@ def discoveries(request: Request) -> Discoveries:
         shared.extras["discoveries"] = found
     assert isinstance(found, Discoveries)
     return found
+
+
+async def _quick(request: Request, function: Callable[..., T], *args: Any) -> T:
+    """Bookkeeping of the runs (no search) in the work pool; if even that ran out of time
+    (a machine under heavy load), the answer is 503 "busy", never a half result."""
+    done = await bench(request).pool.run(function, *args, lane="capabilities")
+    if isinstance(done, Unfinished):
+        raise WebProblem(503, "the workbench is too busy to read the discovery runs now; "
+                              "retry in a moment", kind="busy")
+    return done
 
 
 def _cards(run: Run) -> list[dict[str, Any]]:
@@ -66,11 +79,9 @@ def _cards(run: Run) -> list[dict[str, Any]]:
 
 
 async def _start(request: Request, game: str, grid: str, seed: int, agent: str) -> Run:
-    shared = bench(request)
-    wanted = await shared.pool.run(params, game, grid, seed, agent)
+    wanted = await _quick(request, params, game, grid, seed, agent)
     manager = discoveries(request)
-    run = await shared.pool.run(manager.start, wanted)
-    assert isinstance(run, Run)
+    run = await _quick(request, manager.start, wanted)
     return run
 
 
@@ -79,7 +90,7 @@ async def capabilities_page(request: Request) -> HTMLResponse:
     from xaip.vocab.registry import game_names
 
     manager = discoveries(request)
-    stored = await bench(request).pool.run(manager.stored)
+    stored = await _quick(request, manager.stored)
     return respond(request, "capabilities.html", games=game_names(), runs=stored)
 
 
@@ -97,8 +108,7 @@ async def run_page(request: Request, run_id: str,
     from xaip.vocab.registry import game_names
 
     manager = discoveries(request)
-    run = await bench(request).pool.run(manager.get, run_id)
-    assert isinstance(run, Run)
+    run = await _quick(request, manager.get, run_id)
     return respond(request, "capabilities.html", run=run, status=run.to_dict(),
                    cards=_cards(run), partial=partial, games=game_names())
 
@@ -107,8 +117,7 @@ async def run_page(request: Request, run_id: str,
             include_in_schema=False)
 async def picture(request: Request, run_id: str, index: int, which: str) -> Response:
     manager = discoveries(request)
-    data = await bench(request).pool.run(manager.picture, run_id, index, which)
-    assert isinstance(data, bytes)
+    data = await _quick(request, manager.picture, run_id, index, which)
     return Response(data, media_type="image/png",
                     headers={"Cache-Control": "private, max-age=3600"})
 
@@ -125,7 +134,7 @@ async def start_api(request: Request, game: Game = "zelda", grid: Grid = "3x4",
 async def list_api(request: Request) -> dict[str, Any]:
     """Every run the workbench knows (also runs of earlier servers), newest first."""
     manager = discoveries(request)
-    stored = await bench(request).pool.run(manager.stored)
+    stored = await _quick(request, manager.stored)
     return {"status": "ok", "runs": stored}
 
 
@@ -133,8 +142,7 @@ async def list_api(request: Request) -> dict[str, Any]:
 async def run_api(request: Request, run_id: str) -> dict[str, Any]:
     """A run's state and progress; when done, ``result`` is ``xaip discover --json``."""
     manager = discoveries(request)
-    run = await bench(request).pool.run(manager.get, run_id)
-    assert isinstance(run, Run)
+    run = await _quick(request, manager.get, run_id)
     return run.to_dict()
 
 
@@ -146,8 +154,7 @@ async def run_events(request: Request, run_id: str) -> StreamingResponse:
     ``GET /api/capabilities/runs/{run}``). The stream ends with the run, which its budget
     bounds."""
     manager = discoveries(request)
-    run = await bench(request).pool.run(manager.get, run_id)
-    assert isinstance(run, Run)
+    run = await _quick(request, manager.get, run_id)
 
     async def stream() -> AsyncIterator[str]:
         seen = 0

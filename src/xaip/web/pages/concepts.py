@@ -73,7 +73,7 @@ def compute(env: str, level: str, variant: str, budget: Budget) -> ConceptsView:
 async def _view(request: Request, env: str, level: str, variant: str,
                 asked: tuple[float | None, int | None]) -> ConceptsView | Unfinished:
     return await bench(request).pool.run(compute, env, level, variant,
-                                         budget_of(request, asked))
+                                         budget=budget_of(request, asked), lane="concepts")
 
 
 @router.get("/concepts", response_class=HTMLResponse, include_in_schema=False)

@@ -242,7 +242,7 @@ async def _view(request: Request, model_id: str, kind: str, vetoes: list[int], f
     shared = bench(request)
     model = shared.models.get(model_id)
     return await shared.pool.run(compute, model, kind, vetoes, foil, answers,
-                                 budget_of(request, asked))
+                                 budget=budget_of(request, asked), lane="explain")
 
 
 @router.get("/explain", response_class=HTMLResponse, include_in_schema=False)

@@ -82,7 +82,7 @@ def run_example(name: str, budget: Budget) -> ExampleView:
 
 @router.get("/explainers", response_class=HTMLResponse, include_in_schema=False)
 async def explainers_page(request: Request) -> HTMLResponse:
-    found = await bench(request).pool.run(listing)
+    found = await bench(request).pool.run(listing, lane="explainers")
     return respond(request, "explainers.html", explainers=found)
 
 
@@ -92,8 +92,9 @@ async def example_page(request: Request, name: str,
                                         Depends(budget_query)] = (None, None)
                        ) -> HTMLResponse:
     shared = bench(request)
-    view = await shared.pool.run(run_example, name, budget_of(request, asked))
-    found = await shared.pool.run(listing)
+    view = await shared.pool.run(run_example, name, budget=budget_of(request, asked),
+                                      lane="explainers")
+    found = await shared.pool.run(listing, lane="explainers")
     if isinstance(view, Unfinished):
         return respond(request, "explainers.html", explainers=found, name=name,
                        unfinished=view.to_dict())
@@ -103,7 +104,8 @@ async def example_page(request: Request, name: str,
 @router.get("/api/explainers", tags=["explainers"])
 async def explainers_api(request: Request) -> dict[str, Any]:
     """Every registered explainer (:mod:`xaip.contract`): name, family, description."""
-    return {"status": "ok", "explainers": await bench(request).pool.run(listing)}
+    found = await bench(request).pool.run(listing, lane="explainers")
+    return {"status": "ok", "explainers": found}
 
 
 @router.get("/api/explainers/{name}", tags=["explainers"])
@@ -112,7 +114,9 @@ async def example_api(request: Request, name: str,
                                        Depends(budget_query)] = (None, None)
                       ) -> dict[str, Any]:
     """Run explainer ``name`` on its bundled example; the result's ``to_dict()``."""
-    view = await bench(request).pool.run(run_example, name, budget_of(request, asked))
+    view = await bench(request).pool.run(run_example, name,
+                                         budget=budget_of(request, asked),
+                                         lane="explainers")
     return view.to_dict() if isinstance(view, Unfinished) else view.payload
 
 

@@ -68,7 +68,7 @@ async def _view(request: Request, model_id: str, distance: str, max_cost: int | 
     shared = bench(request)
     model = shared.models.get(model_id)
     return await shared.pool.run(compute, model, distance, max_cost,
-                                 budget_of(request, asked))
+                                 budget=budget_of(request, asked), lane="explicable")
 
 
 @router.get("/explicable", response_class=HTMLResponse, include_in_schema=False)

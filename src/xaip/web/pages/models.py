@@ -10,16 +10,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from xaip.web.models import MAX_FILES, ROLES, Model, decode_upload
-from xaip.web.pages import Page, bench, respond
+from xaip.web.pages import Page, bench, budget_of, budget_query, respond
 from xaip.web.problems import WebProblem
+from xaip.web.work import Unfinished
 
 router = APIRouter()
 
 Upload = Annotated[UploadFile | None, File(description="a text file (PDDL or plan)")]
+Asked = Annotated[tuple[float | None, int | None], Depends(budget_query)]
 
 
 async def _texts(request: Request, files: dict[str, UploadFile | None]) -> dict[str, str]:
@@ -47,12 +49,21 @@ def _title(title: str | None) -> str:
     return cleaned[:60]
 
 
-async def _upload(request: Request, title: str | None, files: dict[str, UploadFile | None]
-                  ) -> Model:
+async def _upload(request: Request, title: str | None, files: dict[str, UploadFile | None],
+                  asked: tuple[float | None, int | None]) -> Model:
+    """Parse and keep an upload in the work pool's ``upload`` lane (so uploads never take
+    every worker), within the request's budget: an upload that cannot be parsed and
+    checked in its seconds is stopped there and refused (413, "budget exhausted")."""
     texts = await _texts(request, files)
     shared = bench(request)
-    model = await shared.pool.run(shared.models.add, texts, _title(title))
-    assert isinstance(model, Model)
+    seconds = budget_of(request, asked).max_seconds or shared.settings.max_seconds
+    model = await shared.pool.run(shared.models.add, texts, _title(title), seconds=seconds,
+                                  lane="upload", phase="parsing")
+    if isinstance(model, Unfinished):
+        raise WebProblem(413, f"the upload could not be parsed and checked within its budget "
+                              f"of {seconds:g} s (budget exhausted): upload a smaller model, "
+                              f"or ask for more time with max_seconds (at most "
+                              f"{shared.settings.max_seconds:g} s)", kind="budget_exhausted")
     return model
 
 
@@ -73,10 +84,10 @@ def model_page(request: Request, model_id: str) -> HTMLResponse:
 async def upload_page(request: Request, title: Annotated[str | None, Form()] = None,
                       domain: Upload = None, problem: Upload = None, plan: Upload = None,
                       human_domain: Upload = None, human_problem: Upload = None,
-                      annotations: Upload = None) -> Response:
+                      annotations: Upload = None, asked: Asked = (None, None)) -> Response:
     model = await _upload(request, title, {
         "domain": domain, "problem": problem, "plan": plan, "human_domain": human_domain,
-        "human_problem": human_problem, "annotations": annotations})
+        "human_problem": human_problem, "annotations": annotations}, asked)
     return RedirectResponse(f"/models/{model.id}", status_code=303)
 
 
@@ -96,14 +107,16 @@ def get_model(request: Request, model_id: str) -> dict[str, Any]:
 async def upload_model(request: Request, title: Annotated[str | None, Form()] = None,
                        domain: Upload = None, problem: Upload = None, plan: Upload = None,
                        human_domain: Upload = None, human_problem: Upload = None,
-                       annotations: Upload = None) -> dict[str, Any]:
+                       annotations: Upload = None, asked: Asked = (None, None)
+                       ) -> dict[str, Any]:
     """Upload a model: ``domain`` and ``problem`` are required; ``plan`` (the robot's
     plan), ``human_domain``/``human_problem`` (the person's model) and ``annotations``
-    are optional. Every file is parsed now; errors name the file, line and column.
+    are optional. Every file is parsed now, within ``max_seconds`` (413 "budget
+    exhausted" when that is not enough); errors name the file, line and column.
     Returns the model's identifier for the other endpoints."""
     model = await _upload(request, title, {
         "domain": domain, "problem": problem, "plan": plan, "human_domain": human_domain,
-        "human_problem": human_problem, "annotations": annotations})
+        "human_problem": human_problem, "annotations": annotations}, asked)
     return {"status": "ok", "model": model.summary()}
 
 

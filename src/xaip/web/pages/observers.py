@@ -145,7 +145,7 @@ def film(problem: Any, plan: tuple[str, ...]) -> str | None:
 async def _view(request: Request, example: str, mode: str, count: int | None,
                 asked: tuple[float | None, int | None]) -> ObserversView | Unfinished:
     return await bench(request).pool.run(compute, example, mode, count,
-                                         budget_of(request, asked))
+                                         budget=budget_of(request, asked), lane="observers")
 
 
 def _default_mode(example: str) -> str:

@@ -68,7 +68,8 @@ async def _view(request: Request, model_id: str, asked: tuple[float | None, int 
                 ) -> PlanView | Unfinished:
     shared = bench(request)
     model = shared.models.get(model_id)
-    return await shared.pool.run(compute, model, budget_of(request, asked))
+    return await shared.pool.run(compute, model, budget=budget_of(request, asked),
+                                 lane="plan")
 
 
 @router.get("/plan", response_class=HTMLResponse, include_in_schema=False)

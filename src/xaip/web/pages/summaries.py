@@ -97,7 +97,7 @@ async def _view(request: Request, model_id: str, source: str, target: str,
     shared = bench(request)
     model = shared.models.get(model_id)
     return await shared.pool.run(compute, model, source.strip(), target.strip(),
-                                 budget_of(request, asked))
+                                 budget=budget_of(request, asked), lane="summaries")
 
 
 @router.get("/summaries", response_class=HTMLResponse, include_in_schema=False)
