@@ -168,3 +168,21 @@ def test_one_node_budget_is_unfinished():
 def test_bad_grids(text, message):
     with pytest.raises(InputError, match=message):
         deceptive_plan(parse_grid(text))
+
+
+def test_a_detour_before_the_last_deceptive_point_is_refuted() -> None:
+    """The plan claims the cheapest all-deceptive walk to the LDP; the checker re-derives
+    the fewest deceptive moves to it (a back-and-forth step before the LDP is refuted)."""
+    import dataclasses
+
+    from xaip.observers.deception import check_deceptive
+
+    grid = read_grid(bundled_grids()["corridor"])
+    result = deceptive_plan(grid)
+    assert result.verified and result.ldp_index is not None and result.ldp_index >= 1
+    path = result.path
+    detour = (path[0], path[1], path[0], *path[1:])
+    claim = dataclasses.replace(result, path=detour, ldp_index=result.ldp_index + 2,
+                                cost=result.cost + 2)
+    report = check_deceptive(grid, claim)
+    assert report.ok is False and "deceptive moves suffice" in report.details

@@ -322,8 +322,8 @@ def check_deceptive(grid: Grid, result: DeceptivePlan) -> CheckReport:
     Shares with the planner only the :class:`Grid`. Recomputes every goal's distances with
     its own BFS, walks the path (adjacent free cells from S to G), re-tests every prefix up
     to the LDP for a decoy at least as probable as G, re-derives the LDP's optimality (no
-    cell reachable from S through deceptive cells is nearer G) and the cost after the LDP
-    (optimal to G).
+    cell reachable from S through deceptive cells is nearer G), that the path reaches the LDP
+    in the fewest moves through deceptive cells, and the cost after the LDP (optimal to G).
     """
     if not result.status.finished or not result.path:
         return CheckReport(None, "no path to check")
@@ -346,18 +346,24 @@ def check_deceptive(grid: Grid, result: DeceptivePlan) -> CheckReport:
         if not deceptive(path[i]):
             return CheckReport(False, f"step {i} ({_cell_name(path[i])}) before the LDP makes "
                                       "the real goal the most probable")
-    seen, frontier = {grid.start}, [grid.start]
+    # breadth first through deceptive cells only: which are reachable, and in how few moves
+    steps, frontier = {grid.start: 0}, [grid.start]
     while frontier:
-        cell = frontier.pop()
-        r, c = cell
-        for n in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-            if n not in seen and n in dist["G"] and deceptive(n):
-                seen.add(n)
-                frontier.append(n)
+        following = []
+        for r, c in frontier:
+            for n in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                if n not in steps and n in dist["G"] and deceptive(n):
+                    steps[n] = steps[(r, c)] + 1
+                    following.append(n)
+        frontier = following
+    seen = set(steps)
     nearest = min(dist["G"][c] for c in seen)
     if dist["G"][result.ldp] != nearest:
         return CheckReport(False, f"a deceptive cell {nearest} moves from G is reachable; the "
                                   f"LDP is {dist['G'][result.ldp]} away")
+    if result.ldp_index != steps.get(result.ldp):
+        return CheckReport(False, f"the path reaches the LDP in {result.ldp_index} moves; "
+                                  f"{steps.get(result.ldp)} deceptive moves suffice")
     if len(path) - 1 - result.ldp_index != dist["G"][result.ldp]:
         return CheckReport(False, "the path after the LDP is not a shortest path to G")
     return CheckReport(True, f"deceptive through step {result.ldp_index}, LDP "
