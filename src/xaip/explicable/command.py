@@ -119,9 +119,13 @@ def run_distance(args: argparse.Namespace) -> int:
     from xaip.planning.pddl import check_problem, read_domain, read_problem
     from xaip.render import render
 
+    from xaip.explicable.distances import register_statics
+
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     check_problem(domain, problem)
-    result = compare_plans(ground(domain, problem), read_steps(args.plan_a),
+    task = ground(domain, problem)
+    register_statics(task, domain, problem)
+    result = compare_plans(task, read_steps(args.plan_a),
                            read_steps(args.plan_b), args.weights)
     emit(args, result.to_dict(), render(result))
     return EXIT_OK

@@ -1,5 +1,10 @@
 """Distances between two plans (book ch. 3, Def. 4–6): action, causal-link, state, composite.
 
+States are the definitions' states, subsets of *all* facts: the grounded state plus the
+true static facts grounding leaves out, and causal links count static preconditions too
+(producer ``init``), for every task registered by :func:`register_statics` (every task of
+an explicable problem and of ``xaip distance``).
+
 Why a *trace* first: the person compares the robot's plan with plans of *their* model, so
 the two plans may come from different grounded tasks (different static facts, different
 fact numbering). Each plan is therefore turned once into a model-neutral
@@ -21,11 +26,14 @@ All four distances lie in ``[0, 1]``, are 0 on identical plans and are symmetric
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from xaip.errors import InputError
+from xaip.planning.pddl.model import And, Atom, Domain, Problem
 from xaip.planning.plans import causal_links, simulate
+from xaip.planning.semantics import fact_text
 from xaip.planning.task import GroundAction, Task
 
 #: The distances in [0, 1]; ``cost`` (the cost difference, :mod:`xaip.explicable.measures`)
@@ -51,6 +59,58 @@ class PlanTrace:
 _NO_GOAL: dict[int, Task] = {}
 
 
+@dataclass(frozen=True)
+class Statics:
+    """What grounding leaves out of a task's states: the true atoms of predicates no
+    action of the model changes, the ones each ground action's precondition needs, and the
+    goal's. A state of the definitions (book ch. 2: a subset of *all* facts) is the
+    grounded state plus ``true``."""
+
+    true: frozenset[str]
+    needs: Mapping[str, frozenset[str]]
+    goal: frozenset[str]
+
+
+#: Statics of the tasks built for explicable problems (by ``id``; dropped with the task).
+_STATICS: dict[int, Statics] = {}
+
+
+def register_statics(task: Task, domain: Domain, problem: Problem) -> None:
+    """Make :func:`trace_of` count ``task``'s static facts (states, causal links).
+
+    Why: two models can differ in which predicates are static (the robot's actions change
+    a fact the person believes nobody changes); a trace of grounded states only would then
+    compare different fact sets, and two identical plans would be at a distance > 0.
+    """
+    true = frozenset(str(atom) for atom in task.static_facts)
+    schemas = {action.name: action for action in domain.actions}
+    needs: dict[str, frozenset[str]] = {}
+    for action in task.actions:
+        schema = schemas.get(action.schema)
+        if schema is None or action.name in needs:
+            continue
+        binding = dict(zip((p.name for p in schema.parameters), action.args, strict=False))
+        atoms = _positive_atoms(schema.precondition)
+        needs[action.name] = frozenset(
+            text for atom in atoms
+            if (text := fact_text(atom.predicate, (binding.get(a, a) for a in atom.args)))
+            in true)
+    goal = frozenset(str(a) for a in _positive_atoms(problem.goal) if str(a) in true) \
+        if problem.goal is not None else frozenset()
+    key = id(task)
+    _STATICS[key] = Statics(true, needs, goal)
+    weakref.finalize(task, _STATICS.pop, key, None)
+
+
+def _positive_atoms(condition: object) -> list[Atom]:
+    """The atoms a conjunctive condition requires true (others are not 'needed')."""
+    if isinstance(condition, Atom):
+        return [] if condition.predicate == "=" else [condition]
+    if isinstance(condition, And):
+        return [a for part in condition.operands for a in _positive_atoms(part)]
+    return []
+
+
 def trace_of(task: Task, plan: Sequence[GroundAction], prefix: bool = False) -> PlanTrace:
     """The trace of ``plan``, executable in ``task`` (raises ``ValueError`` if it is not).
 
@@ -69,11 +129,18 @@ def trace_of(task: Task, plan: Sequence[GroundAction], prefix: bool = False) -> 
             return "init"
         return "goal" if index >= len(plan) else names[index]
 
-    links = frozenset(
-        (step_name(link.producer), str(task.facts[link.fact]), step_name(link.consumer))
-        for link in causal_links(task, plan))
-    return PlanTrace(names, tuple(frozenset(map(str, task.true_facts(s))) for s in states),
-                     links)
+    links = {(step_name(link.producer), str(task.facts[link.fact]), step_name(link.consumer))
+             for link in causal_links(task, plan)}
+    statics = _STATICS.get(id(task)) or _STATICS.get(_ORIGINAL.get(id(task), -1))
+    always: frozenset[str] = frozenset()
+    if statics is not None:
+        always = statics.true
+        for index, action in enumerate(plan):
+            links |= {("init", fact, names[index]) for fact in statics.needs.get(action.name, ())}
+        if not prefix:
+            links |= {("init", fact, "goal") for fact in statics.goal}
+    return PlanTrace(names, tuple(frozenset(map(str, task.true_facts(s))) | always
+                                  for s in states), frozenset(links))
 
 
 def _without_goal(task: Task) -> Task:
@@ -83,8 +150,14 @@ def _without_goal(task: Task) -> Task:
         bare = replace(task, goal=0, goal_neg=0)
         if len(_NO_GOAL) > 64:
             _NO_GOAL.clear()
+            _ORIGINAL.clear()
         _NO_GOAL[id(task)] = bare
+        _ORIGINAL[id(bare)] = id(task)
     return bare
+
+
+#: The task a goal-less copy (:func:`_without_goal`) was made from, for its statics.
+_ORIGINAL: dict[int, int] = {}
 
 
 def _jaccard_distance(a: frozenset[str] | frozenset[Link], b: frozenset[str] | frozenset[Link]
