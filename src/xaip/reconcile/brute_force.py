@@ -19,7 +19,7 @@ from fractions import Fraction
 from xaip.planning.features import Edit, Feature, FeatureKind, model_features, update_features
 from xaip.planning.pddl.model import OBJECT, Atom, Domain, FunctionTerm, Problem
 from xaip.planning.plans import PlanStep
-from xaip.planning.semantics import counts_action_costs
+from xaip.planning.semantics import counts_action_costs, step_number
 from xaip.reconcile.problem import MRP
 from xaip.runtime import Budget, BudgetClock
 from xaip.runtime.budget import as_clock
@@ -146,7 +146,8 @@ def brute_force_complete(
     for step, name in enumerate(_names(mrp.plan)):
         op = ops.get(name)
         if op is None or not applicable(op, state):
-            return CheckResult(False, False, None, None, f"step {step} ({name}) fails")
+            return CheckResult(False, False, None, None,
+                               f"step {step_number(step)} ({name}) fails")
         state = (state - op.delete) | op.add
         plan_cost += op.cost
     if not is_goal(state):

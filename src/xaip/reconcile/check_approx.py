@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from xaip.planning.features import Edit
 from xaip.planning.grounding import ground
 from xaip.planning.plans import PlanStep, validate
+from xaip.planning.semantics import step_number
 from xaip.reconcile.checks import updated_model
 from xaip.reconcile.problem import MRP
 
@@ -51,7 +52,7 @@ def proxies_hold(mrp: MRP, edits: Sequence[Edit], expected: Sequence[str]
                 supported = True
                 break
         if not supported:
-            return False, f"C3 fails: step {index + 1} ({plan[index].name}) supports no " \
+            return False, f"C3 fails: step {step_number(index)} ({plan[index].name}) supports no " \
                           "causal link"
     return True, "C1 (valid), C2 (expected plan no cheaper) and C3 (every step supports " \
                  "a causal link) hold"

@@ -56,7 +56,7 @@ from xaip.reconcile.results import (
     LabelledEdit,
     PolicyNode,
 )
-from xaip.runtime import Budget
+from xaip.runtime import Budget, Status
 
 __all__ = ["CheckResult", "brute_force_complete", "check", "cheaper_plan",
            "contrastive_verdict", "is_complete", "is_monotonic", "policy_explains",
@@ -184,6 +184,8 @@ def _check(inputs: MRP | AnnotatedMRP, result: Any, budget: Budget) -> CheckRepo
 
         return check_explanation(_plain(inputs), result, budget)
     if isinstance(result, Dialogue):
+        if result.status == Status.UNSOLVABLE:
+            return _no_plan_after_veto(_plain(inputs), result, budget)
         last = result.current.check
         if last is None:
             return CheckReport(None, "the last round was not checked")
@@ -194,6 +196,30 @@ def _check(inputs: MRP | AnnotatedMRP, result: Any, budget: Budget) -> CheckRepo
     from xaip.reconcile.check_uncertain import check_uncertain
 
     return check_uncertain(inputs, result, budget)
+
+
+def _no_plan_after_veto(mrp: MRP, result: Dialogue, budget: Budget) -> CheckReport:
+    """The claim "the last veto leaves the robot with no plan": the robot's model (``mrp``,
+    as it was before that veto) corrected by the veto has no plan (uniform-cost search on a
+    fresh grounding, without a cost bound)."""
+    vetoed = result.rounds[-1].vetoed
+    if vetoed is None:
+        return CheckReport(False, "the dialogue ends without a plan but records no veto")
+    reverse = Edit(vetoed.feature, "remove" if vetoed.op == "add" else "add")
+    domain, problem = apply_edits(mrp.robot_domain, mrp.robot_problem, [reverse],
+                                  source_domain=mrp.human_domain,
+                                  source_problem=mrp.human_problem)
+    assert problem is not None
+    try:
+        status, cost, _ = cheaper_plan(domain, problem, None, None, budget)
+    except BudgetExhausted:
+        status, cost = "budget_exhausted", None
+    if status == "budget_exhausted":
+        raise BudgetExhausted("the checker's budget ran out")
+    if status == "solved":
+        return CheckReport(False, f"after the veto the robot still has a plan (cost {cost})")
+    return CheckReport(True, "after the last veto the robot's corrected model has no plan "
+                             "(uniform-cost search on a fresh grounding)")
 
 
 def _plain(inputs: MRP | AnnotatedMRP) -> MRP:

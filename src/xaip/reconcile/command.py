@@ -140,7 +140,9 @@ def run(args: argparse.Namespace) -> int:
             and getattr(explanation, "updated_domain", None) is not None:
         write_output(args.write_domain, render(explanation, "pddl"), _inputs(args))
     emit(args, result.to_dict(), render(result))
-    return EXIT_OK if result.status.finished and result.verified else EXIT_NEGATIVE
+    # a veto that leaves the robot without a plan is a (checked) negative answer: exit 1
+    answered = result.status.finished and result.status != Status.UNSOLVABLE
+    return EXIT_OK if answered and result.verified else EXIT_NEGATIVE
 
 
 def _explain_uncertain(args: argparse.Namespace, mrp: Any, budget: Any) -> Any:

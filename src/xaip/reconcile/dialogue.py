@@ -8,6 +8,11 @@ plan is recomputed optimally in the corrected model, and a new explanation follo
 Budgets: ``max_nodes`` bounds every search of every round; ``max_seconds`` the whole
 dialogue. A round that runs out of budget ends the dialogue: vetoes after it are not
 applied, and the result says so (``status`` budget_exhausted, never verified).
+
+A veto after which the robot's corrected model has no plan at all is a negative answer,
+not bad input: the dialogue keeps every round accepted so far, records the veto, and ends
+with status ``unsolvable`` (the CLI exits 1); the checker confirms that the corrected model
+has no plan.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xaip.contract import with_check
 from xaip.errors import InputError
@@ -40,6 +46,7 @@ class DecisionSupport:
     engine: str = DEFAULT_ENGINE
     rounds: list[Round] = field(default_factory=list)
     stopped: str = ""  # why the dialogue could not go on (a round ran out of budget)
+    no_plan: bool = False  # the last veto left the robot without a plan
 
     def __post_init__(self) -> None:
         self._started = time.perf_counter()
@@ -51,7 +58,7 @@ class DecisionSupport:
 
     @property
     def finished(self) -> bool:
-        return not self.stopped and self.current.status.finished
+        return (not self.stopped or self.no_plan) and self.current.status.finished
 
     def _left(self) -> Budget | None:
         if self.budget is None or self.budget.max_seconds is None:
@@ -67,6 +74,8 @@ class DecisionSupport:
 
         Does nothing once the dialogue has run out of budget (see :attr:`stopped`).
         """
+        if self.no_plan:
+            raise InputError("the robot has no plan left to explain: no further veto")
         if not self.finished:
             self.stopped = self.stopped or "a round ran out of budget before the veto"
             return self.current
@@ -90,6 +99,14 @@ class DecisionSupport:
         except BudgetExhausted as error:
             self.stopped = str(error)
             return self.current
+        except InputError:
+            if has_plan(domain, problem, self._left(), self.engine) is not False:
+                raise
+            self.rounds[-1] = Round(self.rounds[-1].explanation, edit)
+            self.no_plan = True
+            self.stopped = (f"the veto of '{edit_text(edit)}' leaves the robot with no plan "
+                            "in its corrected model")
+            return self.current
         self.mrp = mrp
         self.rounds[-1] = Round(self.rounds[-1].explanation, edit)
         self.rounds.append(Round(self._explain(self.mrp)))
@@ -97,11 +114,24 @@ class DecisionSupport:
 
     def result(self) -> Dialogue:
         """The dialogue so far as a frozen result (status and verified of the last round)."""
-        status = Status.BUDGET_EXHAUSTED if not self.finished else self.current.status
+        status = Status.BUDGET_EXHAUSTED if not self.finished else (
+            Status.UNSOLVABLE if self.no_plan else self.current.status)
         dialogue = Dialogue(rounds=tuple(self.rounds), status=status,
                             seconds=time.perf_counter() - self._started,
                             stats={"rounds": len(self.rounds)}, stopped=self.stopped)
         return with_check(dialogue, check(self.mrp, dialogue))
+
+
+def has_plan(domain: Any, problem: Any, budget: Budget | None, engine: str) -> bool | None:
+    """Does the model have a plan at all? (``None``: the budget ran out.)"""
+    from xaip.planning.engines import get_engine
+    from xaip.planning.grounding import ground
+
+    result = get_engine(engine).solve(ground(domain, problem, budget=budget), optimal=False,
+                                      budget=budget)
+    if result.status == "budget_exhausted":
+        return None
+    return result.status == "solved"
 
 
 def decision_support(mrp: MRP, vetoes: Sequence[int | Edit], kind: str = "mce",

@@ -25,6 +25,7 @@ from xaip.planning.engines import DEFAULT_ENGINE, Engine
 from xaip.planning.features import Feature
 from xaip.planning.pddl import write_domain
 from xaip.planning.plans import PlanStep, validate
+from xaip.planning.semantics import step_number
 from xaip.reconcile.checks import check
 from xaip.reconcile.goals import (
     ApproximateTest,
@@ -212,11 +213,17 @@ class Explainer:
         except InputError:
             return ""
         if outcome.valid:
-            return f"costs {outcome.cost}, no less than the robot's plan ({self.mrp.plan_cost})"
+            assert outcome.cost is not None
+            mine = validate(domain, self.mrp.human_problem, self.mrp.plan)
+            if mine.valid and mine.cost is not None and outcome.cost < mine.cost:
+                return (f"still costs {outcome.cost}, less than the robot's plan "
+                        f"({mine.cost}) there")
+            return f"costs {outcome.cost}, no less than the robot's plan ({mine.cost})"
         if outcome.failed_step is not None and outcome.failed_step < len(steps):
             unmet = ", ".join(outcome.unmet)
-            return (f"fails at step {outcome.failed_step + 1}, ({plan[outcome.failed_step]}): "
-                    f"{unmet or outcome.reason} does not hold there")
+            return (f"fails at step {step_number(outcome.failed_step)}, "
+                    f"({plan[outcome.failed_step]}): {unmet or outcome.reason} does not "
+                    "hold there")
         return f"no longer reaches the goal ({', '.join(outcome.unmet) or outcome.reason})"
 
     def _no_explanation_message(self, kind: str) -> str:

@@ -18,6 +18,7 @@ from xaip.contract import CheckReport
 from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.features import Edit, Feature
 from xaip.planning.features.sentences import sentence
+from xaip.planning.semantics import STEP_NUMBERING
 from xaip.reconcile.annotated import Possible
 from xaip.reconcile.goals import Foil
 from xaip.runtime import Status
@@ -99,6 +100,7 @@ class Explanation:
             "expected_plan_cost": self.expected_plan_cost,
             "expected_plan_after": self.expected_plan_after,
             "check": _check_dict(self.check),
+            **STEP_NUMBERING,
         }
 
 

@@ -57,7 +57,7 @@ def explanation_text(result: Explanation) -> str:
                      "--max-nodes/--max-seconds.")
     if not result.edits:
         if result.status.finished:
-            lines.append("Nothing to explain: the plan is already optimal for the human.")
+            lines.append(_nothing_to_explain(result))
     else:
         lines.append(f"{result.type.upper()} explanation ({result.size} of "
                      f"{result.difference_size} differences):")
@@ -67,11 +67,35 @@ def explanation_text(result: Explanation) -> str:
                          f"{result.expected_plan_after}.")
     if result.complete is None:
         complete = "Complete: unknown (the budget ran out before it was established)"
+    elif result.type in ("contrastive", "approx", "ppe"):
+        # these types do not claim completeness: say what it is, and that it is not claimed
+        complete = (f"Plan optimal for the human afterwards: {result.complete} (a "
+                    f"{_NOT_CLAIMED[result.type]} does not claim it)")
     else:
         complete = f"Complete: {result.complete}"
     lines.append(f"{complete}; {_effort(result.stats, result.seconds)}.")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
+
+
+_NOT_CLAIMED = {"contrastive": "contrastive explanation", "approx": "approximate MCE",
+                "ppe": "plan patch"}
+
+
+def _nothing_to_explain(result: Explanation) -> str:
+    """No edits: say exactly what holds, never more (a contrastive answer with no edits
+    only says the foils are no cheaper; the person may still expect a cheaper plan)."""
+    if result.type == "contrastive":
+        foils = "; ".join(f.text for f in result.foils)
+        line = (f"Nothing to explain against the foil: in the human's model, {foils} is no "
+                "cheaper than the robot's plan.")
+        if result.complete is False:
+            line += (" (A different plan still looks cheaper to her: ask for an MCE to "
+                     "explain that.)")
+        return line
+    if result.complete:
+        return "Nothing to explain: the plan is already optimal for the human."
+    return f"The {result.type.upper()} has no edits."
 
 
 @renderer(Explanation, "pddl")
@@ -141,7 +165,11 @@ def dialogue_text(result: Dialogue) -> str:
         if round_.vetoed is not None:
             parts.append(f"The person vetoes: {edit_text(round_.vetoed)}. The robot "
                          "corrects its model and replans.")
-    if result.stopped:
+    if result.status == Status.UNSOLVABLE:
+        parts.append(f"No plan: {result.stopped}. The explanations above are what was "
+                     "accepted so far.")
+        parts.append(check_line(result.verified, None, result.status))
+    elif result.stopped:
         parts.append(f"The dialogue stopped: {result.stopped}.")
     return "\n\n".join(parts)
 

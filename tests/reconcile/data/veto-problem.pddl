@@ -1,0 +1,1 @@
+(define (problem p) (:domain v) (:init) (:goal (done)))
