@@ -65,7 +65,11 @@ def spread(world: World, plans: Sequence[tuple[AtomState, tuple[str, ...]]], dis
     action-name sets), the others through :mod:`xaip.explicable.distances` on each plan's
     trace from its own start state."""
     if distance == "action":
-        values = [_action_distance(a[1], b[1]) for a, b in itertools.combinations(plans, 2)]
+        values = []
+        for number, (a, b) in enumerate(itertools.combinations(plans, 2)):
+            if number % 1024 == 0:
+                world.tick()  # up to 80 000 pairs: read the clock on the way
+            values.append(_action_distance(a[1], b[1]))
     else:
         from dataclasses import replace
 
@@ -77,7 +81,11 @@ def spread(world: World, plans: Sequence[tuple[AtomState, tuple[str, ...]]], dis
             atoms = [Atom(w[0], tuple(w[1:])) for w in (a.strip("()").split() for a in start)]
             base = replace(task, init=task.state_of(atoms)) if start != world.init else task
             traces.append(trace_of(base, world.problem.resolve(list(names)), prefix=True))
-        values = [trace_distance(distance, a, b) for a, b in itertools.combinations(traces, 2)]
+        values = []
+        for number, (x, y) in enumerate(itertools.combinations(traces, 2)):
+            if number % 256 == 0:
+                world.tick()
+            values.append(trace_distance(distance, x, y))
     return (min(values), max(values)) if values else (None, None)
 
 
