@@ -4,8 +4,12 @@ Why from the schema: the endpoints and their fields are read from ``/api/openapi
 a new upload endpoint or field is fuzzed without editing this file. For every multipart
 endpoint, hypothesis draws each field as absent, random bytes, a mutated bundled PDDL file
 (:mod:`tests.fuzz.mutations`), or random text/numbers; for every GET endpoint it draws the
-query parameters the same way. Every answer must be a success or a 4xx with a JSON message
-(503 "busy" is allowed: a clean refusal) -- never a 5xx crash.
+query parameters the same way, huge and type-confused values included (400-digit numbers,
+2^70, NaN, 5,000 characters, 3,000 open parentheses). Uploads go to the API or, as a
+browser sends them, to the page's form. Every answer must be a success or a 4xx -- a JSON
+message for a script, a page for a browser (503 "busy" is allowed: a clean refusal) --
+never a 5xx crash. Derandomised, so a run is repeatable. ``test_schema_fuzz.py`` adds
+schemathesis's generator and checks over the same schema.
 """
 
 from __future__ import annotations
@@ -80,7 +84,11 @@ def get_endpoints(schema: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]
 texts = st.one_of(st.text(max_size=40), st.sampled_from(
     ["fetch", "usar", "airport", "blocksworld", "restaurant-b2", "zelda", "3x4", "0", "-1",
      "1e999", "nan", "../etc/passwd", "(at station1)", "goal", "init", "y", "yn", "mce",
-     "contrastive", "conditional", "avoid:move", "(move loc1 loc2)", "cost", "\x00"]))
+     "contrastive", "conditional", "avoid:move", "(move loc1 loc2)", "cost", "\x00",
+     # huge and type-confused values
+     "9" * 400, str(10**40), "-1e309", "inf", "-0", "0x10", "[]", "{}", "null", "true",
+     "x" * 5000, "(" * 3000, "é" * 300]))
+numbers = st.one_of(st.integers(-(2**70), 2**70), st.floats(allow_nan=True))
 
 
 @st.composite
@@ -100,7 +108,7 @@ def _plain(value: Any) -> str:
     return str(value)
 
 
-@settings(max_examples=80, deadline=None,
+@settings(max_examples=80, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
                                  HealthCheck.too_slow])
 @given(data=st.data())
@@ -116,15 +124,20 @@ def test_uploads_never_crash(app: Any, schema: dict[str, Any], data: st.DataObje
             if value is not None:
                 files[name] = (f"{name}.txt", value, "application/octet-stream")
         elif data.draw(st.booleans()):
-            fields[name] = _plain(data.draw(st.one_of(texts, st.integers(-10, 10**12))))
+            fields[name] = _plain(data.draw(st.one_of(texts, numbers)))
+    browser = data.draw(st.booleans())  # the page's form (/models) instead of /api/models
     with TestClient(app, raise_server_exceptions=False) as client:
-        response = client.post(path, files=files or None, data=fields)
+        response = client.post(path.removeprefix("/api") if browser else path,
+                               files=files or None, data=fields,
+                               headers={"accept": "text/html"} if browser else {})
     assert response.status_code < 500 or response.status_code == 503, response.text
-    if response.status_code >= 400:
+    if response.status_code >= 400 and browser:
+        assert "text/html" in response.headers["content-type"] and "<main" in response.text
+    elif response.status_code >= 400:
         assert response.json()["message"]
 
 
-@settings(max_examples=60, deadline=None,
+@settings(max_examples=60, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture,
                                  HealthCheck.too_slow])
 @given(data=st.data())
@@ -133,8 +146,7 @@ def test_queries_never_crash(app: Any, schema: dict[str, Any], data: st.DataObje
     query: dict[str, str] = {}
     for parameter in parameters:
         if data.draw(st.booleans()):
-            value = data.draw(st.one_of(texts, st.integers(-5, 10**10),
-                                        st.floats(allow_nan=True)))
+            value = data.draw(st.one_of(texts, numbers))
             query[parameter["name"]] = _plain(value)
     with TestClient(app, raise_server_exceptions=False) as client:
         response = client.get(path, params=query)
