@@ -96,3 +96,40 @@ def test_scoring_the_empty_plan_short_of_the_goal_is_checked() -> None:
     scored = legibility_score(port, [])
     assert scored.status == Status.UNSOLVABLE and scored.plan == ()
     assert scored.verified and scored.beliefs == (1,) and scored.bps_count == 1
+
+
+COSTED = """(define (domain roads) (:requirements :strips :typing :action-costs)
+  (:types loc) (:predicates (at ?l - loc) (road ?a ?b - loc))
+  (:functions (toll ?a ?b - loc) - number (total-cost) - number)
+  (:action drive :parameters (?a ?b - loc) :precondition (and (at ?a) (road ?a ?b))
+    :effect (and (not (at ?a)) (at ?b) (increase (total-cost) (toll ?a ?b)))))"""
+
+
+def _roads(metric: bool):
+    from xaip.observers.goals import goals_from_data
+    from xaip.observers.problem import ObserverProblem
+    from xaip.observers.sensors import observers_from_data
+    from xaip.planning import ground
+    from xaip.planning.pddl import parse_domain, parse_problem
+
+    text = ("(define (problem p) (:domain roads) (:objects a b c - loc) (:init (at a) "
+            "(road a c) (road a b) (road b c) (= (toll a c) 5) (= (toll a b) 1) "
+            "(= (toll b c) 1) (= (total-cost) 0)) (:goal (at c))"
+            + (" (:metric minimize (total-cost))" if metric else "") + ")")
+    domain, problem = parse_domain(COSTED), parse_problem(text)
+    task = ground(domain, problem)
+    model = next(iter(observers_from_data({"rules": [{"token": ["name"]}]}, task,
+                                          domain=domain).values()))
+    goals = goals_from_data({"true": "c", "goals": {"c": ["(at c)"], "b": ["(at b)"]}}, task)
+    return ObserverProblem(task, model, goals, domain, problem)
+
+
+def test_costs_follow_the_one_semantics() -> None:
+    """Declared costs count only under (:metric minimize (total-cost)); without the metric
+    every action costs 1 (xaip.planning.semantics), in the search and in the checker."""
+    tolls = legible_goal_plan(_roads(metric=True), j=2, heuristic="blind")
+    assert tolls.plan == ("drive a b", "drive b c") and tolls.cost == 2 and tolls.verified
+    steps = legible_goal_plan(_roads(metric=False), j=2, heuristic="blind")
+    assert steps.plan == ("drive a c",) and steps.cost == 1 and steps.verified
+    lie = replace(steps, cost=5)
+    assert "cost 1 recomputed, 5 reported" in check(_roads(metric=False), lie).details
