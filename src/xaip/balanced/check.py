@@ -16,17 +16,23 @@ What it does, for a result ``(π, E)``:
    ``explicable-optimal`` also ``C(π, M^R) = C*_{M^R}``;
 7. for an exact search's answer, that no pair beats it (the optimality claim):
    :func:`xaip.balanced.check_optimal.refute` enumerates the edit sets whose bound could
-   beat it and, for each, searches the product of fresh groundings bi-objectively.
+   beat it and, for each, finds ``C*`` by A* with h_max and searches the product of the
+   robot's fresh grounding and her model bi-objectively. Her models there come from the
+   reconciliation :class:`~xaip.reconcile.space.ModelSpace` (building thousands of them
+   from lifted PDDL would make the checker ten times slower than the search); the
+   answer's own edit set is cross-checked against a fresh grounding (step 4) and the
+   reference pairs below use fresh groundings too.
    An approximate answer claims no optimality; ``balanced`` ones are compared with two
    reference pairs (the robot's optimal plan with nothing and with everything explained).
 
 What it shares with the search: the PDDL reader, the feature extraction and edit
 application of :mod:`xaip.planning.features` (also the candidate list), the grounder (run
-afresh), the penalty function of the problem and the one cost semantics
-(:mod:`xaip.planning.semantics`: each model priced by its own domain and problem). With an
-observation model (B05) the plan's cost for the person is the watched execution of
-:func:`xaip.balanced.epistemic.watched_cost`, and the optimality proof uses its belief
-update :meth:`~xaip.balanced.epistemic.Watcher.step`.
+afresh), the model space's tasks in the optimality proof (not its search: neither the
+product-model planner, nor A* with LM-cut, nor MEGA*'s compilation), the penalty function
+of the problem and the one cost semantics (:mod:`xaip.planning.semantics`: each model
+priced by its own domain and problem). With an observation model (B05) the plan's cost for
+the person is the watched execution of :func:`xaip.balanced.epistemic.watched_cost`, and
+the optimality proof uses its belief update :meth:`~xaip.balanced.epistemic.Watcher.step`.
 
 It runs under the same budget as the search (the user's ``max_seconds``/``max_nodes``,
 started afresh); running out is "unverified: checker budget"
@@ -52,6 +58,8 @@ from xaip.runtime.budget import BudgetClock, as_clock
 
 #: The checker's search: not the A* + LM-cut or product search that found the answer.
 CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
+#: The optimality proof's planner for the person's models (admissible, not LM-cut).
+PROOF_HEURISTIC = "hmax"
 _EPS = 1e-6
 
 
@@ -77,6 +85,19 @@ def task_optimum(task: Task, clock: BudgetClock) -> tuple[tuple[str, ...], int] 
     if result.status != Status.SOLVED or result.cost is None:
         return None
     return tuple(a.name for a in result.plan), int(result.cost)
+
+
+def model_optimum(task: Task, clock: BudgetClock) -> int | None:
+    """``C*`` of a model of the model space for the optimality proof: A* with h_max (not
+    the search's LM-cut), charged to ``clock``."""
+    if not clock.tick():
+        raise BudgetExhausted("budget exhausted", phase="checking optimality")
+    result = get_engine("default", search="astar", heuristic=PROOF_HEURISTIC).solve(
+        task, optimal=True, budget=clock.remaining())
+    clock.charge(max(0, result.expanded))
+    if result.status == Status.BUDGET_EXHAUSTED:
+        raise BudgetExhausted("budget exhausted", phase="checking optimality")
+    return None if result.status != Status.SOLVED or result.cost is None else int(result.cost)
 
 
 def optimum(domain: Domain, problem: Problem, budget: Budget | BudgetClock) -> int | None:
@@ -174,28 +195,27 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
     if result.exact:
         from xaip.balanced.check_optimal import refute
 
-        def human_task(subset: tuple[int, ...]) -> Task:
-            domain, updated = updated_model(problem, problem.differences_of(subset))
-            return ground(domain, updated, budget=budget)
-
-        def best(task: Task) -> int | None:
-            answer = task_optimum(task, budget)
-            return None if answer is None else answer[1]
-
+        space = problem.space
+        subset = tuple(sorted(problem.differences.index(e) for e in result.explanation))
+        spot = model_optimum(space.task(subset), budget)
+        if spot != best_h:
+            return CheckReport(False, f"the model space's task for the answer's edit set has "
+                                      f"optimum {spot}, a fresh grounding {best_h}")
         better = refute(problem, _objective_value(problem, robot_cost, explanation_cost,
                                                   total),
-                        robot_task, best_r, human_task, best, budget)
+                        robot_task, best_r, space.task,
+                        lambda task: model_optimum(task, budget), budget)
         if better:
             return CheckReport(False, better)
     what = {Objective.BALANCED: "the balanced value",
             Objective.EXPLICABLE: "perfectly explicable",
             Objective.EXPLICABLE_OPTIMAL: "perfectly explicable and robot-optimal"}[objective]
-    best_pair = " and no pair scores better (every edit set within the bound searched)" \
-        if result.exact else ""
+    best_pair = " and no pair scores better (every edit set within the bound, each with a " \
+        "bi-objective product search)" if result.exact else ""
     return CheckReport(True, f"{what} confirmed: plan cost {robot_cost}, human cost {cost_h} "
                              f"of optimum {best_h}, explanation cost {explanation_cost}, "
-                             f"total {round(total, 6)}{best_pair} (lifted validation, "
-                             "uniform-cost and product searches on fresh groundings)")
+                             f"total {round(total, 6)}{best_pair} (lifted validation and "
+                             "uniform-cost search on fresh groundings)")
 
 
 def _objective_value(problem: BalancedProblem, robot_cost: int, explanation_cost: float,

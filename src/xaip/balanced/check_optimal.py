@@ -4,21 +4,21 @@ Why a separate proof: both searches claim the *best* pair ``(π, E)`` for their 
 re-deriving the answer's own numbers (:mod:`xaip.balanced.check`) does not show that no
 other pair is better, and a claim the checker does not check must not be made.
 
-How (shares neither the model space, nor the product-model planner, nor MEGA*'s
-compilation): for every edit set ``E`` whose lower bound could beat the answer's value
-``V`` — ``α·C*_{M^R} + β·C(E) (+ γ·P(0))`` for ``balanced`` and ``explicable``, ``C(E)``
-for ``explicable-optimal``, enumerated depth first in candidate order and cut where the
-bound reaches ``V`` (bounds only grow along a branch, prices being non-negative) — the
-person's model ``M^R_h + E`` is rebuilt as lifted PDDL, grounded afresh, its optimum
-found by uniform-cost search, and a *bi-objective label-correcting search* over the
-product of the robot's and her grounded tasks (actions matched by name, the robot's
-plans ending at its first goal state as the searches' convention) keeps every label
-(robot cost, her cost) not dominated at its product state and not cut by the bound. A
-label reaching both goals that scores below ``V`` refutes the answer.
+How (shares neither the product-model planner nor MEGA*'s compilation): for every edit set
+``E`` whose lower bound could beat the answer's value ``V`` — ``α·C*_{M^R} + β·C(E) (+
+γ·P(0))`` for ``balanced`` and ``explicable``, ``C(E)`` for ``explicable-optimal``,
+enumerated depth first in candidate order and cut where the bound reaches ``V`` (bounds
+only grow along a branch, prices being non-negative) — the person's model ``M^R_h + E`` is
+built (by the caller: the model space), its optimum found by the caller's optimal planner,
+and a *bi-objective label-correcting search* over the product of the robot's and her
+grounded tasks (actions matched by name, the robot's plans ending at its first goal state
+as the searches' convention) keeps every label (robot cost, her cost) not dominated at its
+product state and not cut by the bound. A label reaching both goals that scores below
+``V`` refutes the answer.
 
-What it shares with the search: the PDDL reader, feature edits
-(:func:`~xaip.planning.features.apply_edits`), the grounder (run afresh), the penalty and,
-when the person watches (B05), the belief update :meth:`xaip.balanced.epistemic.Watcher.step`.
+What it shares with the search: what the caller passes (the checker: the model space's
+tasks of her models), the planning core's successor generator, the penalty and, when
+the person watches (B05), the belief update :meth:`xaip.balanced.epistemic.Watcher.step`.
 Everything runs on the caller's budget clock; running out raises
 :class:`~xaip.errors.BudgetExhausted` (the caller reports "unverified: checker budget").
 """
@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.errors import BudgetExhausted
+from xaip.planning.search.successors import Successors
 from xaip.planning.task import GroundAction, State, Task
 from xaip.runtime.budget import BudgetClock
 
@@ -123,6 +124,7 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
             return w.alpha * g_r + w.beta * cost_e >= limit
         return g_r > robot_optimum
 
+    moves = Successors(robot)
     human_by_name: dict[str, list[GroundAction]] = {}
     for action in human.actions:
         human_by_name.setdefault(action.name, []).append(action)
@@ -146,10 +148,8 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
                 if scored is not None and scored < limit:
                     return scored, plan
             continue
-        for action in robot.actions:
-            if not action.applicable(s_r):
-                continue
-            next_r = action.apply(s_r)
+        for index, next_r, _ in moves(s_r):
+            action = robot.actions[index]
             for mine in human_by_name.get(action.name, ()):
                 if not mine.applicable(s_h):
                     continue
