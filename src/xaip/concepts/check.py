@@ -20,10 +20,21 @@ same claims are tested on fresh states instead: the checker's own random walks f
 plan's and the foil's states, on a seed the search never uses (a test that can refute,
 not a proof).
 
-What it shares with the search: the simulator's ``step`` and the concepts' exact ``truth``
-functions (the definitions under test). It does not share the sampler, the noisy labels,
-the posterior computations or the greedy subset choice; it has its own breadth-first
-enumeration and its own plan runner.
+Labels: every concept is read with its *exact* labels wherever they exist
+(:meth:`~xaip.concepts.vocabulary.Concept.exact_label`: the definition of a hand-written
+concept, the reference labeller of a learned one), never with the classifier that produced
+the answer -- so "the vocabulary is incomplete" caused by a classifier error at the failing
+state is refuted, not confirmed. A learned concept without exact labels (one a person
+taught by labelling states) can only be read with its classifier; then the checker shares
+it with the search, and the answer's ``verification`` says which concepts and what
+``verified`` means (:func:`verification`).
+
+What it shares with the search: the simulator's ``step`` and the concepts' definitions (the
+exact labels under test), plus the classifiers of concepts without exact labels. It does
+not share the sampler, the noisy labels, the posterior computations or the greedy subset
+choice; it has its own breadth-first enumeration and its own plan runner. It runs under the
+search's budget, started afresh (each enumerated state is one node); running out is
+"unverified: checker budget" (:func:`xaip.contract.run_checker`).
 """
 
 from __future__ import annotations
@@ -34,9 +45,10 @@ from typing import Any
 
 from xaip.concepts.results import COSTLIER, INVALID_FOIL, NOT_WORSE, Query, WhyNot
 from xaip.concepts.simulator import Invalid
-from xaip.contract import CheckReport
+from xaip.contract import CheckReport, checker_budget_report
+from xaip.errors import BudgetExhausted
 from xaip.planning.semantics import step_number
-from xaip.runtime import Status
+from xaip.runtime import Budget, BudgetClock, Status
 
 MAX_STATES = 200_000
 FRESH_SAMPLES = 200  # fresh states for simulators that say ``enumerable = False``
@@ -46,7 +58,29 @@ def _number(index: int | None) -> str:
     return "none" if index is None else str(step_number(index))
 
 
-def _all_states(sim: Any, limit: int) -> list[Hashable] | None:
+def shared_classifiers(vocab: Any) -> tuple[str, ...]:
+    """The concepts the checker can only read with the search's own classifier (learned
+    concepts without exact labels)."""
+    return tuple(c.name for c in vocab.concepts if not c.has_exact_labels)
+
+
+def verification(vocab: Any) -> str:
+    """What ``verified`` means for an answer in ``vocab`` (said in JSON and text)."""
+    shared = shared_classifiers(vocab)
+    if not shared:
+        return "confirmed with exact concept labels"
+    return ("confirmed with the search's own classifiers for " + ", ".join(shared) +
+            " (no exact labels exist for them): a classifier error is not caught")
+
+
+def label(concept: Any, state: Hashable) -> bool:
+    """The checker's label: exact where it exists, else the concept's classifier."""
+    exact = concept.exact_label(state)
+    return concept.truth(state) if exact is None else exact
+
+
+def _all_states(sim: Any, limit: int, clock: BudgetClock | None = None
+                ) -> list[Hashable] | None:
     start = sim.initial()
     seen = {start}
     order = [start]
@@ -54,6 +88,9 @@ def _all_states(sim: Any, limit: int) -> list[Hashable] | None:
     while index < len(order):
         state = order[index]
         index += 1
+        if clock is not None and not clock.charge():
+            raise BudgetExhausted(f"the checker enumerated {len(order)} reachable states",
+                                  "checking", {"states": len(order)})
         for action in sim.actions:
             outcome = sim.step(state, action)
             if isinstance(outcome, Invalid):
@@ -100,8 +137,19 @@ def _replay(sim: Any, actions: Sequence[str]) -> tuple[list[Hashable], float, in
     return states, total, None
 
 
-def check(query: Query, result: WhyNot, max_states: int = MAX_STATES) -> CheckReport:
-    """Confirm ``result`` for ``query`` by exhaustive enumeration (module docstring)."""
+def check(query: Query, result: WhyNot, max_states: int = MAX_STATES,
+          budget: Budget | None = None) -> CheckReport:
+    """Confirm ``result`` for ``query`` by exhaustive enumeration (module docstring), under
+    ``budget`` (started afresh; :class:`~xaip.errors.BudgetExhausted` when it runs out:
+    run it through :func:`xaip.contract.run_checker`)."""
+    report = _check(query, result, max_states, None if budget is None else budget.start())
+    if report.ok is True and shared_classifiers(query.vocabulary):
+        return CheckReport(True, f"{report.details}; {verification(query.vocabulary)}")
+    return report
+
+
+def _check(query: Query, result: WhyNot, max_states: int,
+           clock: BudgetClock | None) -> CheckReport:
     if not Status(result.status).finished:
         return CheckReport(None, "the search did not finish: nothing to confirm")
     sim, vocab = query.sim, query.vocabulary
@@ -119,11 +167,11 @@ def check(query: Query, result: WhyNot, max_states: int = MAX_STATES) -> CheckRe
             and not sim.is_goal(foil_states[-1])
         return CheckReport(ok, "the foil runs but ends outside the goal" if ok
                            else "the foil does not end outside the goal")
-    states = _all_states(sim, max_states) if getattr(sim, "enumerable", True) \
+    states = _all_states(sim, max_states, clock) if getattr(sim, "enumerable", True) \
         else _fresh_states(sim, plan_states + foil_states)
     if states is None:
-        return CheckReport(None, f"more than {max_states} reachable states: too many to "
-                                 "enumerate")
+        return checker_budget_report(f"more than {max_states} reachable states: too many "
+                                     "to enumerate")
     if result.foil_outcome == INVALID_FOIL:
         if foil_fail != result.failed_step or query.foil[foil_fail or 0] != result.action:
             return CheckReport(False, f"the foil fails at step {_number(foil_fail)}, not "
@@ -150,21 +198,24 @@ def _check_precondition(sim: Any, vocab: Any, states: list[Hashable], failing: H
     good = [s for s, _ in _succeeds(sim, states, result.action)]
     if result.incomplete:
         for concept in vocab.concepts:
-            if concept.truth(failing):
+            if label(concept, failing):
                 continue
-            if all(concept.truth(s) for s in good):
+            if all(label(concept, s) for s in good):
+                mislabelled = concept.learned and concept.truth(failing)
                 return CheckReport(False, f"`{concept.name}` explains the failure: the "
-                                          "vocabulary is not incomplete")
+                                          "vocabulary is not incomplete" +
+                                   (" (its classifier labels the failing state wrongly)"
+                                    if mislabelled else ""))
         return CheckReport(True, f"no concept is false at the failure and true in all "
                                  f"{len(good)} reachable states where {result.action} "
                                  f"succeeds ({len(states)} states enumerated)")
     if not result.concepts:
         return CheckReport(False, "no concept named")
     concept = vocab[result.concepts[0]]
-    if concept.truth(failing):
+    if label(concept, failing):
         return CheckReport(False, f"`{concept.name}` holds where the foil fails")
     for state in good:
-        if not concept.truth(state):
+        if not label(concept, state):
             return CheckReport(False, f"{result.action} succeeds in a reachable state "
                                       f"without `{concept.name}`")
     return CheckReport(True, f"`{concept.name}` holds in all {len(good)} reachable states "
@@ -187,11 +238,11 @@ def _check_cost(sim: Any, vocab: Any, states: list[Hashable], foil: Sequence[str
     for claim in result.claims:
         concepts = [vocab[name] for name in claim.concepts]
         state = foil_states[claim.step]
-        if not all(c.truth(state) for c in concepts):
+        if not all(label(c, state) for c in concepts):
             return CheckReport(False, f"step {step_number(claim.step)}: not all of "
                                       f"{claim.concepts} hold")
         for other, cost in table(claim.action):
-            if cost < claim.at_least and all(c.truth(other) for c in concepts):
+            if cost < claim.at_least and all(label(c, other) for c in concepts):
                 return CheckReport(False, f"{claim.action} costs {cost} < {claim.at_least} "
                                           f"in a reachable state where {claim.concepts} hold")
         total += claim.at_least
@@ -207,9 +258,9 @@ def _check_no_cost_explanation(vocab: Any, foil: Sequence[str], foil_states: lis
     limit = int(result.stats.get("max_concepts", 3))
     total = 0.0
     for step, action in enumerate(foil):
-        labelled = [(tuple(c.truth(s) for c in vocab.concepts), cost)
+        labelled = [(tuple(label(c, s) for c in vocab.concepts), cost)
                     for s, cost in table(action)]
-        here = [i for i, c in enumerate(vocab.concepts) if c.truth(foil_states[step])]
+        here = [i for i, c in enumerate(vocab.concepts) if label(c, foil_states[step])]
         best = 0.0
         for size in range(min(limit, len(here)) + 1):
             for combo in itertools.combinations(here, size):

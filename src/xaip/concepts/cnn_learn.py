@@ -123,4 +123,5 @@ def learn_cnn_concept(name: str, label: Any, states: Sequence[Hashable], *,
     classifier = CnnClassifier(model)
     said = [v > 0 for v in classifier.scores([f for f, _ in test])]
     return measured_concept(name, classifier, description, said, [t for _, t in test],
-                            sum(1 for _, truth in rows if truth), len(train))
+                            sum(1 for _, truth in rows if truth), len(train),
+                            reference=label)

@@ -68,11 +68,18 @@ def why_not(sim: BlackBox, plan: Sequence[str], foil: Sequence[str], vocabulary:
                       prior_samples, cutoff, target, max_concepts, max_depth, progress)
     if not verify:
         return result
-    from xaip.concepts.check import check
-    from xaip.concepts.results import Query
-    from xaip.contract import with_check
+    from dataclasses import replace
 
-    return with_check(result, check(Query(sim, tuple(plan), tuple(foil), vocabulary), result))
+    from xaip.concepts.check import check, verification
+    from xaip.concepts.results import Query
+    from xaip.contract import run_checker, with_check
+
+    query = Query(sim, tuple(plan), tuple(foil), vocabulary)
+    report = run_checker(lambda: check(query, result, budget=budget))
+    checked = with_check(result, report)
+    meaning = verification(vocabulary) if checked.verified else \
+        f"not verified: {report.details}"
+    return replace(checked, verification=meaning)
 
 
 def _why_not(sim: BlackBox, plan: Sequence[str], foil: Sequence[str], vocabulary: Vocabulary,
@@ -149,6 +156,8 @@ def _precondition(sim: BlackBox, vocab: Vocabulary, trace: Trace,
         status = Status.NO_EXPLANATION
     best = found.candidates[:1]
     show = getattr(sim, "show", None)
+    uncertain = tuple((c.name, bool(fail_mask >> i & 1), c.error_rate(bool(fail_mask >> i & 1)))
+                      for i, c in enumerate(vocab.concepts) if c.noisy)
     return WhyNot(**base, foil_cost=trace.cost, failed_step=trace.failed_step,
                   action=action, concepts=tuple(n for n, _ in best),
                   confidence=best[0][1] if best else None,
@@ -160,7 +169,8 @@ def _precondition(sim: BlackBox, vocab: Vocabulary, trace: Trace,
                          "samples_to_target": found.samples_to_target,
                          "candidates_left": len(found.candidates)},
                   failing_state=failing,
-                  failing_picture="" if show is None else show(failing))
+                  failing_picture="" if show is None else show(failing),
+                  uncertain_labels=uncertain)
 
 
 def _cost(sim: BlackBox, vocab: Vocabulary, trace: Trace, plan_cost: float,

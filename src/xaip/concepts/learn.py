@@ -9,7 +9,8 @@ The held-out part of the examples (30% by default) measures the classifier's
 false-positive and false-negative rates (Laplace-smoothed, so a perfect score on a small
 test set still admits some doubt); they become the concept's noise model, which the
 confidence computations use. A learned concept's labels *are* the classifier's outputs:
-no extra noise is simulated, and its ``truth`` is the classifier too (there is no other).
+no extra noise is simulated, and its ``truth`` is the classifier too; the exact labels,
+where they exist, are its ``reference`` (see :mod:`xaip.concepts.vocabulary`).
 """
 
 from __future__ import annotations
@@ -114,8 +115,11 @@ class LearnedConcept:
 
 def learn_concept(name: str, positives: Sequence[Hashable], negatives: Sequence[Hashable],
                   features: Features, *, holdout: float = 0.3, seed: int = 0,
-                  rounds: int = 60, description: str = "") -> LearnedConcept:
-    """Train a classifier for ``name`` and measure its confusion rates on held-out states."""
+                  rounds: int = 60, description: str = "",
+                  reference: Callable[[Hashable], bool] | None = None) -> LearnedConcept:
+    """Train a classifier for ``name`` and measure its confusion rates on held-out states.
+    ``reference``: the exact labeller of the examples, where there is one (the checker
+    labels with it); a concept a person taught by labelling states has none."""
     examples = [(s, True) for s in positives] + [(s, False) for s in negatives]
     if not positives or not negatives:
         raise InputError(f"concept {name!r}: needs positive and negative example states")
@@ -133,7 +137,7 @@ def learn_concept(name: str, positives: Sequence[Hashable], negatives: Sequence[
     concept = Concept(name, classifier, description,
                       false_positive=min(0.49, (fp + 1) / (negatives_test + 2)),
                       false_negative=min(0.49, (fn + 1) / (positives_test + 2)),
-                      simulate_noise=False)
+                      simulate_noise=False, reference=reference)
     accuracy = 1.0 - (fp + fn) / len(test)
     return LearnedConcept(concept, accuracy, len(train), len(test), len(stumps))
 

@@ -19,7 +19,7 @@ scikit-learn is the optional extra ``learn`` (``pip install xaip[learn]``).
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,12 +112,14 @@ def learn_ram_concept(name: str, label: Any, states: Sequence[Hashable], *,
     rule = compile_adaboost(model)
     said = [rule.score(r) > 0 for r, _ in test]
     return measured_concept(name, rule, description, said, [y for _, y in test],
-                            sum(1 for _, y in rows if y), len(train))
+                            sum(1 for _, y in rows if y), len(train), reference=label)
 
 
 def measured_concept(name: str, classifier: Any, description: str, said: Sequence[bool],
-                     truths: Sequence[bool], positives: int, train: int) -> RamConcept:
-    """A learned classifier as a concept whose noise model is its held-out confusion.
+                     truths: Sequence[bool], positives: int, train: int,
+                     reference: Callable[[Any], bool] | None = None) -> RamConcept:
+    """A learned classifier as a concept whose noise model is its held-out confusion;
+    ``reference`` is the exact labeller its examples came from (the checker's labels).
 
     Why Laplace-smoothed rates capped below one half: a perfect held-out score on a few
     dozen states does not make a classifier infallible, and the Bayesian update of the
@@ -129,7 +131,7 @@ def measured_concept(name: str, classifier: Any, description: str, said: Sequenc
     fpr = min(0.49, (fp + 1) / (negatives + 2))
     fnr = min(0.49, (fn + 1) / (len(truths) - negatives + 2))
     concept = Concept(name, classifier, description, false_positive=fpr, false_negative=fnr,
-                      simulate_noise=False)
+                      simulate_noise=False, reference=reference)
     return RamConcept(concept, 1 - (fp + fn) / len(truths), fpr, fnr, positives, train,
                       len(truths))
 

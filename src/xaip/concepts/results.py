@@ -28,6 +28,12 @@ class WhyNot:
     invalid foil ``concepts`` holds the missing precondition (one concept); for a costlier
     one, the concepts of the cost claims. ``incomplete`` says that no concept of the
     vocabulary explains it. ``confidence`` is the posterior of the explanation.
+
+    ``uncertain_labels`` lists the concepts whose label at the failing state came from a
+    classifier that errs (``(name, label, error rate)``): "the vocabulary is incomplete" may
+    then be a classifier error there, and the sentence says so. ``verification`` says what
+    ``verified`` means: confirmed with exact labels, or with the search's own classifiers
+    for concepts that have no exact labels (:func:`xaip.concepts.check.verification`).
     """
 
     env: str
@@ -50,6 +56,8 @@ class WhyNot:
     failing_picture: str = ""
     verified: bool = False
     text: str = ""
+    uncertain_labels: tuple[tuple[str, bool, float], ...] = ()
+    verification: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,6 +79,9 @@ class WhyNot:
             "seconds": self.seconds,
             "status": str(self.status),
             "verified": self.verified,
+            "verification": self.verification,
+            "uncertain_labels": [{"concept": n, "label": v, "error_rate": e}
+                                 for n, v, e in self.uncertain_labels],
             "stats": dict(self.stats),
             "text": self.text,
         }
@@ -80,6 +91,17 @@ def _num(value: float | None) -> str:
     if value is None:
         return "?"
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _doubt(result: WhyNot) -> str:
+    """For "incomplete": the labels of the failing state that a classifier error could have
+    flipped (a concept labelled present there was never a candidate)."""
+    present = [(n, e) for n, v, e in result.uncertain_labels if v]
+    if not present:
+        return ""
+    names = ", ".join(f"`{n}` (wrong {100 * e:.1f}% of the time)" for n, e in present)
+    return (f"the vocabulary is incomplete unless a classifier mislabels the failing state: "
+            f"uncertain labels present there: {names}.")
 
 
 def _step(index: int | None) -> str:
@@ -102,6 +124,10 @@ def sentence(result: WhyNot) -> str:
         if result.action == "reach-goal":
             return f"{where}: it ends without reaching the goal.{unfinished}"
         if result.incomplete:
+            doubt = _doubt(result)
+            if doubt:
+                return (f"{where}, and no concept in the vocabulary explains why as labelled "
+                        f"there; {doubt}{unfinished}")
             return (f"{where}, but no concept in the vocabulary explains why: the vocabulary "
                     f"is incomplete.{unfinished}")
         if not result.concepts:

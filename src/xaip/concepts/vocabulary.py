@@ -5,8 +5,16 @@ labelled states, so they err. Each concept here carries its false-positive rate
 ``P(says present | absent)`` and false-negative rate ``P(says absent | present)``; the
 confidence computations (:mod:`xaip.concepts.confidence`) use them, and a concept with
 non-zero rates flips its labels at exactly those rates (seeded), so the noisy-classifier
-path can be tested against ground truth. ``truth`` always gives the exact label; the
-checker uses it, the explainers only ever see ``observe``.
+path can be tested against ground truth. The explainers only ever see ``observe``.
+
+``truth`` is the concept's own test: the definition for a hand-written concept, the
+classifier itself for a learned one (``simulate_noise=False``). :meth:`Concept.exact_label`
+is the *exact* label where one exists -- the definition, or for a learned concept the
+labelling function its examples came from (``reference``, e.g. the RAM functions of
+Montezuma) -- and ``None`` for a classifier with no exact labels (a concept a person
+taught by labelling states). The checker confirms with exact labels wherever they exist,
+never with the classifier that produced the answer; where none exist it must share the
+classifier, and the answer's ``verification`` says so.
 
 A vocabulary file (JSON) names concepts from a bundled library::
 
@@ -42,10 +50,36 @@ class Concept:
     false_positive: float = 0.0
     false_negative: float = 0.0
     simulate_noise: bool = True  # False for a real classifier: its errors are its own
+    #: The exact labelling function of a learned concept (what labelled its examples),
+    #: where one exists; the checker labels with it instead of the classifier.
+    reference: Test | None = field(default=None, compare=False, repr=False)
 
     @property
     def noisy(self) -> bool:
         return self.false_positive > 0 or self.false_negative > 0
+
+    @property
+    def learned(self) -> bool:
+        """A real classifier (its labels are its outputs, not a definition)."""
+        return not self.simulate_noise
+
+    @property
+    def has_exact_labels(self) -> bool:
+        return self.reference is not None or not self.learned
+
+    def exact_label(self, state: Hashable) -> bool | None:
+        """The exact label of ``state`` (the definition, or a learned concept's reference
+        labeller); ``None`` for a classifier without one."""
+        if self.reference is not None:
+            return bool(self.reference(state))
+        if not self.learned:
+            return self.truth(state)
+        return None
+
+    def error_rate(self, label: bool) -> float:
+        """How often this concept's classifier gives ``label`` wrongly: the false-positive
+        rate for "present", the false-negative rate for "absent"."""
+        return self.false_positive if label else self.false_negative
 
     def truth(self, state: Hashable) -> bool:
         return bool(self.test(state))
@@ -116,9 +150,11 @@ class Vocabulary:
 def negation(concept: Concept, name: str | None = None) -> Concept:
     """``not-X``: true exactly where ``concept`` is false (same error rates, swapped)."""
     test = concept.test
+    reference = concept.reference
     return Concept(name or f"not-{concept.name}", lambda s: not test(s),
                    f"not ({concept.description})" if concept.description else "",
-                   concept.false_negative, concept.false_positive, concept.simulate_noise)
+                   concept.false_negative, concept.false_positive, concept.simulate_noise,
+                   None if reference is None else (lambda s: not reference(s)))
 
 
 # ---------------------------------------------------------------------- Sokoban library

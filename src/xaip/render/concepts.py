@@ -51,6 +51,9 @@ def why_not_text(result: WhyNot) -> str:
     checked = f"verified {how}" if result.verified else "not verified"
     lines.append(f"  {result.samples} samples, {result.seconds:.3f} s, {result.status}, "
                  f"{checked}")
+    if result.verification and (not result.verified or "own classifiers" in
+                                result.verification):
+        lines.append(f"  ({result.verification})")
     return "\n".join(lines)
 
 
