@@ -113,13 +113,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run_distance(args: argparse.Namespace) -> int:
+    from xaip.explicable.distances import register_statics
     from xaip.explicable.measures import compare_plans
     from xaip.explicable.problem import read_steps
     from xaip.planning.grounding import ground
     from xaip.planning.pddl import check_problem, read_domain, read_problem
     from xaip.render import render
-
-    from xaip.explicable.distances import register_statics
 
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     check_problem(domain, problem)

@@ -39,7 +39,7 @@ from xaip.explicable.measures import ExpectedPlansUnfinished, expected_plans
 from xaip.explicable.planner import explicable_plan
 from xaip.explicable.problem import make_problem
 from xaip.explicable.results import DesignResult, TaskOutcome
-from xaip.planning.pddl.model import Atom, Domain, Problem
+from xaip.planning.pddl.model import Atom, Domain, Not, Problem, When
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
 
@@ -96,9 +96,14 @@ def evaluate(spec: DesignProblem, design: frozenset[int], clock: BudgetClock | N
             None if answer.robot_cost is None else float(answer.robot_cost),
             answer.inexplicability if answer.has_plan else None, answer.plan))
         if relevance:
+            # The robot's plan as both models read it, the person's expected plans and both
+            # goals: removing a fact none of them mentions leaves the answer unchanged.
             mentioned |= _preconditions(spec.robot_domain, answer.plan)
+            mentioned |= _preconditions(spec.human_domain, answer.plan)
+            _atoms(robot_problem.goal, {}, mentioned)
+            _atoms(human_problem.goal, {}, mentioned)
             try:
-                listed = expected_plans(problem, clock.remaining())
+                listed = expected_plans(problem, clock.remaining(), None)
             except ExpectedPlansUnfinished:
                 raise _Exhausted from None
             for plan in listed.plans:
@@ -110,8 +115,10 @@ def evaluate(spec: DesignProblem, design: frozenset[int], clock: BudgetClock | N
                for o in outcomes if o.probability > 0)
     objective = (_times(spec.alpha * spec.surprise_weight, surprise) + spec.beta * design_cost
                  + _times(spec.gamma * spec.horizon, cost))
+    every = relevance and not _monotone(spec)
     relevant = frozenset(i for i, m in enumerate(spec.modifications)
-                         if i not in design and (m.adds or _touches(m.removed, mentioned)))
+                         if i not in design and (every or m.adds
+                                                 or _touches(m.removed, mentioned)))
     return Evaluation(objective, design_cost, tuple(outcomes), relevant)
 
 
@@ -124,6 +131,26 @@ def _better(key: tuple[float, int, tuple[int, ...]],
                        and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9))):
         return a < b
     return key[1:] < than[1:]
+
+
+def _monotone(spec: DesignProblem) -> bool:
+    """Can removing a fact only remove plans? Not when a precondition or goal negates a
+    fact, an effect is conditional or predicates are derived (a removal may then enable an
+    action or an effect)."""
+    def has(node: Any, kind: type) -> bool:
+        if isinstance(node, kind):
+            return True
+        parts = [getattr(node, a) for a in ("operand", "antecedent", "consequent", "body",
+                                             "condition", "effect") if hasattr(node, a)]
+        parts += list(getattr(node, "operands", ()) or ())
+        return any(has(part, kind) for part in parts)
+
+    domains = (spec.robot_domain, spec.human_domain)
+    conditions = [a.precondition for d in domains for a in d.actions]
+    conditions += [p.goal for t in spec.tasks for p in (t.robot_problem, t.human_problem)]
+    effects = [a.effect for d in domains for a in d.actions]
+    return not (any(has(c, Not) for c in conditions) or any(has(e, When) for e in effects)
+                or any(d.derived_predicates for d in domains))
 
 
 def _touches(removed: frozenset[str], mentioned: set[str]) -> bool:
