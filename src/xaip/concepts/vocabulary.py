@@ -36,6 +36,7 @@ from typing import Any
 from xaip import sidefiles
 from xaip.concepts.sokoban import DIRECTIONS, Level, SokobanState
 from xaip.errors import InputError
+from xaip.planning.pddl.limits import quoted
 
 Test = Callable[[Hashable], bool]
 
@@ -255,10 +256,10 @@ def vocabulary_from_dict(data: Any, level: Any, source: str = "vocabulary",
     unknown_keys = set(data) - {"library", "concepts", "negations", "noise", "exclude"} \
         - extra_keys
     if unknown_keys:
-        raise InputError(f"{source}: unknown key {sorted(unknown_keys)[0]!r}")
+        raise InputError(f"{source}: unknown key {quoted(sorted(unknown_keys)[0])}")
     library_name = data.get("library", next(iter(libraries)))
-    if library_name not in libraries:
-        raise InputError(f"{source}: unknown concept library {library_name!r} (one of "
+    if not isinstance(library_name, str) or library_name not in libraries:
+        raise InputError(f"{source}: unknown concept library {quoted(library_name)} (one of "
                          f"{', '.join(libraries)})")
     library = libraries[library_name](level)
     wanted = data.get("concepts", "all")
@@ -271,7 +272,7 @@ def vocabulary_from_dict(data: Any, level: Any, source: str = "vocabulary",
             raise InputError(f"{source}: 'negations' is true or false")
         for name in wanted:
             if name not in library:
-                raise InputError(f"{source}: unknown concept {name!r} in library "
+                raise InputError(f"{source}: unknown concept {quoted(name)} in library "
                                  f"{library_name!r}")
             names.append(name)
             if negations:
