@@ -15,7 +15,9 @@ agree on:
   edits are such a subset; verified;
 * MME size = the smallest subset every superset of which explains the plan; verified;
 * contrastive size for a random ``avoid:``/``use:`` foil = the smallest subset after which
-  the plan is valid and no plan of the foil is cheaper; verified.
+  the plan is valid and no plan of the foil is cheaper; verified;
+* the checker refuses the whole difference (the MPE) claimed as an MCE whenever the oracle
+  knows a smaller complete set (a test of the checker's minimality proof).
 
 Every instance is within what the oracle enumerates (at most 7 differences), so there is
 no "outside the oracle" case.
@@ -23,6 +25,7 @@ no "outside the oracle" case.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 from collections.abc import Iterable
@@ -30,6 +33,7 @@ from dataclasses import dataclass, field
 
 from xaip.errors import InputError
 from xaip.planning.pddl import parse_domain, parse_problem
+from xaip.reconcile import check as check_answer
 from xaip.reconcile import explain, make_mrp, parse_foil
 from xaip.runtime import Budget
 
@@ -291,6 +295,15 @@ def check(seed: int) -> str | None:
     if mce.size != want or not explains(edits) or not mce.verified:
         problems.append(f"MCE size {mce.size} (oracle {want}), explains by oracle "
                         f"{explains(edits)}, verified {mce.verified} ({mce.check})")
+
+    if want is not None and want < len(differences) and explains(differences):
+        # the checker must refuse a complete but larger answer claimed as an MCE
+        mpe = explain(mrp, "mpe", budget=budget)
+        fake = dataclasses.replace(mpe, type="mce", complete=True, check=None)
+        report = check_answer(mrp, fake, budget)
+        if report.ok is not False:
+            problems.append(f"the checker accepted the MPE (size {mpe.size}) as an MCE "
+                            f"(oracle {want}): {report}")
 
     def monotone(subset: tuple[OEdit, ...]) -> bool:
         rest = [d for d in differences if d not in subset]

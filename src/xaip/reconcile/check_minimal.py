@@ -17,7 +17,11 @@ optimality on feature sets (book Def. 21, Prop. 4), interpreted here directly:
 * **Optimality.** If the plan is valid but a cheaper plan ``π'`` exists in ``H + S``,
   ``π'`` stays valid and as cheap, and the plan as costly, in ``H + S'`` unless ``S'``
   adds an edit of an action ``π'`` uses, a cost of an action the plan uses, or the
-  problem (book Prop. 4).
+  problem (book Prop. 4). Without negative preconditions or goals, an edit of an action of
+  ``π'`` that only makes states larger or preconditions weaker, adds a precondition that
+  holds where ``π'`` runs that action, or takes away a fact no later step needs cannot
+  break ``π'`` either (states of ``π'`` then only lose facts nobody needs), so it is left
+  out of the conflict.
 
 Every explanation extending ``S`` hits every conflict; pairwise disjoint conflicts give a
 lower bound on what it must still cost. The search branches on the smallest conflict,
@@ -78,6 +82,9 @@ class _Proof:
         self.plan_schemas = {name for name, _ in self.steps}
         self.nodes = 0
         self.found: tuple[Edit, ...] | None = None
+        negatives = (_K.NEGATIVE_PRECONDITION, _K.NEGATIVE_GOAL)
+        self.negative = any(f.kind in negatives for f in self.human) or any(
+            e.feature.kind in negatives for e in self.candidates)
         # where each candidate lands in the plan: (step, kind, atom) per step it is about
         self.landing: list[list[tuple[int, FeatureKind, Atom | None]]] = []
         for edit in self.candidates:
@@ -172,14 +179,70 @@ class _Proof:
                     break
         return out
 
-    def _beaten(self, other: tuple[str, ...]) -> set[int]:
-        """Edits that can break the cheaper plan ``other`` or lower the plan's cost."""
-        schemas = {name.split(" ", 1)[0] for name in other}
+    def _beaten(self, subset: Sequence[int], other: tuple[str, ...]) -> set[int]:
+        """Edits that can break the cheaper plan ``other`` (valid in ``H + subset``), raise
+        its cost, or lower the plan's (see :meth:`_harmless` for what cannot)."""
+        steps = [(n.split(" ")[0], tuple(n.split(" ")[1:])) for n in other]
+        schemas = {name for name, _ in steps}
+        harmless = self._harmless(subset, steps) if not self.negative else set()
         out = set()
         for index, edit in enumerate(self.candidates):
             action = edit.feature.action
-            if not action or action in schemas or (
-                    action in self.plan_schemas and edit.feature.kind is _K.COST):
+            problem = not action
+            cheaper_plan_cost = action in self.plan_schemas and edit.feature.kind is _K.COST
+            breaks = action in schemas and index not in harmless
+            if problem or cheaper_plan_cost or breaks:
+                out.add(index)
+        return out
+
+    def _harmless(self, subset: Sequence[int], steps: list[tuple[str, tuple[str, ...]]]
+                  ) -> set[int]:
+        """Edits of ``steps``' actions that cannot break that plan in any ``H + S'`` with
+        ``S' ⊇ subset`` whose other new edits are harmless too (without negative conditions):
+        removing a precondition, adding an effect or removing a delete (states only grow),
+        adding a precondition that holds wherever that action runs in the plan, and removing
+        an add or adding a delete of a fact no later step (nor the goal) needs -- counting as
+        needed every precondition any candidate could add there. Costs are never harmless."""
+        ops, state, goal, _ = self._ops(subset, steps)
+        states = [state]
+        for op in ops:
+            if op is None:
+                return set()
+            state = (state - op.delete) | op.add
+            states.append(state)
+        needs: list[set[Atom]] = [set(op.pre) for op in ops if op is not None] + [set(goal)]
+        touching: dict[int, list[tuple[int, FeatureKind, Atom | None]]] = {}
+        for index, edit in enumerate(self.candidates):
+            feature = edit.feature
+            if not feature.action:
+                if feature.kind is _K.GOAL and feature.atom is not None:
+                    needs[-1].add(feature.atom)
+                continue
+            ground = _is_ground(edit)
+            for at, (name, args) in enumerate(steps):
+                if name == feature.action and len(args) == len(feature.parameters) and (
+                        not ground or args == feature.parameters):
+                    atom = _instantiate(feature, args).atom
+                    touching.setdefault(index, []).append((at, feature.kind, atom))
+                    if feature.kind is _K.PRECONDITION and edit.op == "add" and atom:
+                        needs[at].add(atom)
+        later: list[set[Atom]] = [set() for _ in needs]
+        for at in range(len(steps) - 1, -1, -1):
+            later[at] = later[at + 1] | needs[at + 1]
+        out = set()
+        for index, marks in touching.items():
+            op = self.candidates[index].op
+            safe = True
+            for at, kind, atom in marks:
+                if kind is _K.COST or atom is None:
+                    safe = False
+                elif kind is _K.PRECONDITION and op == "add":
+                    safe = _holds(atom, states[at])
+                elif (kind, op) in ((_K.ADD_EFFECT, "remove"), (_K.DELETE_EFFECT, "add")):
+                    safe = atom not in later[at]
+                if not safe:
+                    break
+            if safe:
                 out.add(index)
         return out
 
@@ -205,7 +268,7 @@ class _Proof:
                 self.found = tuple(self.candidates[i] for i in sorted(subset))
                 return True
             # without a cheaper plan to point at, any edit may be what is missing
-            conflicts = [self._beaten(cheaper) if cheaper is not None
+            conflicts = [self._beaten(subset, cheaper) if cheaper is not None
                          else set(range(len(self.candidates)))]
         chosen = set(subset)
         open_ = [c - chosen - excluded for c in conflicts]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.contract import with_check
-from xaip.errors import InputError
+from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.features import Edit, Feature, model_diff, model_features
 from xaip.planning.grounding import ground
@@ -172,7 +172,12 @@ class ConformantExplainer:
         return Budget(self.budget.max_nodes, left)
 
     def _none_cheaper(self, domain: Domain, problem: Problem, cost: int) -> bool:
-        result = self._engine.solve(ground(domain, problem), optimal=True, cost_bound=cost,
+        budget = self._call_budget()
+        try:  # grounding is part of the budget too (issue 22: RADAR overran it)
+            task = ground(domain, problem, budget=budget)
+        except BudgetExhausted:
+            raise _OutOfBudget from None
+        result = self._engine.solve(task, optimal=True, cost_bound=cost,
                                     budget=self._call_budget())
         if result.status == "budget_exhausted":
             raise _OutOfBudget
