@@ -36,3 +36,22 @@ def test_hostile_side_files_and_numbers(case: Case, capsys: pytest.CaptureFixtur
         if code == 2:
             assert captured.err.count("\n") == 1, where  # one line
             assert len(captured.err) < 1000, where
+
+
+# Found by the campaign (scripts/fuzz_campaign.py --mode sidefiles), kept as regressions.
+@pytest.mark.parametrize("change", [
+    {"library": []},                       # exit 3: unhashable list as a library name
+    {"concepts": ["b" + "(or " * 2000]},   # a message of 6,000 characters
+])
+def test_vocabulary_found_by_the_campaign(change: dict, tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from tests.fuzz.sidefiles import SOKOBAN
+
+    data = json.loads((SOKOBAN / "switch.json").read_text())
+    path = tmp_path / "v.json"
+    path.write_text(json.dumps({**data, **change}))
+    code = main(["why-not", "sokoban-switch", "--vocabulary", str(path)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and len(err) < 300, err
