@@ -322,3 +322,31 @@ def test_a_flood_of_big_uploads_leaves_the_workbench_answering(tmp_path: Path) -
         assert answer.status_code in (200, 413), answer.text
         if answer.status_code == 413:
             assert answer.json()["error"] == "budget_exhausted"
+
+
+def test_the_limit_is_the_readers_deadline_in_the_work_thread() -> None:
+    """A job's limit reaches the PDDL readers' reading deadline (which a new thread does
+    not inherit), so a reader stops on its own, before any watchdog."""
+    from xaip.runtime.budget import check_reading
+
+    def read_slowly() -> str:
+        time.sleep(0.05)
+        check_reading("a slow file")
+        return "read"
+
+    pool = WorkPool(1, 0, grace=PATIENCE)
+    result = anyio.run(lambda: pool.run(read_slowly, seconds=0.01))
+    assert isinstance(result, Unfinished) and result.phase == "reading"
+    assert "a slow file" in result.message
+    assert anyio.run(lambda: pool.run(read_slowly, seconds=PATIENCE)) == "read"
+
+
+def test_the_reader_itself_stops_an_upload_past_its_budget(tmp_path: Path) -> None:
+    """With the watchdog out of reach (a grace longer than the test's patience), a 150 kB
+    upload with a 1 ms budget is still refused: the reader checked the deadline."""
+    app = create_app(settings(tmp_path, grace_seconds=PATIENCE, max_file_bytes=256_000,
+                              max_body_bytes=1_000_000))
+    with TestClient(app) as client:
+        answer = client.post("/api/models", params={"max_seconds": 0.001},
+                             files=upload_files(big_problem(20_000)))
+    assert answer.status_code == 413 and answer.json()["error"] == "budget_exhausted"

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from xaip.errors import BudgetExhausted
+from xaip.runtime.budget import reading_deadline
 
 WAITING, RUNNING, DONE = "waiting", "running", "done"
 
@@ -70,14 +71,21 @@ def _importing(thread_id: int) -> bool:
 class Job:
     """``function(*args, **kwargs)`` in a thread of its own, interruptible.
 
+    ``seconds`` is also the work's reading deadline (:func:`xaip.runtime.budget.
+    reading_deadline`, which a new thread does not inherit): the PDDL readers check it as
+    they go and stop with ``budget_exhausted`` (phase ``reading``) before the watchdog has
+    to.
+
     ``on_end`` is called (in the work thread) once the thread has settled: the work has
     returned or raised, and no interrupt is pending or can still arrive. ``value`` and
     ``error`` then hold the outcome; ``interrupted`` says whether the watchdog fired.
     """
 
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...],
-                 kwargs: dict[str, Any], on_end: Callable[[Job], None]) -> None:
+                 kwargs: dict[str, Any], on_end: Callable[[Job], None],
+                 seconds: float | None = None) -> None:
         self.function = function
+        self.seconds = seconds
         self.args = args
         self.kwargs = kwargs
         self.on_end = on_end
@@ -116,7 +124,8 @@ class Job:
     def _run(self) -> tuple[Any, BaseException | None]:
         try:
             self._begin()
-            return self.function(*self.args, **self.kwargs), None
+            with reading_deadline(self.seconds):
+                return self.function(*self.args, **self.kwargs), None
         except BaseException as error:  # noqa: BLE001 -- handed to the waiting request
             return None, error
 

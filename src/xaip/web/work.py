@@ -15,9 +15,11 @@ under four bounds:
   big uploads, say -- leaves a worker for everything else, so the workbench stays
   answerable (issue 22).
 * **time limit**: the work's budget reaches the library, which stops its searches there;
-  whatever the request does outside a search (parsing an upload, drawing a picture) is
-  stopped by a watchdog at the job's limit plus ``grace`` seconds (the job is interrupted,
-  see :mod:`xaip.web.jobs`) and answered ``budget_exhausted``. A job given a budget may
+  the job's limit is also its reading deadline, so the PDDL readers stop an upload that
+  takes too long to parse themselves; whatever else a request does outside a search
+  (drawing a picture, a reader that misses its deadline) is stopped by a watchdog at the
+  job's limit plus ``grace`` seconds (the job is interrupted, see :mod:`xaip.web.jobs`).
+  Either way the answer is ``budget_exhausted``. A job given a budget may
   run ``work_factor`` times its seconds: the library's search may use the whole budget
   and its checker a fresh copy of it, as on the command line.
 * **giving up**: a job that still has not stopped ``abandon`` seconds after its interrupt
@@ -210,7 +212,7 @@ class WorkPool:
             if not ended.done():
                 ended.set_result(None)
 
-        job = Job(function, args, kwargs, settled)
+        job = Job(function, args, kwargs, settled, seconds=limit)
         job.start()
         watchdog = loop.call_later(limit + self.grace, self._stop, job, loop)
         try:
