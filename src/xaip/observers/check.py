@@ -40,7 +40,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from xaip.contract import CheckReport, run_checker
-from xaip.observers.check_search import GOAL_MODES, Look, failures, first_passing, look
+from xaip.observers.check_search import (
+    BPS_LISTED_LIMIT,
+    GOAL_MODES,
+    Look,
+    failures,
+    first_passing,
+    look,
+)
 from xaip.observers.check_world import AtomState, World
 from xaip.observers.problem import ObserverProblem
 from xaip.observers.results import ObserverResult
@@ -99,8 +106,9 @@ def _check_plan(problem: ObserverProblem, world: World, result: ObserverResult) 
     lifted = _run_lifted(problem, world, list(result.plan))
     if isinstance(lifted, str):
         return CheckReport(False if "executable" in lifted else None, lifted)
+    cap = int(result.params.get("bps_cap", 0))
     seen = look(world, lifted.tokens, str(result.params.get("distance", "action")),
-                with_spread=result.bps_count is not None)
+                with_spread=result.bps_count is not None, limit=max(BPS_LISTED_LIMIT, cap))
     problems = list(_compare(problem, result, lifted, seen))
     true = problem.true_goal
     problems += failures(world, result.mode, result.params, seen,

@@ -34,7 +34,7 @@ from xaip.observers.goals import Goal
 from xaip.observers.sensors import Token
 
 #: Distance extremes are computed only for BPSs up to this size (the pairwise work grows
-#: quadratically); the plan modes never accept a larger BPS (their cap is at most this).
+#: quadratically), or up to a plan mode's own ``bps_cap`` when that is larger.
 BPS_LISTED_LIMIT = 400
 GOAL_MODES = ("legible-goal", "ambiguous", "secure-ambiguous")
 PLAN_MODES = ("legible-plan", "diverse")
@@ -90,13 +90,14 @@ def spread(world: World, plans: Sequence[tuple[AtomState, tuple[str, ...]]], dis
 
 
 def look(world: World, tokens: Sequence[Token], distance: str = "action",
-         with_spread: bool = True) -> Look:
-    """How ``tokens`` look to the observer; ``with_spread``: also list the BPS (when small
-    enough) and its distance extremes (only the plan modes and scores report them)."""
+         with_spread: bool = True, limit: int = BPS_LISTED_LIMIT) -> Look:
+    """How ``tokens`` look to the observer; ``with_spread``: also list the BPS when it has
+    at most ``limit`` members, and its distance extremes (only the plan modes and scores
+    report them)."""
     layers = world.layers(tokens)
     count = sum(layers[-1].values())
     listing = low = high = None
-    if with_spread and count <= BPS_LISTED_LIMIT:
+    if with_spread and count <= limit:
         listing = tuple((s, n) for s, n, _ in world.listing(tokens, layers))
         low, high = spread(world, listing, distance)
     final = frozenset(layers[-1])
@@ -123,7 +124,7 @@ def failures(world: World, mode: str, params: Mapping[str, Any], seen: Look, rea
         cap = int(params.get("bps_cap", BPS_LISTED_LIMIT))
         if not all(world.holds(true, s) for s in seen.final):
             out.append("some plan of the BPS does not reach the true goal")
-        if seen.count > min(cap, BPS_LISTED_LIMIT):
+        if seen.count > cap:
             out.append(f"|BPS| {seen.count} is above the enumeration cap {cap}")
         elif mode == "legible-plan":
             if seen.count < int(params["m"]):
@@ -219,13 +220,13 @@ def _passes(world: World, mode: str, params: Mapping[str, Any], true: Goal, node
     if found is None:
         assert node.counts is not None
         count = sum(node.counts.values())
-        cap = min(int(params.get("bps_cap", BPS_LISTED_LIMIT)), BPS_LISTED_LIMIT)
+        cap = int(params.get("bps_cap", BPS_LISTED_LIMIT))
         low = int(params["m"] if mode == "legible-plan" else params["l"])
         # the cheap parts of the test first: the listing is only made for candidates
         if count > cap or count < low or not all(world.holds(true, s) for s in node.counts):
             found = False
         else:
-            seen = look(world, node.tokens, distance)
+            seen = look(world, node.tokens, distance, limit=cap)
             found = not failures(world, mode, params, seen, True, true)
         views[node.tokens] = found
     return found
