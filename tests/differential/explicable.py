@@ -357,10 +357,15 @@ def best(kind: str, robot: Model, human: Model, bound: float
         candidates = plans(robot, INF, max_steps=some)
     else:
         candidates = plans(robot, bound)
-    keys = [(ie(kind, robot, human, p, best_cost, listed), c) for p, c in candidates]
+    keys = [(_rounded(ie(kind, robot, human, p, best_cost, listed)), c) for p, c in candidates]
     if not keys:
         return INF, None
     return min(keys)
+
+
+def _rounded(value: float) -> float:
+    """Equal IEs summed in another order differ in the last bits: rank them equal."""
+    return value if math.isinf(value) else round(value, 9)
 
 
 # ------------------------------------------------------------------ comparing
@@ -478,7 +483,7 @@ def _check_design(folder: Path, instance: Instance) -> str | None:
     values = [(design_objective(instance, [mods[i] for i in subset]), len(subset))
               for size in range(len(mods) + 1)
               for subset in itertools.combinations(range(len(mods)), size)]
-    want = min(values)
+    want = min((_rounded(v), n) for v, n in values)
     for prune in (True, False):
         answer = design_search(problem, prune=prune)
         if not _same(answer.objective, want[0]):

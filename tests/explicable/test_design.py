@@ -95,3 +95,18 @@ def test_budget_and_bad_specs(tmp_path) -> None:
     (tmp_path / "broken.json").write_text("{")
     with pytest.raises(InputError, match="invalid JSON"):
         load_design(tmp_path / "broken.json")
+
+
+def test_pruning_keeps_a_removal_that_changes_a_goal_fact(tmp_path) -> None:
+    """Differential seed 52: removing goal facts from the person's initial state made the
+    task dearer for them, hence the robot's plan less surprising; pruning (preconditions
+    only) dropped it and the pruned search missed the optimum (its checker refused it)."""
+    from tests.differential.explicable import _check_design, _write, generate
+
+    instance = generate(52)
+    _write(tmp_path, instance)
+    assert _check_design(tmp_path, instance) is None
+    spec = load_design(tmp_path / "design.json")
+    pruned, every = design_search(spec), design_search(spec, prune=False)
+    assert pruned.design == every.design == ("m1",) and pruned.objective == 1.5
+    assert pruned.verified

@@ -303,7 +303,7 @@ def best_key(problem: ExplicableProblem, distance: str, bound: float,
     for plan, cost in plans_within(robot, bound, clock):
         count += 1
         value = score_trace(robot, plan, traces, distance, mapping, weights)
-        key = (value, cost)
+        key = (value if math.isinf(value) else round(value, 9), cost)
         if best is None or key < best[0]:
             best = (key, plan)
     if best is None:

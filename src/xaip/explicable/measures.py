@@ -66,6 +66,12 @@ def expected_plans(problem: ExplicableProblem, budget: Budget | None = None,
     return found
 
 
+def ranked(inexplicability: float) -> float:
+    """IE as plans are ranked by it: rounded to 9 decimals, so that two plans whose IE is
+    equal but summed in another order (a last-bit difference) tie and the cheaper wins."""
+    return inexplicability if math.isinf(inexplicability) else round(inexplicability, 9)
+
+
 def explicability_score(inexplicability: float) -> float:
     """``exp(−IE)``: 1 for a fully explicable plan, towards 0 as IE grows ([D])."""
     return 0.0 if inexplicability == INF else math.exp(-inexplicability)

@@ -27,7 +27,13 @@ from collections.abc import Callable, Sequence
 
 from xaip.errors import InputError
 from xaip.explicable.distances import DistanceParams
-from xaip.explicable.measures import ExpectedPlansUnfinished, Scored, Scorer, expected_plans
+from xaip.explicable.measures import (
+    ExpectedPlansUnfinished,
+    Scored,
+    Scorer,
+    expected_plans,
+    ranked,
+)
 from xaip.explicable.problem import ExplicableProblem
 from xaip.explicable.product import product_search
 from xaip.explicable.results import ExplicablePlan
@@ -203,7 +209,7 @@ def _by_enumeration(problem: ExplicableProblem, scorer: Scorer, max_cost: int | 
             status = Status.BUDGET_EXHAUSTED  # the best among the plans scored so far
             break
         scored = scorer.score(plan)
-        key = (scored.inexplicability, found.costs[index])
+        key = (ranked(scored.inexplicability), found.costs[index])
         if best is None or key < best[0]:
             best = (key, index, scored)
     if best is None:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from xaip.explicable.distances import DistanceParams, trace_distance, trace_of
-from xaip.explicable.measures import ExpectedPlansUnfinished, Scorer, expected_plans
+from xaip.explicable.measures import ExpectedPlansUnfinished, Scorer, expected_plans, ranked
 from xaip.explicable.planner import checked, default_bound, expected_cap
 from xaip.explicable.problem import ExplicableProblem, ground_plan
 from xaip.explicable.results import ExplicablePlan
@@ -142,7 +142,7 @@ def reconciliation_search(
         if robot.is_goal(state):
             solutions += 1
             scored = scorer.score(prefix)
-            key = (scored.inexplicability, g)
+            key = (ranked(scored.inexplicability), g)
             if best is None or key < best[0]:
                 best = (key, prefix)
                 ie = None if key[0] == INF else key[0]
