@@ -163,6 +163,8 @@ def walk(policy: dict[str, Any] | None, answers: str) -> tuple[list[dict[str, An
     what the robot told, what it asked and the person's answers. The second value is
     true when the robot is waiting for the next answer."""
     exchange: list[dict[str, Any]] = []
+    if policy is None:  # unfinished (budget exhausted): no policy to walk, nothing to refuse
+        return exchange, False
     node = policy
     given = list(answers)
     while node is not None:
