@@ -72,3 +72,22 @@ def test_use_foil_of_an_unreachable_action_is_an_unsolvable_foil() -> None:
     mrp = make_mrp(domain, problem, domain, problem)
     result = explain(mrp, "contrastive", foils=[parse_foil("use:boost")])
     assert result.edits == () and result.verified
+
+
+def test_unfinished_conditional_explanation_is_budget_exhausted_with_answers() -> None:
+    # Issue 22: the workbench answered 400 "more answers than the explanation asks for"
+    # when a conditional explanation ran out of budget: the unfinished result has no
+    # policy, and walking the person's answers along "no policy" refused them.
+    from xaip.reconcile import AnnotatedMRP, load_mrp, read_annotations
+    from xaip.runtime import Budget, Status
+    from xaip.web.pages.explain import walk
+
+    usar = Path(__file__).resolve().parents[2] / "src" / "xaip" / "domains" / "usar"
+    mrp = load_mrp(usar / "robot.pddl", usar / "human.pddl", usar / "problem.pddl",
+                   usar / "plan.txt", usar / "human-problem.pddl")
+    amrp = AnnotatedMRP(mrp, read_annotations(usar / "annotations.txt", mrp.human_domain))
+    result = explain(amrp, "conditional", budget=Budget(max_nodes=3), alpha=0.0)
+    assert result.status == Status.BUDGET_EXHAUSTED and result.policy is None
+    payload = result.to_dict()
+    assert payload["status"] == "budget_exhausted"
+    assert walk(payload["policy"], "yn") == ([], False)

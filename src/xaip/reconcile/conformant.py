@@ -293,9 +293,13 @@ class ConformantExplainer:
                 out.append(LabelledEdit(edit, f"{edit.op}-known"))
         return out
 
-    def conditional(self, alpha: float = 1.0, max_states: int = 20000,
+    def conditional(self, alpha: float = 1.0, max_states: int | None = None,
                     progress: Progress | None = None) -> ConditionalExplanation:
-        """The cheapest question-asking policy (Def. 31) under the discounted AND cost."""
+        """The cheapest question-asking policy (Def. 31) under the discounted AND cost.
+
+        The budget bounds the search (one node per dialogue state); ``max_states`` is an
+        optional extra cap (none by default: a hidden cap reported as "budget exhausted"
+        would claim a budget the user did not set)."""
         if not 0.0 <= alpha <= 1.0:
             raise InputError("alpha must be in [0, 1]")
         start, clock = self._start()
@@ -306,7 +310,8 @@ class ConformantExplainer:
             key = state.key()
             if key in memo:
                 return memo[key]
-            if len(memo) >= max_states or not clock.charge() or clock.out_of_time():
+            full = max_states is not None and len(memo) >= max_states
+            if full or not clock.charge() or clock.out_of_time():
                 raise _OutOfBudget
             report(progress, "conditional search", len(memo))
             if self.is_explained(state):
