@@ -48,12 +48,14 @@ def svg_of(dot_text: str, seconds: float | None) -> Markup:
 
 
 def status_class(payload: dict[str, Any]) -> str:
-    """CSS class of a result's status badge (a template global: see ``_macros.html``)."""
-    if payload.get("verified"):
+    """CSS class of a result's status badge (a template global: see ``_macros.html``):
+    ``verified`` only when the payload -- the library's result -- says so; a result that
+    did not finish is ``bad``, any other unverified one ``unverified``."""
+    if payload.get("verified") is True:
         return "verified"
     if payload.get("status") in ("budget_exhausted", "truncated", "unsolvable", "invalid"):
         return "bad"
-    return ""
+    return "unverified"
 
 
 __all__ = ["PAGE_MODULES", "Bench", "Page", "bench", "budget_of", "budget_query",
