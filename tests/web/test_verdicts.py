@@ -90,3 +90,20 @@ def test_the_plan_page_shows_the_validators_verdict(client: Any,
     assert payload["verified"] is False and payload["validation"]["valid"] is False
     shown = client.get("/plan", headers=HTML).text
     assert ", unverified</span>" in shown and '<span class="status verified">' not in shown
+
+
+@pytest.mark.parametrize("max_nodes", [10, 200])
+def test_a_conditional_explanation_out_of_budget_keeps_the_answers(
+        client: Any, max_nodes: int) -> None:
+    """Issue 22: a conditional explanation whose budget ran out (no policy to walk) was
+    answered 400 "more answers than the explanation asks for"; it is budget exhausted,
+    unverified, for scripts and for the page, with the person's answers kept."""
+    query = {"model": "usar", "type": "conditional", "answers": "yn", "max_nodes": max_nodes}
+    answer = client.get("/api/explain", params=query)
+    assert answer.status_code == 200, answer.text
+    payload = answer.json()
+    assert payload["status"] == "budget_exhausted" and payload["verified"] is False
+    assert payload["policy"] is None
+    page = client.get("/explain", params=query, headers=HTML)
+    assert page.status_code == 200
+    assert '<span class="status bad">budget_exhausted, unverified</span>' in page.text
