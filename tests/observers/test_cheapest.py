@@ -105,7 +105,7 @@ COSTED = """(define (domain roads) (:requirements :strips :typing :action-costs)
     :effect (and (not (at ?a)) (at ?b) (increase (total-cost) (toll ?a ?b)))))"""
 
 
-def _roads(metric: bool):
+def _roads(metric: bool, rules: list | None = None):
     from xaip.observers.goals import goals_from_data
     from xaip.observers.problem import ObserverProblem
     from xaip.observers.sensors import observers_from_data
@@ -118,7 +118,7 @@ def _roads(metric: bool):
             + (" (:metric minimize (total-cost))" if metric else "") + ")")
     domain, problem = parse_domain(COSTED), parse_problem(text)
     task = ground(domain, problem)
-    model = next(iter(observers_from_data({"rules": [{"token": ["name"]}]}, task,
+    model = next(iter(observers_from_data({"rules": rules or [{"token": ["name"]}]}, task,
                                           domain=domain).values()))
     goals = goals_from_data({"true": "c", "goals": {"c": ["(at c)"], "b": ["(at b)"]}}, task)
     return ObserverProblem(task, model, goals, domain, problem)
@@ -133,3 +133,17 @@ def test_costs_follow_the_one_semantics() -> None:
     assert steps.plan == ("drive a c",) and steps.cost == 1 and steps.verified
     lie = replace(steps, cost=5)
     assert "cost 1 recomputed, 5 reported" in check(_roads(metric=False), lie).details
+
+
+def test_tokens_that_print_alike_still_differ() -> None:
+    """A ``holds`` part that is true and a constant ``"yes"`` both print as ``yes`` but are
+    different tokens; the checker compares tokens, not their text (it once compared text
+    and would have merged the two beliefs)."""
+    from xaip.observers.legibility import legibility_score
+
+    rules = [{"actions": ["drive"], "if": ["(at c)"], "token": [{"const": "yes"}]},
+             {"token": [{"holds": "(at b)"}]}]
+    roads = _roads(metric=False, rules=rules)
+    scored = legibility_score(roads, ["drive a c"])
+    assert scored.observations == ("yes",) and scored.beliefs == (1, 1)
+    assert scored.verified
