@@ -342,3 +342,28 @@ def test_discover_pddl_over_its_store_is_refused(
                        str(store), "--max-seconds", "5", "--quiet")
     assert code == 2 and "refusing to overwrite" in err
     assert not store.exists() or store.read_bytes()[:15] == b"SQLite format 3"
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_output_to_a_fifo_nobody_reads_is_refused(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fifo = tmp_path / "out"
+    os.mkfifo(fifo)
+    code, _, err = run(capsys, "plan", str(bw[0]), str(bw[1]), "-o", str(fifo))
+    assert code == 2 and "a FIFO that no process reads" in err
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_output_to_a_fifo_with_a_reader_is_written(
+    bw: tuple[Path, Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    fifo = tmp_path / "out"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there first
+    try:
+        code, _, _ = run(capsys, "plan", str(bw[0]), str(bw[1]), "-o", str(fifo))
+        written = os.read(reader, 1 << 16).decode()  # a short plan fits in the pipe
+    finally:
+        os.close(reader)
+    assert code == 0 and "(unstack c a)" in written

@@ -21,9 +21,11 @@ a directory.
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import math
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -162,11 +164,37 @@ def write_output(path: str | Path, content: str | bytes,
     """Write ``content`` to ``path``, never over an input file (those the command names and
     those it has read); errors become one line."""
     out = check_output(path, inputs)
+    data = content if isinstance(content, bytes) else content.encode("utf-8")
     try:
-        if isinstance(content, bytes):
-            out.write_bytes(content)
+        if _is_fifo(out):
+            _write_fifo(out, data)
         else:
-            out.write_text(content, encoding="utf-8")
+            out.write_bytes(data)
     except OSError as error:
         reason = error.strerror or type(error).__name__
         raise OutputError(f"cannot write {out}: {reason}") from None
+
+
+def _is_fifo(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _write_fifo(path: Path, data: bytes) -> None:
+    """Write to a FIFO (``-o >(gzip > plan.gz)``) without waiting forever for a reader:
+    opened non-blocking, a FIFO nobody reads is refused at once."""
+    try:
+        handle = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ENXIO:
+            raise OutputError(f"cannot write {path}: a FIFO that no process reads") from None
+        raise
+    try:
+        os.set_blocking(handle, True)  # a reader is there: wait for it as a pipe does
+        view = memoryview(data)
+        while view:
+            view = view[os.write(handle, view):]
+    finally:
+        os.close(handle)
