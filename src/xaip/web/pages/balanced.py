@@ -29,12 +29,15 @@ router = APIRouter()
 #: The bundled instance prices every explanation item as the book does (ch. 7).
 BOOK_ITEM_COST = {"usar-balanced": 50.0}
 
-ModelId = Annotated[str, Query(max_length=80, description="a model with a human domain")]
-ObjectiveName = Annotated[str, Query(max_length=30, description="balanced, explicable or "
+ModelId = Annotated[str, Query(max_length=80, examples=["usar-balanced", "fetch"],
+                                description="a model with a human domain")]
+ObjectiveName = Annotated[str, Query(max_length=30, examples=[o.value for o in Objective],
+                                      description="balanced, explicable or "
                                                                 "explicable-optimal")]
 ItemCost = Annotated[float | None, Query(ge=0, le=10**6, description=(
     "the cost of telling one explanation item (default 1; the book's 50 for usar-balanced)"))]
-Method = Annotated[str, Query(max_length=20, description="model-space or compile (MEGA*)")]
+Method = Annotated[str, Query(max_length=20, examples=list(METHODS),
+                               description="model-space or compile (MEGA*)")]
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,13 @@ router = APIRouter()
 T = TypeVar("T")
 
 RunId = Annotated[str, Query(max_length=40)]
-Game = Annotated[str, Form(max_length=40, description="a bundled game")]
-Grid = Annotated[str, Form(max_length=12, description="rows x columns, e.g. 3x4")]
+Game = Annotated[str, Form(max_length=40, examples=["zelda", "snowman"],
+                           description="a bundled game")]
+Grid = Annotated[str, Form(max_length=12, examples=["3x4", "2x3"],
+                           description="rows x columns, e.g. 3x4")]
 Seed = Annotated[int, Form(ge=0, lt=2**31, description="random level and tasks")]
-Agent = Annotated[str, Form(max_length=10, description="search or policy")]
+Agent = Annotated[str, Form(max_length=10, examples=["search", "policy"],
+                            description="search or policy")]
 
 
 def discoveries(request: Request) -> Discoveries:

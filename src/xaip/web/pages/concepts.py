@@ -27,10 +27,12 @@ from xaip.web.work import Unfinished
 
 router = APIRouter()
 
-Env = Annotated[str, Query(max_length=30, description="sokoban-switch or sokoban-cells")]
-Level = Annotated[str, Query(max_length=30, description="a bundled level of the example")]
-Variant = Annotated[str, Query(max_length=20, description="sokoban-switch: precondition "
-                                                          "or cost")]
+Env = Annotated[str, Query(max_length=30, examples=["sokoban-switch", "sokoban-cells"],
+                            description="sokoban-switch or sokoban-cells")]
+Level = Annotated[str, Query(max_length=30, examples=["switch-2", "cells-2"],
+                              description="a bundled level of the example")]
+Variant = Annotated[str, Query(max_length=20, examples=["precondition", "cost"],
+                                description="sokoban-switch: precondition or cost")]
 
 
 @dataclass(frozen=True)

@@ -44,14 +44,16 @@ UNCERTAIN = ("conformant", "conditional")
 MAX_VETOES = 8
 MAX_ACTION_BUTTONS = 120
 
-ModelId = Annotated[str, Query(max_length=80, description="a model with a human domain")]
-Kind = Annotated[str, Query(max_length=20, description="explanation type: "
-                                                       + ", ".join(KNOWN + UNCERTAIN))]
+ModelId = Annotated[str, Query(max_length=80, examples=["fetch", "usar"],
+                                description="a model with a human domain")]
+Kind = Annotated[str, Query(max_length=20, examples=list(KNOWN + UNCERTAIN),
+                             description="explanation type: " + ", ".join(KNOWN + UNCERTAIN))]
 Vetoes = Annotated[list[int], Query(description="edit numbers vetoed (1-based, as "
                                                 "xaip explain --veto), one per round")]
-Foil = Annotated[str, Query(max_length=4000, description="for contrastive: a plan (one "
+Foil = Annotated[str, Query(max_length=4000, examples=["avoid:tuck", "use:crouch"],
+                             description="for contrastive: a plan (one "
                                                          "action per line) or avoid:/use:")]
-Answers = Annotated[str, Query(max_length=64, pattern="^[yn]*$",
+Answers = Annotated[str, Query(max_length=64, pattern="^[yn]*$", examples=["y", "yn"],
                                description="conditional: the person's answers so far")]
 
 
@@ -165,7 +167,7 @@ def walk(policy: dict[str, Any] | None, answers: str) -> tuple[list[dict[str, An
     exchange: list[dict[str, Any]] = []
     if policy is None:  # unfinished (budget exhausted): no policy to walk, nothing to refuse
         return exchange, False
-    node = policy
+    node: dict[str, Any] | None = policy
     given = list(answers)
     while node is not None:
         if node["node"] == "tell":

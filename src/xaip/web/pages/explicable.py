@@ -23,8 +23,11 @@ from xaip.web.work import Unfinished
 
 router = APIRouter()
 
-ModelId = Annotated[str, Query(max_length=80, description="a model with a human domain")]
-Distance = Annotated[str, Query(max_length=20, description="plan distance")]
+ModelId = Annotated[str, Query(max_length=80, examples=["restaurant-b2", "fetch"],
+                                description="a model with a human domain")]
+Distance = Annotated[str, Query(max_length=20, examples=["cost", "action", "causal", "state",
+                                                            "composite"],
+                                 description="plan distance")]
 MaxCost = Annotated[int | None, Query(ge=0, le=10**6, description="robot cost bound")]
 
 

@@ -44,8 +44,9 @@ MODES = ("legible-goal", "legible-plan", "ambiguous", "mixed")
 #: whose friend and adversary watch the same plan (mode ``mixed`` only).
 INSTANCES = (*EXAMPLES, "truck")
 
-Example = Annotated[str, Query(max_length=30, description="a bundled instance")]
-Mode = Annotated[str, Query(max_length=20, description=", ".join(MODES))]
+Example = Annotated[str, Query(max_length=30, examples=list(INSTANCES),
+                                description="a bundled instance")]
+Mode = Annotated[str, Query(max_length=20, examples=list(MODES), description=", ".join(MODES))]
 Count = Annotated[int | None, Query(ge=1, le=50, description="j (legible-goal), m "
                                                              "(legible-plan) or k (ambiguous, "
                                                              "mixed)")]

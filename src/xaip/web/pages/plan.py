@@ -24,8 +24,8 @@ from xaip.web.work import Unfinished
 
 router = APIRouter()
 
-ModelId = Annotated[str, Query(max_length=80, description="a model identifier "
-                                                          "(see /api/models)")]
+ModelId = Annotated[str, Query(max_length=80, examples=["blocksworld", "fetch"],
+                                description="a model identifier (see /api/models)")]
 
 
 @dataclass(frozen=True)

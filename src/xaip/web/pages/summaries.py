@@ -28,9 +28,11 @@ from xaip.web.work import Unfinished
 
 router = APIRouter()
 
-ModelId = Annotated[str, Query(max_length=80, description="a model (probabilistic PDDL)")]
-Subgoal = Annotated[str, Query(max_length=200, description="a subgoal fact such as "
-                                                           "'(at station1)', or init/goal")]
+ModelId = Annotated[str, Query(max_length=80, examples=["airport"],
+                                description="a model (probabilistic PDDL)")]
+Subgoal = Annotated[str, Query(max_length=200, examples=["init", "goal"],
+                                description="a subgoal fact such as '(at station1)', or "
+                                            "init/goal")]
 
 
 @dataclass
