@@ -37,6 +37,7 @@ from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground
 from xaip.reconcile.check_minimal import prove_minimal
 from xaip.reconcile.checks import (
     OWN_ENGINES,
+    any_cheaper_plan,
     cheaper_plan,
     contrastive_verdict,
     is_complete,
@@ -116,7 +117,7 @@ def check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRep
     if kind == "mme":
         return _monotonic(session, f"{outcome.reason}; {method}")
     return _minimal(session, f"{outcome.reason}; {method}",
-                    lambda edits: _optimal_verdict(session, edits))
+                    lambda edits, fast: _optimal_verdict(session, edits, fast))
 
 
 def _check_before(session: _Session) -> CheckReport | None:
@@ -150,8 +151,12 @@ def _check_before(session: _Session) -> CheckReport | None:
     return None
 
 
-def _optimal_verdict(session: _Session, edits: list[Edit]
+def _optimal_verdict(session: _Session, edits: list[Edit], fast: bool = False
                      ) -> tuple[bool | None, tuple[str, ...] | None]:
+    if fast and not session.result.grounded and session.result.engine in OWN_ENGINES:
+        found = any_cheaper_plan(session.mrp, edits, session.search_budget())
+        if found:
+            return False, found  # confirmed by the proof's own simulation before use
     outcome = session.complete(edits)
     if outcome.complete:
         return True, None
@@ -245,7 +250,8 @@ def _contrastive(session: _Session) -> CheckReport:
         return CheckReport(None, "contrastive explanations with grounded edits are not "
                                  "checked")
 
-    def explains(edits: list[Edit]) -> tuple[bool | None, tuple[str, ...] | None]:
+    def explains(edits: list[Edit], fast: bool = False
+                 ) -> tuple[bool | None, tuple[str, ...] | None]:
         ok, _, cheaper = contrastive_verdict(session.mrp, edits, result.foils,
                                              session.search_budget())
         if ok is None:

@@ -106,6 +106,26 @@ def cheaper_plan(domain: Domain, problem: Problem, task: Task | None, bound: int
     return str(result.status), (None if result.cost is None else int(result.cost)), names
 
 
+def any_cheaper_plan(mrp: MRP, edits: Iterable[Edit], budget: Budget
+                     ) -> tuple[str, ...] | None:
+    """Some plan cheaper than ``mrp.plan`` in ``H + edits``, found quickly (GBFS with h_FF
+    under the cost bound: not a proof that none exists), or None. Used to refute a model
+    before the uniform-cost proof; callers confirm the plan themselves."""
+    domain, problem = _updated(mrp, edits)
+    mine = validate(domain, problem, mrp.plan)
+    if not mine.valid or mine.cost is None:
+        return None
+    try:
+        task = ground(domain, problem, budget=budget)
+        result = get_engine(DEFAULT_ENGINE, search="gbfs", heuristic="hff").solve(
+            task, cost_bound=int(mine.cost), budget=budget)
+    except BudgetExhausted:
+        return None
+    if str(result.status) != "solved":
+        return None
+    return tuple(a.name for a in result.plan)
+
+
 def updated_model(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:
     """The human model of ``mrp`` updated by lifted ``edits``, as PDDL."""
     return _updated(mrp, edits)
