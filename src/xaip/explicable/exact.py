@@ -4,9 +4,9 @@ from the definitions without the planner's searches.
 Why a module of its own: the explicable checker (:mod:`xaip.explicable.checks`) and the
 design checker (:mod:`xaip.explicable.design_check`) both need the true optimum of a task,
 and both must reach it by code that does not share the search that found the answer. Every
-function here scans the task's actions (``Task.applicable``: no successor index, no
-heuristic, no plan enumeration of :mod:`xaip.planning.search`) and charges one node per
-expansion to the clock it is given; running out raises
+function here (but :func:`cheapest` on large tasks) is plain Python written for the checker (its own
+applicability index, no heuristic, no plan enumeration of :mod:`xaip.planning.search`) and
+charges one node per expansion to the clock it is given; running out raises
 :class:`~xaip.errors.BudgetExhausted`, which :func:`xaip.contract.run_checker` turns into
 "unverified: checker budget".
 
@@ -15,7 +15,9 @@ from the initial state that ends in a goal state and does not pass through a goa
 before its end. A plan's cost sums the grounded action costs, which the grounder prices by
 :func:`xaip.planning.semantics.counts_action_costs` of that model's domain and problem.
 
-* :func:`cheapest` -- ``C*`` by uniform-cost search.
+* :func:`cheapest` -- ``C*`` by uniform-cost search: the checker's own for small tasks,
+  the planning core's compiled one for large tasks (the one place a checker calls a
+  planner: another search than the planner's A* with LM-cut in pure Python).
 * :func:`goal_distances` -- exact goal distances of every state on a plan within a bound
   (a forward sweep within the bound, then a backward sweep from the goal states): the
   proper lower bound that makes :func:`plans_within` enumerate plans, never dead prefixes,
@@ -65,11 +67,83 @@ def _path(parent: dict[State, tuple[State, GroundAction] | None], state: State) 
     return tuple(reversed(out))
 
 
+class Applicable:
+    """The checker's own applicability test, indexed: each action filed under one of its
+    precondition facts (actions without one are always tried), so a state looks only at
+    the actions filed under its true facts. Plain Python, no code of the planner's
+    successor generators."""
+
+    def __init__(self, task: Task) -> None:
+        self.free: list[GroundAction] = []
+        self.by_fact: dict[int, list[GroundAction]] = {}
+        for action in task.actions:
+            if action.pre:
+                lowest = (action.pre & -action.pre).bit_length() - 1
+                self.by_fact.setdefault(lowest, []).append(action)
+            else:
+                self.free.append(action)
+
+    def __call__(self, state: State) -> Iterator[GroundAction]:
+        for action in self.free:
+            if action.applicable(state):
+                yield action
+        rest = state
+        while rest:
+            low = rest & -rest
+            for action in self.by_fact.get(low.bit_length() - 1, ()):
+                if action.applicable(state):
+                    yield action
+            rest ^= low
+
+
+_APPLICABLE: dict[int, tuple[Task, Applicable]] = {}
+
+
+def applicable(task: Task) -> Applicable:
+    """The index of ``task`` (kept for the few tasks a check visits)."""
+    known = _APPLICABLE.get(id(task))
+    if known is None or known[0] is not task:
+        if len(_APPLICABLE) > 32:
+            _APPLICABLE.clear()
+        known = _APPLICABLE[id(task)] = (task, Applicable(task))
+    return known[1]
+
+
+#: ``C*`` comes from the planning core's compiled uniform-cost search with h_max pruning of
+#: dead ends (the planner uses A* with LM-cut in the pure-Python engine): another search.
+CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
+
+
+#: Below this many actions the checker's own uniform-cost search is quicker than handing the
+#: task to the compiled core.
+SMALL_TASK = 300
+
+
 def cheapest(task: Task, clock: BudgetClock) -> tuple[int, Plan] | None:
     """``C*`` and an optimal plan by uniform-cost search (``None``: no plan)."""
+    if len(task.actions) < SMALL_TASK:
+        return _uniform_cost(task, clock)
+    from xaip.planning.engines import get_engine
+    from xaip.runtime import Status
+
+    if not clock.tick():
+        raise BudgetExhausted("the checker ran out of its budget", phase="check")
+    found = get_engine("default", search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC).solve(
+        task, optimal=True, budget=clock.remaining())
+    clock.charge(max(0, found.expanded))
+    if found.status == Status.BUDGET_EXHAUSTED:
+        raise BudgetExhausted("the checker ran out of its budget", phase="check")
+    if found.status != Status.SOLVED or found.cost is None:
+        return None
+    return int(found.cost), tuple(found.plan)
+
+
+def _uniform_cost(task: Task, clock: BudgetClock) -> tuple[int, Plan] | None:
+    """The checker's own uniform-cost search (small tasks)."""
     queue: list[tuple[int, int, State]] = [(0, 0, task.init)]
     best = {task.init: 0}
     parent: dict[State, tuple[State, GroundAction] | None] = {task.init: None}
+    scan = applicable(task)
     tie = 0
     while queue:
         g, _, state = heapq.heappop(queue)
@@ -78,7 +152,7 @@ def cheapest(task: Task, clock: BudgetClock) -> tuple[int, Plan] | None:
         if task.is_goal(state):
             return g, _path(parent, state)
         _charge(clock)
-        for action in task.applicable(state):
+        for action in scan(state):
             child, cost = action.apply(state), g + action.cost
             if cost < best.get(child, INF):
                 best[child] = cost
@@ -96,6 +170,7 @@ def goal_distances(task: Task, bound: float, clock: BudgetClock) -> dict[State, 
     reverse: dict[State, list[tuple[State, int]]] = {}
     goals: list[State] = []
     done: set[State] = set()
+    scan = applicable(task)
     while queue:
         g, state = heapq.heappop(queue)
         if state in done:
@@ -105,7 +180,7 @@ def goal_distances(task: Task, bound: float, clock: BudgetClock) -> dict[State, 
             goals.append(state)
             continue
         _charge(clock)
-        for action in task.applicable(state):
+        for action in scan(state):
             child, cost = action.apply(state), g + action.cost
             if cost > bound:
                 continue
@@ -142,8 +217,10 @@ def plans_within(task: Task, bound: float, clock: BudgetClock
     # positive-cost step): plans can be long, recursion is not.
     stack: list[tuple[State, int, Iterator[GroundAction], frozenset[State]]] = []
 
+    scan = applicable(task)
+
     def push(state: State, g: int, loop: frozenset[State]) -> None:
-        stack.append((state, g, iter(task.applicable(state)), loop))
+        stack.append((state, g, scan(state), loop))
 
     if task.is_goal(task.init):
         yield (), 0
@@ -193,13 +270,14 @@ class JointLabel:
     plan: Plan
 
 
-def _human_moves(human: Task, state: State) -> dict[str, GroundAction]:
-    """The person's applicable action of each name (the first applicable variant, as a plan
+def _human_move(human: Task, name: str, state: State) -> GroundAction | None:
+    """The person's applicable action of that name (the first applicable variant, as a plan
     file's step is read: :func:`xaip.explicable.problem.ground_plan`)."""
-    moves: dict[str, GroundAction] = {}
-    for action in human.applicable(state):
-        moves.setdefault(action.name, action)
-    return moves
+    for index in human.action_index.get(name, ()):
+        action = human.actions[index]
+        if action.applicable(state):
+            return action
+    return None
 
 
 def joint_front(problem: ExplicableProblem, bound: float, clock: BudgetClock,
@@ -218,6 +296,7 @@ def joint_front(problem: ExplicableProblem, bound: float, clock: BudgetClock,
     # Without a bound the first label at a node is the only one that can end a
     # lexicographically least plan (the same suffix follows every label).
     single = first_only and bound == INF
+    scan = applicable(robot)
     while heap:
         hc, rc, index = heapq.heappop(heap)
         node = records[index][0]
@@ -232,10 +311,11 @@ def joint_front(problem: ExplicableProblem, bound: float, clock: BudgetClock,
                     return out
             continue
         _charge(clock)
-        moves = _human_moves(human, s_h)
-        for action in robot.applicable(s_r):
-            theirs = moves.get(action.name)
-            if theirs is None or rc + action.cost > bound:
+        for action in scan(s_r):
+            if rc + action.cost > bound:
+                continue
+            theirs = _human_move(human, action.name, s_h)
+            if theirs is None:
                 continue
             child = (action.apply(s_r), theirs.apply(s_h))
             next_rc = rc + action.cost
@@ -298,17 +378,17 @@ def best_key(problem: ExplicableProblem, distance: str, bound: float,
     if bound == INF:
         raise ValueError("trace distances need a robot cost bound")
     traces = [trace_of(problem.human_task, plan) for plan in expected]
-    best = None
+    ranked: tuple[tuple[float, int], float, Plan] | None = None
     count = 0
     for plan, cost in plans_within(robot, bound, clock):
         count += 1
         value = score_trace(robot, plan, traces, distance, mapping, weights)
         key = (value if math.isinf(value) else round(value, 9), cost)
-        if best is None or key < best[0]:
-            best = (key, plan)
-    if best is None:
+        if ranked is None or key < ranked[0]:
+            ranked = (key, value, plan)
+    if ranked is None:
         return Optimum(INF, None, None, 0)
-    return Optimum(best[0][0], best[0][1], best[1], count)
+    return Optimum(ranked[1], ranked[0][1], ranked[2], count)
 
 
 def score_trace(robot: Task, plan: Sequence[GroundAction], traces: Sequence[PlanTrace],
