@@ -69,8 +69,8 @@ def explanation_text(result: Explanation) -> str:
         complete = "Complete: unknown (the budget ran out before it was established)"
     elif result.type in ("contrastive", "approx", "ppe"):
         # these types do not claim completeness: say what it is, and that it is not claimed
-        complete = (f"Plan optimal for the human afterwards: {result.complete} (a "
-                    f"{_NOT_CLAIMED[result.type]} does not claim it)")
+        complete = (f"Plan optimal for the human afterwards: {result.complete} "
+                    f"({_NOT_CLAIMED[result.type]} does not claim it)")
     else:
         complete = f"Complete: {result.complete}"
     lines.append(f"{complete}; {_effort(result.stats, result.seconds)}.")
@@ -78,8 +78,8 @@ def explanation_text(result: Explanation) -> str:
     return "\n".join(lines)
 
 
-_NOT_CLAIMED = {"contrastive": "contrastive explanation", "approx": "approximate MCE",
-                "ppe": "plan patch"}
+_NOT_CLAIMED = {"contrastive": "a contrastive explanation", "approx": "an approximate MCE",
+                "ppe": "a plan patch"}
 
 
 def _nothing_to_explain(result: Explanation) -> str:
