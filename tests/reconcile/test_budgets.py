@@ -288,3 +288,18 @@ def test_progress_events_reach_the_callback(fetch, usar: AnnotatedMRP) -> None: 
     phases = {e.phase for e in events}
     assert {"mce search", "conformant search"} <= phases
     assert all(isinstance(e, ProgressEvent) and e.done >= 0 for e in events)
+
+
+@pytest.mark.skipif(not RADAR.is_dir(), reason="shared data not found")
+@pytest.mark.parametrize("kind", ["conformant", "conditional"])
+def test_radar_with_seven_uncertain_features_stops_at_the_budget(
+        kind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    # Issue 22: conformant with --max-seconds 30 ran 148 s (grounding per goal test and the
+    # robustness enumeration were outside the budget). Every phase now stops at it.
+    annotations = Path(__file__).resolve().parent / "data" / "radar-annotations.txt"
+    code = main(["explain", str(RADAR / "domain_robot.pddl"), str(RADAR / "domain_human.pddl"),
+                 str(RADAR / "problem.pddl"), "--type", kind, "--annotations",
+                 str(annotations), "--max-seconds", "1", "--json"])
+    payload = _json(capsys)
+    assert code == 1 and payload["status"] == "budget_exhausted"
+    assert payload["verified"] is False
