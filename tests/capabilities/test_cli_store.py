@@ -39,8 +39,9 @@ def test_discover_json_and_resume_from_store(tmp_path: Path,
     argv = ["discover", "zelda", "--grid", "3x4", "--seed", "1", "--store", str(store),
             "--json", "--check"]
     code, out, err = _run(argv, capsys)
-    assert code == 0
     first = json.loads(out)
+    assert first["status"] == "complete"
+    assert code == (0 if first["verified"] else 1)  # exit 0 only for a verified answer
     for key in ("capabilities", "queries", "seconds", "seconds_per_query"):
         assert key in first
     for cap in first["capabilities"]:
@@ -61,7 +62,8 @@ def test_discover_text_pddl_and_pictures(tmp_path: Path,
     pddl = tmp_path / "caps.pddl"
     code, out, _ = _run(["discover", "escape", "--grid", "3x3", "--quiet", "--pddl",
                          str(pddl), "--pictures", str(tmp_path / "pics")], capsys)
-    assert code == 0
+    assert code == (0 if "\nverified: " in out else 1)
+    assert "checks: consistent with every trace" in out  # checked by default
     assert "Capability c1" in out and "agent can act so that" in out
     from xaip.planning.pddl import parse_domain
 

@@ -103,8 +103,15 @@ def test_zelda_user_study_capabilities_are_realisable(zelda: tuple[Any, Any]) ->
     roles = user_study(result_.model)
     for role in SIX:
         realised, tested = report.counts(roles[role])
-        assert tested > 0, role
-        assert realised == tested, (role, report.failures())
+        assert tested > 0 and realised > 0, role
+    # Not every grounding is realisable (issue 21): on this level cell_3_4 can only be
+    # entered over the key's cell (walls at cell_2_3 and cell_3_3), so "go to cell_3_4"
+    # also picks up the key and the predicted state, key still lying there, is reached by
+    # no actions at all. The vocabulary has no adjacency or connectivity to say so; the
+    # sampled bindings used to be the first ones, which never met that cell.
+    failures = report.failures()
+    assert failures, "the lifted moves are over-general on this level"
+    assert all(dict(case.binding)["?cell1"] == "cell_3_4" for case in failures), failures
 
 
 def test_progress_reports_queries() -> None:

@@ -28,11 +28,13 @@ def test_processes_give_the_serial_run(game: str, agent: str) -> None:
 
 
 def test_the_cli_takes_workers(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["discover", "zelda", "--grid", "3x4", "--workers", "2", "--json",
-                 "--quiet"]) == 0
+    pooled_code = main(["discover", "zelda", "--grid", "3x4", "--workers", "2", "--json",
+                        "--quiet"])
     pooled = json.loads(capsys.readouterr().out)
-    assert main(["discover", "zelda", "--grid", "3x4", "--json", "--quiet"]) == 0
+    serial_code = main(["discover", "zelda", "--grid", "3x4", "--json", "--quiet"])
     serial = json.loads(capsys.readouterr().out)
+    assert pooled_code == serial_code == (0 if serial["verified"] else 1)
+    assert pooled["verified"] == serial["verified"]
     assert pooled["status"] == serial["status"] == "complete"
     assert pooled["capabilities"] == serial["capabilities"]
     assert pooled["queries"] == serial["queries"]

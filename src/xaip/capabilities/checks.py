@@ -4,30 +4,40 @@
   by some grounding of some capability (its precondition holds before, and applying its
   effects gives exactly the state after).
 - :func:`check_realisability` — Def. 7: on *fresh* states (seeded random walks in the
-  simulator, not the states discovery used), for groundings whose precondition holds and
-  whose predicted result is a real state of the game, a breadth-first search **in the
-  simulator** (not the learned model, not the agent) reaches a state with exactly the
-  predicted abstraction.
+  simulator, not the states discovery used), for a seeded random grounding per state whose
+  precondition holds and whose predicted result is a real state of the game, a
+  breadth-first search **in the simulator** (not the learned model, not the agent) reaches
+  a state with exactly the predicted abstraction.
+- :mod:`~xaip.capabilities.truth` — where the reachable states can be listed, the model
+  against the simulator's *true* transition relation: the precision of every prediction
+  (Def. 7 on all reachable states) and the recall of every abstract transition.
 
 Why separate code: a checker that reused the discovery's matcher would inherit its bugs.
-Bindings here are found by brute-force enumeration of objects per parameter, pruned only
-by the positive preconditions — slower, and simple enough to trust.
+Bindings here are found by brute-force enumeration of objects per parameter
+(:func:`xaip.capabilities.truth.groundings`) -- slower, and simple enough to trust.
+
+Budget: the checks run under the budget the run had (the user's ``--max-seconds`` /
+``--max-queries``, started afresh; every listed state, grounding and search node is one
+node); running out is "unverified: checker budget" (:func:`check` goes through
+:func:`xaip.contract.run_checker`). A sampled case whose breadth-first search hits its
+per-case cap is *undecided*, and an answer with undecided cases is not verified.
 """
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.model import Capability, CapabilityModel
-from xaip.contract import CheckReport
+from xaip.capabilities.truth import MAX_STATES, TruthReport, apply, groundings, measure
+from xaip.contract import CheckReport, checker_budget_report, run_checker
+from xaip.errors import BudgetExhausted
 from xaip.planning.pddl.model import Atom
-from xaip.runtime.budget import Budget
+from xaip.runtime.budget import Budget, BudgetClock
 from xaip.vocab.core import Vocabulary
 
 State = frozenset[Atom]
@@ -42,37 +52,6 @@ def _subst(atom: Atom, binding: dict[str, str]) -> Atom:
     return Atom(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
 
 
-def _bindings(cap: Capability, state: State, objects: dict[str, str],
-              limit: int = 100_000) -> Iterator[dict[str, str]]:
-    """Injective, type-correct bindings of ``cap``'s parameters under which every positive
-    precondition holds in ``state`` (candidates per parameter are the objects that occur in
-    a true atom of a positive precondition mentioning it, else all objects of its type)."""
-    candidates: dict[str, set[str]] = {}
-    for lit in cap.preconditions:
-        if not lit.positive:
-            continue
-        for position, term in enumerate(lit.atom.args):
-            if not term.startswith("?"):
-                continue
-            seen = {a.args[position] for a in state
-                    if a.predicate == lit.atom.predicate and len(a.args) == len(lit.atom.args)}
-            candidates[term] = candidates[term] & seen if term in candidates else seen
-    pools = []
-    for var, typ in cap.parameters:
-        allowed = {o for o, t in objects.items() if t == typ}
-        if var in candidates:
-            allowed &= candidates[var]
-        pools.append(sorted(allowed))
-    count = 0
-    for combo in itertools.product(*pools):
-        if len(set(combo)) != len(combo):
-            continue
-        count += 1
-        if count > limit:
-            return
-        yield {var: obj for (var, _), obj in zip(cap.parameters, combo, strict=True)}
-
-
 def holds(cap: Capability, binding: dict[str, str], state: State) -> bool:
     """Whether the grounded precondition holds in ``state``."""
     return all((_subst(lit.atom, binding) in state) == lit.positive for lit in cap.preconditions)
@@ -80,14 +59,12 @@ def holds(cap: Capability, binding: dict[str, str], state: State) -> bool:
 
 def result(cap: Capability, binding: dict[str, str], state: State) -> State:
     """The state after the grounded capability (deletes first, then adds)."""
-    out = set(state)
-    for lit in cap.effects:
-        if not lit.positive:
-            out.discard(_subst(lit.atom, binding))
-    for lit in cap.effects:
-        if lit.positive:
-            out.add(_subst(lit.atom, binding))
-    return frozenset(out)
+    return apply(cap, binding, state)
+
+
+def _charge(clock: BudgetClock | None, what: str) -> None:
+    if clock is not None and not clock.charge():
+        raise BudgetExhausted(f"the checker ran out of budget while {what}", "checking")
 
 
 @dataclass(frozen=True)
@@ -112,7 +89,8 @@ class ConsistencyReport:
 
 
 def check_consistency(model: CapabilityModel, vocabulary: Vocabulary,
-                      traces: Iterable[Sequence[Any]]) -> ConsistencyReport:
+                      traces: Iterable[Sequence[Any]],
+                      clock: BudgetClock | None = None) -> ConsistencyReport:
     """Check Def. 5 on concrete traces (each a sequence of simulator states): abstract them
     with the vocabulary, drop repetitions, and explain every remaining transition."""
     transitions = 0
@@ -128,9 +106,9 @@ def check_consistency(model: CapabilityModel, vocabulary: Vocabulary,
                 abstract.append(fluent)
         for before, after in zip(abstract, abstract[1:], strict=False):
             transitions += 1
-            if any(holds(cap, b, before) and result(cap, b, before) == after
-                   for cap in model.capabilities
-                   for b in _bindings(cap, before, objects)):
+            _charge(clock, "explaining trace transitions")
+            if any(apply(cap, b, before) == after for cap in model.capabilities
+                   for b in groundings(cap, before, objects)):
                 explained += 1
             else:
                 missing.append((tuple(sorted(str(a) for a in after - before)),
@@ -193,16 +171,27 @@ class RealisabilityReport:
 
 
 def _reach(simulator: Any, vocabulary: Vocabulary, start: Any, target: State,
-           budget: Budget) -> tuple[str, int]:
-    """Breadth-first search in the simulator for a state whose abstraction is ``target``."""
+           budget: Budget, run: BudgetClock | None = None,
+           seen_abstractions: dict[Any, State] | None = None) -> tuple[str, int]:
+    """Breadth-first search in the simulator for a state whose abstraction is ``target``
+    (``budget`` caps this case: "budget" is undecided; ``run`` is the whole check's;
+    ``seen_abstractions`` caches abstractions across cases, which explore the same
+    states)."""
     clock = budget.start()
     seen = {start}
     queue = deque([start])
     nodes = 0
+    cache = {} if seen_abstractions is None else seen_abstractions
     while queue:
         state = queue.popleft()
-        if vocabulary.abstract(state, include_types=False) == target:
+        fluent = cache.get(state)
+        if fluent is None:
+            if len(cache) > 500_000:
+                cache.clear()
+            fluent = cache[state] = vocabulary.abstract(state, include_types=False)
+        if fluent == target:
             return "realised", nodes
+        _charge(run, "searching the simulator")
         if not clock.charge():
             return "budget", nodes
         nodes += 1
@@ -241,16 +230,23 @@ def check_realisability(
     is_state: Callable[[State, Any], bool] | None = None,
     per_capability: int = 5,
     budget: Budget | None = None,
+    clock: BudgetClock | None = None,
+    seed: int = 0,
 ) -> RealisabilityReport:
     """Check Def. 7 from the given concrete ``states`` (use :func:`fresh_states`).
 
-    For each capability, up to ``per_capability`` groundings (at most one per state) whose
-    precondition holds are tested. ``is_state(target, like)`` says whether some concrete
+    For each capability, up to ``per_capability`` groundings (at most one per state, drawn
+    at random with the checker's own ``seed`` among those whose precondition holds and
+    whose result differs) are tested. ``is_state(target, like)`` says whether some concrete
     state has the predicted abstraction (e.g. ``concretize`` is non-empty); predictions
     that describe no state at all (a constraint the vocabulary cannot express, such as
     "cell2 is next to the monster") are counted in ``invalid_targets`` instead.
+    ``budget`` caps one case's search (default 20,000 nodes; a case that hits it is
+    undecided, outcome "budget"); ``clock`` is the whole check's budget.
     """
     limit = budget or Budget(max_nodes=20_000)
+    rng = random.Random(f"realise:{seed}")
+    abstractions: dict[Any, State] = {}
     cases: list[RealisabilityCase] = []
     invalid: dict[str, int] = {}
     prepared = []
@@ -262,16 +258,20 @@ def check_realisability(
         for state, fluent, objects in prepared:
             if tested >= per_capability:
                 break
-            for binding in _bindings(cap, fluent, objects, limit=5_000):
-                if not holds(cap, binding, fluent):
-                    continue
-                target = result(cap, binding, fluent)
+            options = []
+            for binding in groundings(cap, fluent, objects):
+                _charge(clock, "grounding the capabilities")
+                options.append(binding)
+            rng.shuffle(options)
+            for binding in options:
+                target = apply(cap, binding, fluent)
                 if target == fluent:
                     continue
                 if is_state is not None and not is_state(target, state):
                     invalid[cap.name] = invalid.get(cap.name, 0) + 1
                     continue
-                outcome, nodes = _reach(simulator, vocabulary, state, target, limit)
+                outcome, nodes = _reach(simulator, vocabulary, state, target, limit, clock,
+                                        abstractions)
                 cases.append(RealisabilityCase(cap.name, tuple(sorted(binding.items())),
                                                outcome, nodes))
                 tested += 1
@@ -295,50 +295,104 @@ class DiscoveryInputs:
 
 @dataclass(frozen=True)
 class DiscoveryChecks:
-    """Both independent checks of one discovery result."""
+    """The independent checks of one discovery result."""
 
     consistency: ConsistencyReport
     realisability: RealisabilityReport
+    truth: TruthReport | None = None
 
     @property
-    def ok(self) -> bool:
-        return self.consistency.consistent and not self.realisability.failures()
+    def undecided(self) -> int:
+        """Sampled cases whose search hit its per-case cap."""
+        return sum(1 for c in self.realisability.cases if c.outcome == "budget")
+
+    @property
+    def ok(self) -> bool | None:
+        """``True``: consistent, every sampled prediction realised and (where enumerated)
+        precision 1; ``False``: refuted; ``None``: undecided cases and nothing refuted."""
+        truth_ok = self.truth is None or self.truth.ok
+        if not (self.consistency.consistent and not self.realisability.failures()
+                and truth_ok):
+            return False
+        return None if self.undecided else True
+
+    def report(self) -> CheckReport:
+        c, r, t = self.consistency, self.realisability, self.truth
+        details = (f"consistent with {c.explained}/{c.transitions} trace transitions; "
+                   f"realised {r.realised}/{r.tested} sampled predictions")
+        if self.undecided:
+            details += f" ({self.undecided} undecided at the per-case search cap)"
+        if t is not None and t.enumerated:
+            details += (f"; on all {t.states} reachable states: {t.realised}/"
+                        f"{t.predictions} predictions realised (precision "
+                        f"{_ratio(t.precision)}), {t.explained}/{t.transitions} abstract "
+                        f"transitions explained (recall {_ratio(t.recall)})")
+        elif t is not None:
+            details += f"; more than {t.states} reachable states: not enumerated"
+        failing = sorted({f.capability for f in r.failures()} |
+                         ({name for name, _ in t.failures} if t is not None else set()))
+        if failing:
+            details += f"; not realisable: {', '.join(failing)}"
+        if self.ok is None:  # nothing refuted, some cases undecided: the checker's budget
+            return checker_budget_report(f"{self.undecided} sampled cases hit the per-case "
+                                         f"search cap; {details}")
+        return CheckReport(self.ok, details)
 
     def to_dict(self) -> dict[str, Any]:
         return {"consistency": self.consistency.to_dict(),
-                "realisability": self.realisability.to_dict(), "ok": self.ok}
+                "realisability": self.realisability.to_dict(),
+                "truth": None if self.truth is None else self.truth.to_dict(),
+                "undecided": self.undecided, "ok": self.ok}
+
+
+def _ratio(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
 
 
 def run_checks(inputs: DiscoveryInputs, result: Any, *, samples: int = 8,
-               per_capability: int = 4) -> DiscoveryChecks:
-    """Def. 5 on the run's own traces, and Def. 7 from fresh states: seeded random walks
-    from ``samples`` states along the simulator's own solution of the start (when it has a
-    ``solve``), none of them states that discovery used by construction."""
+               per_capability: int = 4, budget: Budget | None = None, seed: int = 0,
+               max_states: int = MAX_STATES) -> DiscoveryChecks:
+    """Def. 5 on the run's own traces; Def. 7 from fresh states (seeded random walks from
+    ``samples`` states along the simulator's own solution of the start, when it has a
+    ``solve``); and, where at most ``max_states`` states are reachable from the start, the
+    model against the true transition relation (:func:`xaip.capabilities.truth.measure`).
+    Everything under ``budget`` (started here; :class:`~xaip.errors.BudgetExhausted` when
+    it runs out)."""
     from xaip.agents.simulator import execute
 
+    clock = None if budget is None else budget.start()
     vocab = inputs.vocabulary
     types = {t.name for t in vocab.types}
     refine = inputs.refine
+    type_atoms: dict[Any, frozenset[Atom]] = {}
 
     def is_state(target: frozenset[Any], like: Any) -> bool:
         if refine is None:
             return True
-        full = target | {a for a in vocab.abstract(like) if a.predicate in types}
-        return refine(full, like) is not None
+        if like not in type_atoms:
+            if len(type_atoms) > 10_000:
+                type_atoms.clear()
+            type_atoms[like] = frozenset(a for a in vocab.abstract(like)
+                                         if a.predicate in types)
+        return refine(target | type_atoms[like], like) is not None
 
-    consistency = check_consistency(result.model, vocab, [t.states for t in result.traces])
+    consistency = check_consistency(result.model, vocab, [t.states for t in result.traces],
+                                    clock)
     simulator = inputs.simulator
     start = result.start if result.start is not None else simulator.get_state()
     plan = simulator.solve(start) if hasattr(simulator, "solve") else None
     roots = execute(simulator, start, list(plan or ()))
     states: list[Any] = []
     for i, root in enumerate(roots[:: max(1, len(roots) // samples)]):
-        states += fresh_states(simulator, root, 6, seed=1000 + i)
+        states += fresh_states(simulator, root, 6, seed=1000 + i + seed)
     live = [s for s in dict.fromkeys(states) if not simulator.is_goal(s) and
             simulator.actions(s)]
     realisability = check_realisability(result.model, simulator, vocab, live,
-                                        is_state=is_state, per_capability=per_capability)
-    return DiscoveryChecks(consistency, realisability)
+                                        is_state=is_state, per_capability=per_capability,
+                                        clock=clock, seed=seed)
+    truth = measure(result.model, simulator, vocab, start, is_state=is_state, clock=clock,
+                    max_states=max_states, seed=seed)
+    return DiscoveryChecks(consistency, realisability, truth)
 
 
 # --------------------------------------------------------------------------- model learning
@@ -346,10 +400,16 @@ def run_checks(inputs: DiscoveryInputs, result: Any, *, samples: int = 8,
 
 @dataclass(frozen=True)
 class Comparison:
-    """Differences between two action models over the same signatures (normalised)."""
+    """Differences between two action models over the same signatures (normalised), and
+    the learned model's precision and recall of precondition and effect literals against
+    the hidden one (``{"pre": (precision, recall), "eff": ...}``; 1.0 for empty sets)."""
 
     equal: bool
     differences: list[str]
+    scores: dict[str, tuple[float, float]] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {loc: {"precision": p, "recall": r} for loc, (p, r) in self.scores.items()}
 
 
 def _modes(domain: Any, action: Any) -> dict[tuple[str, Atom], str]:
@@ -378,19 +438,27 @@ def compare_models(hidden: Any, learned: Any) -> Comparison:
     re-assert a precondition, atoms that repeat a term, and action costs."""
     differences: list[str] = []
     learned_actions = {a.name: a for a in learned.actions}
+    counts = {loc: [0, 0, 0] for loc in ("pre", "eff")}  # agree, learned, hidden literals
     for action in hidden.actions:
         other = learned_actions.get(action.name)
+        mine = {k: v for k, v in _modes(hidden, action).items()
+                if len(set(k[1].args)) == len(k[1].args)}
+        for key in mine:
+            counts[key[0]][2] += 1
         if other is None:
             differences.append(f"{action.name}: not learned")
             continue
-        mine = {k: v for k, v in _modes(hidden, action).items()
-                if len(set(k[1].args)) == len(k[1].args)}
         theirs = _modes(learned, other)
+        for key, mode in theirs.items():
+            counts[key[0]][1] += 1
+            counts[key[0]][0] += mine.get(key) == mode
         for key in sorted(set(mine) | set(theirs), key=lambda k: (k[0], str(k[1]))):
             a, b = mine.get(key, ABSENT), theirs.get(key, ABSENT)
             if a != b:
                 differences.append(f"{action.name} {key[0]} {key[1]}: hidden {a}, learned {b}")
-    return Comparison(not differences, differences)
+    scores = {loc: (agree / made if made else 1.0, agree / true if true else 1.0)
+              for loc, (agree, made, true) in counts.items()}
+    return Comparison(not differences, differences, scores)
 
 
 
@@ -404,28 +472,31 @@ class LearningInputs:
 
 def _check_learned(inputs: LearningInputs, result: Any) -> CheckReport:
     comparison = compare_models(inputs.domain, result.domain)
+    scores = "; ".join(f"{loc}: precision {p:.3f}, recall {r:.3f}"
+                       for loc, (p, r) in comparison.scores.items())
     if comparison.equal:
         return CheckReport(True, "the learned model equals the hidden one (up to what no "
-                                 "query can observe)")
+                                 f"query can observe; {scores})")
     return CheckReport(False, f"differs from the hidden model in "
-                              f"{len(comparison.differences)} places")
+                              f"{len(comparison.differences)} places ({scores})")
 
 
-def check(inputs: DiscoveryInputs | LearningInputs, result: Any) -> CheckReport:
+def check(inputs: DiscoveryInputs | LearningInputs, result: Any,
+          budget: Budget | None = None) -> CheckReport:
     """The capabilities' one checker. For discovery: the model explains every transition
-    of the run's traces (Def. 5) and every sampled prediction is realised by breadth-first
-    search in the simulator (Def. 7). For model learning (:class:`LearningInputs`): the
-    learned domain has the hidden domain's precondition and effect modes, compared action
-    by action on the PDDL (it shares nothing with the learner but the domain reader).
+    of the run's traces (Def. 5), every sampled prediction is realised by breadth-first
+    search in the simulator (Def. 7), and where the reachable states can be listed every
+    prediction on every reachable state is realised (precision 1; recall is reported). For
+    model learning (:class:`LearningInputs`): the learned domain has the hidden domain's
+    precondition and effect modes, compared action by action on the PDDL (it shares nothing
+    with the learner but the domain reader), with the precision and recall of its
+    preconditions and effects.
 
     What it shares with discovery: the vocabulary's abstraction of states, the traces the
     run collected (Def. 5 is about them), and the game's refinement, used only to skip
     predictions that describe no state at all. It shares no matcher, no PAL table, no
-    agent and no search code with discovery."""
+    agent and no search code with discovery. It runs under ``budget`` (the run's, started
+    afresh); running out is "unverified: checker budget"."""
     if isinstance(inputs, LearningInputs):
         return _check_learned(inputs, result)
-    checks = run_checks(inputs, result)
-    c, r = checks.consistency, checks.realisability
-    details = (f"consistent with {c.explained}/{c.transitions} trace transitions; "
-               f"realised {r.realised}/{r.tested} sampled predictions")
-    return CheckReport(checks.ok, details)
+    return run_checker(lambda: run_checks(inputs, result, budget=budget).report())

@@ -2,7 +2,9 @@
 
 ``add_parser`` adds both; ``run`` dispatches on ``args.command``. Progress goes to stderr
 (:class:`xaip.runtime.StderrProgress`) so that ``--json`` output on stdout stays clean.
-Exit 0 for a finished run, 1 when the budget ran out, 2 for bad input.
+Exit 0 only for a finished run whose answer the independent checker verified; 1 when the
+budget ran out, the checker refuted the model or could not finish (its own budget), or the
+check was skipped (``--no-check``: the answer is then unverified); 2 for bad input.
 """
 
 from __future__ import annotations
@@ -39,8 +41,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                           help="keep cells as constants (grounded capabilities, as the "
                                "reference code) instead of parameters")
     discover.add_argument("--check", action="store_true",
-                          help="run the independent checks (trace consistency, "
-                               "realisability by simulator search)")
+                          help="run the independent checks (the default; kept for old "
+                               "scripts): trace consistency, realisability by simulator "
+                               "search and, for small games, precision and recall against "
+                               "the true transition relation")
+    discover.add_argument("--no-check", action="store_true",
+                          help="skip the checks (the answer is then unverified: exit 1)")
     discover.add_argument("--pddl", default=None, metavar="FILE",
                           help="write the capability model as a PDDL domain")
     discover.add_argument("--pictures", default=None, metavar="DIR",
@@ -109,10 +115,11 @@ def _budget(args: argparse.Namespace) -> Any:
 
 
 def _discover(args: argparse.Namespace) -> int:
-    from xaip.capabilities.checks import DiscoveryInputs, check, run_checks
+    from xaip.capabilities.checks import DiscoveryInputs, run_checks
     from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
     from xaip.capabilities.store import SQLiteStore
-    from xaip.contract import with_check
+    from xaip.contract import checker_budget_report, with_check
+    from xaip.errors import BudgetExhausted
     from xaip.render import render
     from xaip.render.capabilities import write_pictures
     from xaip.runtime import StderrProgress
@@ -153,11 +160,18 @@ def _discover(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     checks = None
-    if args.check and simulator is not None and result.status.finished:
+    report = None
+    if not args.no_check and simulator is not None and result.status.finished:
         inputs = DiscoveryInputs(simulator, spec.vocabulary(), game_refine(game))
-        checks = run_checks(inputs, result)
-        result = with_check(result, check(inputs, result))
+        try:  # under the run's budget, started afresh
+            checks = run_checks(inputs, result, budget=_budget(args))
+        except BudgetExhausted as stop:
+            report = checker_budget_report(str(stop))
+        else:
+            report = checks.report()
+        result = with_check(result, report)
     payload = result.to_dict()
+    payload["check"] = None if report is None else report.to_dict()
     payload["game"] = game
     payload["grid"] = f"{rows}x{cols}"
     payload["agent"] = args.agent
@@ -169,6 +183,18 @@ def _discover(args: argparse.Namespace) -> int:
                  f"{'yes' if checks.consistency.consistent else 'NO'}; realisable in "
                  f"{checks.realisability.realised}/{checks.realisability.tested} "
                  "sampled cases")
+        truth = checks.truth
+        if truth is not None and truth.enumerated:
+            text += (f"; on all {truth.states} reachable states {truth.realised}/"
+                     f"{truth.predictions} predictions realised, {truth.explained}/"
+                     f"{truth.transitions} abstract transitions explained")
+    if report is None:
+        text += ("\nunverified: the checks were skipped (--no-check)"
+                 if args.no_check else "")
+    elif result.verified:
+        text += "\nverified: " + report.details
+    else:
+        text += "\nnot verified: " + report.details
     if args.pddl:
         write_output(args.pddl, payload["pddl"], (args.store,))
     if args.pictures and simulator is not None:
@@ -177,7 +203,7 @@ def _discover(args: argparse.Namespace) -> int:
         print(json.dumps(payload, indent=2))
     else:
         print(text)
-    return EXIT_OK if result.status.finished else EXIT_NEGATIVE
+    return EXIT_OK if result.status.finished and result.verified else EXIT_NEGATIVE
 
 
 def _learn_model(args: argparse.Namespace) -> int:
@@ -194,11 +220,14 @@ def _learn_model(args: argparse.Namespace) -> int:
         check_output(args.output, (args.domain, args.problem))
     agent = SymbolicAgent(domain, problem)
     learned = learn_model(agent, budget=_budget(args))
-    learned = with_check(learned, check(LearningInputs(domain, problem), learned))
+    report = check(LearningInputs(domain, problem), learned)
+    learned = with_check(learned, report)
     comparison = compare_models(domain, learned.domain)
     payload = learned.to_dict()
     payload["equal_to_hidden"] = comparison.equal
     payload["differences"] = comparison.differences
+    payload["scores"] = comparison.to_dict()
+    payload["check"] = report.to_dict()
     if args.output:
         write_output(args.output, learned.pddl, (args.domain, args.problem))
     if args.json:
@@ -208,4 +237,5 @@ def _learn_model(args: argparse.Namespace) -> int:
         verdict = "equals the hidden model" if comparison.equal else \
             f"differs from the hidden model in {len(comparison.differences)} places"
         print(f"; the learned model {verdict} (up to what no query can observe)")
-    return EXIT_OK if learned.status.finished else EXIT_NEGATIVE
+        print(("; verified: " if learned.verified else "; not verified: ") + report.details)
+    return EXIT_OK if learned.status.finished and learned.verified else EXIT_NEGATIVE

@@ -27,6 +27,7 @@ from xaip.capabilities.answers import (
     within,
 )
 from xaip.capabilities.candidates import ABSENT, POS, ground_candidates
+from xaip.capabilities.generalise import test_generalisation
 from xaip.capabilities.lifting import default_lifted_types, merge
 from xaip.capabilities.model import (
     Capability,
@@ -72,8 +73,11 @@ class DiscoveryConfig:
     scan of the pool took longer).
     ``lifted_types`` are the types whose objects become parameters (default: types with
     more than four objects). ``recheck`` earlier queries are asked again at the end to
-    detect non-determinism. ``budget`` bounds the whole run: ``max_seconds`` every phase
-    (traces, the state pool, queries), ``max_nodes`` the number of reachability queries;
+    detect non-determinism. ``generalise`` asks the agent to apply each lifted capability
+    with a few bindings it was never seen with, and marks it unreliable on a failure
+    (:mod:`~xaip.capabilities.generalise`). ``budget`` bounds the whole run:
+    ``max_seconds`` every phase (traces, the state pool, queries), ``max_nodes`` the number
+    of reachability queries;
     when it runs out the model is built from what was learned, the status is
     ``budget_exhausted`` and ``stats.exhausted`` says so.
     """
@@ -89,6 +93,7 @@ class DiscoveryConfig:
     engine: EngineConfig = field(default_factory=EngineConfig)
     recheck: int = 0
     budget: Budget | None = None
+    generalise: bool = True
 
 
 @dataclass(frozen=True)
@@ -229,7 +234,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     asker = Asker(agent, answers, cfg.engine.query_budget, executor, clock)
     engine: QueryEngine | None = None
     finished = True
-    mismatches = 0
+    mismatches = overgeneral = 0
     trace_seconds = 0.0
     transitions = pal = settled_traces = 0
     try:
@@ -279,6 +284,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
 
         engine = QueryEngine(asker, abstractor, refine, caps, pool, cfg.engine, progress)
         finished = engine.complete(clock)
+        if finished and cfg.generalise and not (clock is not None and spent(clock)):
+            overgeneral = test_generalisation(engine, cfg.seed)
         if finished and not (clock is not None and spent(clock)):
             mismatches = engine.recheck(cfg.recheck)
     except OutOfTime:
@@ -307,6 +314,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         trace_seconds=trace_seconds,
         nondeterministic=mismatches,
         exhausted=not finished,
+        overgeneral=overgeneral,
     )
     report(progress, "done", len(records), len(records),
            f"{stats.asked} asked, {stats.cached} from the store, {seconds:.2f} s")

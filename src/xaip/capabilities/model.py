@@ -172,6 +172,8 @@ class DiscoveryStats(Mapping[str, Any]):
     trace_seconds: float
     nondeterministic: int = 0
     exhausted: bool = False
+    #: Lifted capabilities an unseen binding refuted (see :mod:`~xaip.capabilities.generalise`).
+    overgeneral: int = 0
 
     @property
     def seconds_per_query(self) -> float:
@@ -193,6 +195,7 @@ class DiscoveryStats(Mapping[str, Any]):
             "failed": self.failed,
             "errors": self.errors,
             "plans": self.plans,
+            "overgeneral": self.overgeneral,
             "seconds": self.seconds,
             "seconds_per_query": self.seconds_per_query,
             "query_seconds": self.query_seconds,
