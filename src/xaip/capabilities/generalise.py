@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 
 from xaip.capabilities.candidates import ABSENT, POS
-from xaip.capabilities.matching import compile_requirements
+from xaip.capabilities.matching import Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, default_pre
 from xaip.capabilities.queries import QueryEngine
 from xaip.capabilities.waypoints import AbstractGoal
@@ -33,8 +33,8 @@ PER_CAPABILITY = 8
 CHOICES = 16
 
 
-def _precondition(cap: CapState) -> list[tuple[object, bool]]:
-    out = []
+def _precondition(cap: CapState) -> list[Requirement]:
+    out: list[Requirement] = []
     for atom in cap.atoms:
         mode = default_pre(cap, atom)
         if mode != ABSENT:
@@ -52,7 +52,7 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
     for cap in engine.caps:
         if not cap.params:
             continue  # grounded: claims nothing beyond what it was seen doing
-        compiled = compile_requirements(_precondition(cap))  # type: ignore[arg-type]
+        compiled = compile_requirements(_precondition(cap))
         seen = [dict(b) for b in cap.seen_bindings]
         order = states[:]
         rng.shuffle(order)
