@@ -1,7 +1,8 @@
 """Differential test of model reconciliation (MCE, MME, contrastive) against brute force.
 
-Instances: a random propositional STRIPS robot model (a few facts and actions, with or
-without declared ``:action-costs``, with or without the ``total-cost`` metric), a human
+Instances: a random STRIPS robot model (a few facts and actions, some with one parameter
+over two objects -- so edits are lifted -- with or without declared ``:action-costs``, with
+or without the ``total-cost`` metric), a human
 model that differs by added/removed preconditions and effects (and, when the two models
 price differently, costs), one shared problem (sometimes with the goal true initially,
 sometimes unsolvable for the robot). xaip explains the robot's optimal plan and checks
@@ -43,10 +44,17 @@ MAX_DIFFERENCES = 7
 
 @dataclass
 class Action:
+    """A schema: literals are ``"p0"`` or, with the parameter ``?x``, ``"r0 ?x"``."""
+
     pre: set[str] = field(default_factory=set)
     add: set[str] = field(default_factory=set)
     delete: set[str] = field(default_factory=set)
     cost: int = 1
+    lifted: bool = False  # has the one parameter ?x
+
+    def copy(self, cost: int | None = None) -> Action:
+        return Action(set(self.pre), set(self.add), set(self.delete),
+                      self.cost if cost is None else cost, self.lifted)
 
 
 @dataclass
@@ -66,19 +74,27 @@ class Model:
 # --------------------------------------------------------------------------- instances
 
 
-def _random_model(rng: random.Random, facts: list[str], count: int) -> Model:
+def _pool(action: Action) -> list[str]:
+    """The literals an action may mention."""
+    return FACTS + ([f"{r} ?x" for r in UNARY] if action.lifted else [])
+
+
+def _random_model(rng: random.Random, count: int) -> Model:
     actions = {}
     for number in range(count):
-        pre = set(rng.sample(facts, rng.randint(0, 2)))
-        add = set(rng.sample(facts, rng.randint(1, 2)))
-        delete = set(rng.sample([f for f in facts if f not in add], rng.randint(0, 1)))
-        actions[f"a{number}"] = Action(pre, add, delete, rng.randint(0, 3))
+        action = Action(lifted=rng.random() < 0.4, cost=rng.randint(0, 3))
+        facts = _pool(action)
+        action.pre = set(rng.sample(facts, rng.randint(0, 2)))
+        action.add = set(rng.sample(facts, rng.randint(1, 2)))
+        action.delete = set(rng.sample([f for f in facts if f not in action.add],
+                                       rng.randint(0, 1)))
+        actions[f"a{number}"] = action
     return Model(actions, rng.random() < 0.6, rng.random() < 0.6)
 
 
-def _perturb(rng: random.Random, robot: Model, facts: list[str]) -> Model:
-    human = Model({n: Action(set(a.pre), set(a.add), set(a.delete), a.cost)
-                   for n, a in robot.actions.items()}, robot.declares, robot.metric)
+def _perturb(rng: random.Random, robot: Model) -> Model:
+    human = Model({n: a.copy() for n, a in robot.actions.items()}, robot.declares,
+                  robot.metric)
     if rng.random() < 0.3:  # the person prices differently
         human.declares, human.metric = rng.random() < 0.5, rng.random() < 0.5
         for action in human.actions.values():
@@ -91,7 +107,7 @@ def _perturb(rng: random.Random, robot: Model, facts: list[str]) -> Model:
             continue
         part = "add" if roll < 0.6 else rng.choice(("pre", "add", "delete"))
         chosen: set[str] = getattr(action, part)
-        fact = rng.choice(facts)
+        fact = rng.choice(_pool(action))
         if fact in chosen:
             chosen.discard(fact)
         else:
@@ -101,11 +117,10 @@ def _perturb(rng: random.Random, robot: Model, facts: list[str]) -> Model:
 
 
 def _domain_text(model: Model) -> str:
-    facts = sorted({f for a in model.actions.values() for f in (*a.pre, *a.add, *a.delete)}
-                   | set(FACTS))
     lines = ["(define (domain d) (:requirements :strips"
              + (" :action-costs" if model.declares else "") + ")",
-             "(:predicates " + " ".join(f"({f})" for f in facts) + ")"]
+             "(:predicates " + " ".join(f"({f})" for f in FACTS)
+             + " " + " ".join(f"({r} ?y)" for r in UNARY) + ")"]
     if model.declares:
         lines.append("(:functions (total-cost))")
     for name, action in sorted(model.actions.items()):
@@ -113,27 +128,43 @@ def _domain_text(model: Model) -> str:
         effects += [f"(not ({f}))" for f in sorted(action.delete)]
         if model.declares and action.cost:
             effects.append(f"(increase (total-cost) {action.cost})")
-        lines.append(f"(:action {name} :parameters () :precondition (and "
-                     + " ".join(f"({f})" for f in sorted(action.pre)) + ") :effect (and "
-                     + " ".join(effects) + "))")
+        lines.append(f"(:action {name} :parameters ({'?x' if action.lifted else ''}) "
+                     ":precondition (and " + " ".join(f"({f})" for f in sorted(action.pre))
+                     + ") :effect (and " + " ".join(effects) + "))")
     return "\n".join(lines) + ")"
 
 
 def _problem_text(init: set[str], goal: set[str], metric: bool) -> str:
-    return ("(define (problem p) (:domain d) (:init "
+    return ("(define (problem p) (:domain d) (:objects " + " ".join(OBJECTS) + ") (:init "
             + " ".join(f"({f})" for f in sorted(init)) + ") (:goal (and "
             + " ".join(f"({f})" for f in sorted(goal)) + "))"
             + (" (:metric minimize (total-cost))" if metric else "") + ")")
 
 
-FACTS = ["p0", "p1", "p2", "p3", "p4"]
+FACTS = ["p0", "p1", "p2", "p3"]
+UNARY = ["r0", "r1"]
+OBJECTS = ["o1", "o2"]
+GROUND_FACTS = FACTS + [f"{r} {o}" for r in UNARY for o in OBJECTS]
+
+
+def _ground(actions: dict[str, Action]) -> dict[str, Action]:
+    """Every ground action (``"a0 o1"``), literals instantiated."""
+    out = {}
+    for name, action in actions.items():
+        for obj in OBJECTS if action.lifted else [None]:
+            def bind(literals: set[str], obj: str | None = obj) -> set[str]:
+                return {f.replace("?x", obj) if obj else f for f in literals}
+            out[name if obj is None else f"{name} {obj}"] = Action(
+                bind(action.pre), bind(action.add), bind(action.delete), action.cost)
+    return out
 
 
 def _reachable_goal(rng: random.Random, robot: Model, init: set[str]) -> set[str]:
     """Facts true after a random walk of the robot's actions: a solvable goal."""
     state = set(init)
+    ground = _ground(robot.actions)
     for _ in range(rng.randint(3, 6)):
-        options = [a for a in robot.actions.values() if a.pre <= state]
+        options = [a for _, a in sorted(ground.items()) if a.pre <= state]
         if not options:
             break
         action = rng.choice(options)
@@ -162,8 +193,7 @@ def _differences(human: Model, robot: Model) -> list[OEdit]:
 
 def _apply(human: Model, robot: Model, edits: Iterable[OEdit]) -> dict[str, Action]:
     """H + edits, every action priced as it costs there (edits move towards the robot)."""
-    actions = {n: Action(set(a.pre), set(a.add), set(a.delete), human.price(n))
-               for n, a in human.actions.items()}
+    actions = {n: a.copy(human.price(n)) for n, a in human.actions.items()}
     for part, name, value in edits:
         if part == "cost":
             assert isinstance(value, int)
@@ -175,7 +205,7 @@ def _apply(human: Model, robot: Model, edits: Iterable[OEdit]) -> dict[str, Acti
             chosen.add(value)
         else:
             chosen.discard(value)
-    return actions
+    return _ground(actions)
 
 
 def _run(actions: dict[str, Action], init: frozenset[str], plan: Iterable[str]
@@ -204,9 +234,11 @@ def _cheapest(actions: dict[str, Action], init: frozenset[str], goal: set[str],
         if used and goal <= state:
             return cost
         for name, action in actions.items():
-            if name == avoid or not action.pre <= state:
+            schema = name.split(" ")[0]  # a foil names a schema: every ground action of it
+            if schema == avoid or not action.pre <= state:
                 continue
-            node = ((state - (action.delete - action.add)) | action.add, used or name == use)
+            node = ((state - (action.delete - action.add)) | action.add,
+                    used or schema == use)
             if cost + action.cost < best.get(node, cost + action.cost + 1):
                 best[node] = cost + action.cost
                 frontier.append((cost + action.cost, node))
@@ -241,7 +273,7 @@ def _to_oracle(edit: object) -> OEdit:
         return ("cost", feature.action, int(feature.value))
     part = {"precondition": "pre", "add-effect": "add", "delete-effect": "delete"}[
         feature.kind.value]
-    return (part, feature.action, feature.atom.predicate)
+    return (part, feature.action, " ".join((feature.atom.predicate, *feature.atom.args)))
 
 
 # --------------------------------------------------------------------------- check
@@ -249,23 +281,21 @@ def _to_oracle(edit: object) -> OEdit:
 
 def check(seed: int) -> str | None:
     rng = random.Random(seed)
-    robot = _random_model(rng, FACTS, rng.randint(3, 5))
-    human = _perturb(rng, robot, FACTS)
-    init = set(rng.sample(FACTS, rng.randint(0, 2)))
+    robot = _random_model(rng, rng.randint(3, 5))
+    human = _perturb(rng, robot)
+    init = set(rng.sample(GROUND_FACTS, rng.randint(0, 3)))
     goal = _reachable_goal(rng, robot, init)
     roll = rng.random()
     if roll < 0.08:
         goal = set(init) or {FACTS[0]}  # the goal (often) true initially
     elif roll < 0.16:
-        goal = set(rng.sample(FACTS, rng.randint(1, 3)))  # often unsolvable
+        goal = set(rng.sample(GROUND_FACTS, rng.randint(1, 3)))  # often unsolvable
     differences = _differences(human, robot)
-    if len(differences) > MAX_DIFFERENCES:
-        differences = differences[:0]
-        human = Model({n: Action(set(a.pre), set(a.add), set(a.delete), a.cost)
-                       for n, a in robot.actions.items()}, robot.declares, robot.metric)
+    if len(differences) > MAX_DIFFERENCES:  # too many to enumerate: identical models
+        human = Model({n: a.copy() for n, a in robot.actions.items()}, robot.declares,
+                      robot.metric)
         differences = _differences(human, robot)
-    robot_actions = {n: Action(a.pre, a.add, a.delete, robot.price(n))
-                     for n, a in robot.actions.items()}
+    robot_actions = _ground({n: a.copy(robot.price(n)) for n, a in robot.actions.items()})
     start = frozenset(init)
     optimum = _cheapest(robot_actions, start, goal)
     try:
