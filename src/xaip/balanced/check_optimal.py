@@ -12,7 +12,8 @@ only grow along a branch, prices being non-negative) — the person's model ``M^
 built (by the caller: the model space), its optimum found by the caller's optimal planner,
 and a *bi-objective label-correcting search* over the product of the robot's and her
 grounded tasks (actions matched by name, the robot's plans ending at its first goal state
-as the searches' convention) keeps every label (robot cost, her cost) not dominated at its
+as the searches' convention; labels cut by h_max of each task, admissible) keeps every
+label (robot cost, her cost) not dominated at its
 product state and not cut by the bound. A label reaching both goals that scores below
 ``V`` refutes the answer.
 
@@ -97,6 +98,8 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
         value = w.alpha * robot_optimum + w.beta * cost_e
         return (value, ("<the robot's optimal plan>",)) if value < limit else None
     human = human_task(subset)
+    if not relaxed_reachable(human):
+        return None  # no plan for her (not even ignoring deletes): infeasible, as below
     best_h = optimum(human)
     if best_h is None:
         return None  # every plan is inexecutable for her: infinite penalty, infeasible
@@ -113,7 +116,7 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
             return w.alpha * g_r + w.beta * cost_e
         return cost_e if g_r == robot_optimum else None
 
-    def hopeless(g_r: int, g_h: int) -> bool:
+    def hopeless(g_r: float, g_h: float) -> bool:
         """No extension of a partial plan with these costs can score below ``limit``."""
         if objective is Objective.BALANCED:
             return (w.alpha * g_r + w.beta * cost_e
@@ -125,6 +128,9 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
         return g_r > robot_optimum
 
     moves = Successors(robot)
+    h_robot = estimate(robot, clock)
+    # her watched beliefs may cost less than her model predicts: no estimate for her then
+    h_human = None if problem.watched else estimate(human, clock)
     human_by_name: dict[str, list[GroundAction]] = {}
     for action in human.actions:
         human_by_name.setdefault(action.name, []).append(action)
@@ -157,6 +163,10 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
                 r, h = g_r + action.cost, g_h + mine.cost
                 if hopeless(r, h):
                     continue
+                rest_r = h_robot(next_r)
+                rest_h = 0.0 if h_human is None else h_human(next_h)
+                if rest_r == INF or rest_h == INF or hopeless(r + rest_r, h + rest_h):
+                    continue  # admissible estimates: no completion can score below V
                 child = (next_r, next_h, next_used)
                 front = labels.setdefault(child, [])
                 if any(a <= r and b <= h for a, b in front):
@@ -167,6 +177,51 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
                 counter += 1
                 heapq.heappush(heap, (r, h, counter, child))
     return None
+
+
+INF = float("inf")
+
+
+def relaxed_reachable(task: Task) -> bool:
+    """Is the goal reachable when deletes and negative conditions are ignored? (Necessary
+    for a plan; cheaper than the optimal planner on the many edit sets without one.)"""
+    reached, pending, grew = task.init, list(task.actions), True
+    while grew:
+        grew, rest = False, []
+        for action in pending:
+            if reached & action.pre == action.pre:
+                grew = grew or bool(action.add & ~reached)
+                reached |= action.add
+            else:
+                rest.append(action)
+        pending = rest
+    return reached & task.goal == task.goal
+
+
+def estimate(task: Task, clock: BudgetClock) -> Callable[[State], float]:
+    """h_max of ``task`` (admissible; not the searches' LM-cut), cached per state, in C when
+    the core is built."""
+    from xaip.planning.engines.compiled import compile_task, core_available
+    from xaip.planning.heuristics import make_heuristic
+
+    cache: dict[State, float] = {}
+    core = compile_task(task) if core_available() else None
+    size = 8 * (task.num_facts // 64 + 1)
+    python = None if core is not None else make_heuristic("hmax", task, clock)
+
+    def value(state: State) -> float:
+        found = cache.get(state)
+        if found is None:
+            if core is not None:
+                raw = core.evaluate("hmax", state.to_bytes(size, "little"))
+                found = INF if raw is None else float(raw)
+            else:
+                assert python is not None
+                found = float(python(state))
+            cache[state] = found
+        return found
+
+    return value
 
 
 Step = Callable[[GroundAction, State, State, State, GroundAction, int], tuple[State, int]]
