@@ -656,3 +656,35 @@ def test_to_dict() -> None:
     assert remove(feature).to_dict()["text"] == "move(?from, ?to) does not require (hand-tucked)"
     d = model_diff(fetch_robot(), fetch_human(), fetch_problem()).to_dict()
     assert d["size"] == 3 and len(d["only_in_a"]) == 3 and d["mismatches"] == []
+
+
+# --------------------------------------------------------------------------- cost semantics
+
+
+def test_cost_features_count_declared_costs_only_under_the_metric() -> None:
+    """Issue 21: a model's cost features are what its actions cost there: declared costs
+    only with ``(:metric minimize (total-cost))``, else 1 -- never the requirement alone."""
+    from xaip.planning.features.extract import model_counts_costs
+    from xaip.planning.features.vocabulary import domain_mismatches
+    from xaip.planning.pddl import parse_domain, parse_problem
+
+    costly = parse_domain("""(define (domain c) (:requirements :strips :action-costs)
+      (:predicates (p)) (:functions (total-cost))
+      (:action go :parameters () :precondition (and) :effect (and (p)
+        (increase (total-cost) 7))))""")
+    plain = parse_domain("""(define (domain c) (:requirements :strips)
+      (:predicates (p))
+      (:action go :parameters () :precondition (and) :effect (p)))""")
+    bare = parse_problem("(define (problem q) (:domain c) (:init) (:goal (p)))")
+    metric = parse_problem("(define (problem q) (:domain c) (:init) (:goal (p)) "
+                           "(:metric minimize (total-cost)))")
+
+    def cost(domain, problem):  # type: ignore[no-untyped-def]
+        return next(f.value for f in model_features(domain, problem)
+                    if f.kind is FeatureKind.COST)
+
+    assert not model_counts_costs(costly, bare) and model_counts_costs(costly, metric)
+    assert cost(costly, bare) == 1 and cost(costly, metric) == 7
+    assert cost(plain, metric) == 1
+    # (total-cost) is bookkeeping of costs, not vocabulary
+    assert not domain_mismatches(costly, plain)
