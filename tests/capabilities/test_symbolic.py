@@ -142,3 +142,29 @@ def test_unsupported_models_are_rejected() -> None:
                             "(or (on ?l) (dark hall))")
     with pytest.raises(UnsupportedFeature):
         SymbolicAgent(parse_domain(text), parse_problem(NEGATIVE_PROBLEM))
+
+
+def test_an_add_that_re_asserts_a_precondition_is_learned_when_a_delete_can_alias_it() -> None:
+    """Found by tests/differential/capabilities.py (seed 11): with distinct objects
+    ``pre (p3 ?y), add (p3 ?y)`` looks like no effect, but ``a0(o0, o0)`` deletes (p3 o0)
+    and adds it back (the add wins); the learner dropped the add and the checker, which
+    dropped it on both sides, verified the wrong model."""
+    from xaip.capabilities import LearningInputs, SymbolicAgent, check, learn_model
+    from xaip.planning.pddl import parse_domain, parse_problem
+    from xaip.planning.pddl.model import Atom
+
+    domain = parse_domain(
+        "(define (domain hidden) (:requirements :strips :negative-preconditions)"
+        " (:predicates (p1) (p3 ?v0))"
+        " (:action a0 :parameters (?x ?y) :precondition (and (p3 ?x) (not (p1)) (p3 ?y))"
+        "  :effect (and (not (p3 ?x)) (p1) (p3 ?y))))")
+    problem = parse_problem("(define (problem h) (:domain hidden) (:objects o0 o1)"
+                            " (:init (p3 o0)) (:goal (p1)))")
+    agent = SymbolicAgent(domain, problem)
+    learned = learn_model(agent)
+    effects = {str(e) for e in learned.domain.actions[0].effect.operands}
+    assert "(p3 ?y)" in effects, effects
+    # the hidden agent keeps (p3 o0) under a0(o0, o0): the add wins over the delete
+    outcome = agent.execute(frozenset({Atom("p3", ("o0",))}), [("a0", ("o0", "o0"))])
+    assert Atom("p3", ("o0",)) in outcome.states[1]
+    assert check(LearningInputs(domain, problem), learned).ok is True

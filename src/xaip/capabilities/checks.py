@@ -427,10 +427,40 @@ def _modes(domain: Any, action: Any) -> dict[tuple[str, Atom], str]:
         out[("eff", atom)] = NEG
     for atom in add:
         out[("eff", atom)] = POS  # add wins over delete (PDDL semantics)
+    deletes = [a for (loc, a), m in out.items() if loc == "eff" and m == NEG]
     for (loc, atom), mode in list(out.items()):
-        if loc == "eff" and out.get(("pre", atom)) == mode:
-            del out[(loc, atom)]  # re-asserting the precondition is invisible
+        if loc == "eff" and out.get(("pre", atom)) == mode and \
+                not (mode == POS and any(_unifiable(atom, d) for d in deletes)):
+            del out[(loc, atom)]  # re-asserting the precondition is invisible...
+            # ... unless a delete can be the same atom under non-distinct objects: then the
+            # add (which wins over the delete) is observable
     return out
+
+
+def _unifiable(a: Atom, b: Atom) -> bool:
+    """Can ``a`` and ``b`` (over variables ``?x`` and constants) be the same ground atom
+    when variables may take equal objects? (Types are not considered: a conservative
+    "observable".)"""
+    if a.predicate != b.predicate or len(a.args) != len(b.args) or a == b:
+        return False
+    classes: dict[str, str] = {}
+
+    def root(t: str) -> str:
+        while classes.get(t, t) != t:
+            t = classes[t]
+        return t
+
+    for x, y in zip(a.args, b.args, strict=True):
+        rx, ry = root(x), root(y)
+        if rx == ry:
+            continue
+        if not rx.startswith("?") and not ry.startswith("?"):
+            return False
+        if rx.startswith("?"):
+            classes[rx] = ry
+        else:
+            classes[ry] = rx
+    return True
 
 
 def compare_models(hidden: Any, learned: Any) -> Comparison:

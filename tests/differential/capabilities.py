@@ -1,0 +1,289 @@
+"""Differential test of the capabilities family: learned models against the true transition
+relation, by enumeration.
+
+Two kinds of instance, by seed:
+
+* **learn-model** (fifteen seeds in sixteen): a random hidden STRIPS domain (2-4 predicates of
+  arity 0-2 whose atoms never repeat a variable, 1-3 actions of 0-2 parameters with
+  positive and negative preconditions, add and delete effects) over 2-3 objects. xaip
+  learns it with plan-outcome queries (:func:`xaip.capabilities.learn_model`) and checks
+  it (:func:`xaip.capabilities.check`). The oracle applies both models by STRIPS semantics
+  written here (delete, then add) to **every** ground action in **every** state over the
+  ground atoms (the AIA agent can be put in any state), at most 2^10 states (beyond that,
+  a seeded sample of 1024, which this docstring counts as agreement where the sample
+  agrees). "Equal up to what no query can observe" is exactly "the same transitions".
+  Disagreements: the checker's verdict differs from the oracle's, or a finished learner
+  returns a model with other transitions.
+* **discovery** (every sixteenth seed): a random bundled game on a 3x3 or 3x4 grid with a
+  random seed, lifted or grounded. The oracle lists the reachable states itself, runs its
+  own breadth-first search from every one of them, grounds every capability by brute force
+  and counts the predictions (precondition true, result different, describing a state of
+  the game by the game's refinement -- shared with the checker, as its docs say) whose
+  exact abstract result some reachable state has. Disagreement: the checker's enumerated
+  precision (:mod:`xaip.capabilities.truth`) has other counts. Levels with more than 400
+  reachable states are outside what the oracle enumerates here (agreement).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections import deque
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+CI_INSTANCES = 200
+MAX_ATOMS = 10
+SAMPLE_STATES = 1024
+
+Atom = tuple[str, tuple[str, ...]]
+Schema = tuple[str, tuple[str, ...], frozenset[Atom], frozenset[Atom], frozenset[Atom],
+               frozenset[Atom]]
+
+
+# --------------------------------------------------------------------------- generator
+
+
+def _hidden_model(rng: random.Random) -> tuple[str, str, list[str]]:
+    """A random STRIPS domain and problem as PDDL text, and the object names."""
+    variables = ("?x", "?y")
+    predicates = []
+    for i in range(rng.randint(2, 4)):
+        predicates.append((f"p{i}", rng.choice((0, 1, 1, 2))))
+    objects = [f"o{i}" for i in range(rng.randint(2, 3))]
+    while sum(len(objects) ** a for _, a in predicates) > MAX_ATOMS + 6:
+        predicates.pop()
+    actions = []
+    for k in range(rng.randint(1, 3)):
+        params = variables[:rng.choice((0, 1, 1, 2, 2))]
+        atoms = [f"({p}{''.join(' ' + v for v in vs)})" for p, arity in predicates
+                 for vs in itertools.permutations(params, arity)]
+        rng.shuffle(atoms)
+        pre, eff = [], []
+        for atom in atoms:
+            mode = rng.random()
+            if mode < 0.3:
+                pre.append(atom)
+            elif mode < 0.45:
+                pre.append(f"(not {atom})")
+            mode = rng.random()
+            if mode < 0.25:
+                eff.append(atom)
+            elif mode < 0.45:
+                eff.append(f"(not {atom})")
+        if not eff and atoms:
+            eff.append(rng.choice(atoms))
+        actions.append(
+            f"(:action a{k} :parameters ({' '.join(params)})"
+            f" :precondition (and {' '.join(pre)}) :effect (and {' '.join(eff)}))")
+    decls = " ".join(f"({p}{''.join(f' ?v{i}' for i in range(a))})" for p, a in predicates)
+    domain = (f"(define (domain hidden) (:requirements :strips :negative-preconditions) "
+              f"(:predicates {decls}) {' '.join(actions)})")
+    ground = [f"({p}{''.join(' ' + o for o in os)})" for p, a in predicates
+              for os in itertools.product(objects, repeat=a)]
+    init = [g for g in ground if rng.random() < 0.4]
+    goal = rng.choice(ground)
+    problem = (f"(define (problem h) (:domain hidden) (:objects {' '.join(objects)}) "
+               f"(:init {' '.join(init)}) (:goal {goal}))")
+    return domain, problem, objects
+
+
+# --------------------------------------------------------------------------- oracle
+
+
+def _literals(condition: Any, positive: bool = True) -> Iterable[tuple[bool, Atom]]:
+    """The literals of a conjunction in xaip's PDDL syntax tree (Atom, Not, And)."""
+    name = type(condition).__name__
+    if name in ("And", "AndEffect"):
+        for part in condition.operands:
+            yield from _literals(part, positive)
+    elif name == "Not":
+        yield from _literals(condition.operand, not positive)
+    elif name == "Atom":
+        yield positive, (condition.predicate, tuple(condition.args))
+    elif name == "Increase":
+        return
+    else:
+        raise AssertionError(f"unexpected {name} in a STRIPS model")
+
+
+def _schemas(domain: Any) -> dict[str, Schema]:
+    out = {}
+    for action in domain.actions:
+        pre = list(_literals(action.precondition)) if action.precondition is not None else []
+        eff = list(_literals(action.effect)) if action.effect is not None else []
+        out[action.name] = (action.name, tuple(p.name for p in action.parameters),
+                            frozenset(a for v, a in pre if v),
+                            frozenset(a for v, a in pre if not v),
+                            frozenset(a for v, a in eff if v),
+                            frozenset(a for v, a in eff if not v))
+    return out
+
+
+def _apply(schema: Schema, args: tuple[str, ...], state: frozenset[Atom]
+           ) -> frozenset[Atom] | None:
+    _, params, pos, neg, add, delete = schema
+    binding = dict(zip(params, args, strict=True))
+
+    def ground(atom: Atom) -> Atom:
+        return atom[0], tuple(binding.get(t, t) for t in atom[1])
+
+    if any(ground(a) not in state for a in pos) or any(ground(a) in state for a in neg):
+        return None
+    return frozenset((state - {ground(a) for a in delete}) | {ground(a) for a in add})
+
+
+def _states(atoms: list[Atom], rng: random.Random) -> Iterable[frozenset[Atom]]:
+    if len(atoms) <= MAX_ATOMS:
+        for bits in range(1 << len(atoms)):
+            yield frozenset(a for i, a in enumerate(atoms) if bits >> i & 1)
+        return
+    for _ in range(SAMPLE_STATES):
+        yield frozenset(a for a in atoms if rng.random() < 0.5)
+
+
+def _same_transitions(hidden: Any, learned: Any, objects: list[str],
+                      rng: random.Random) -> str | None:
+    """``None`` when both models have the same transitions, else the first difference."""
+    mine, theirs = _schemas(hidden), _schemas(learned)
+    if set(mine) != set(theirs):
+        return f"actions {sorted(mine)} hidden, {sorted(theirs)} learned"
+    atoms = sorted((p.name, args) for p in hidden.predicates
+                   for args in itertools.product(objects, repeat=len(p.parameters)))
+    for state in _states(atoms, rng):
+        for name, schema in mine.items():
+            for args in itertools.product(objects, repeat=len(schema[1])):
+                a = _apply(schema, args, state)
+                b = _apply(theirs[name], args, state)
+                if a != b:
+                    shown = " ".join(f"({p} {' '.join(x)})" for p, x in sorted(state))
+                    return f"{name}{args} in {{{shown}}}: hidden -> {a}, learned -> {b}"
+    return None
+
+
+def _learn_model_instance(seed: int) -> str | None:
+    from xaip.capabilities import LearningInputs, SymbolicAgent, check, learn_model
+    from xaip.planning.pddl import parse_domain, parse_problem
+
+    rng = random.Random(f"capabilities-differential:{seed}")
+    domain_text, problem_text, objects = _hidden_model(rng)
+    domain, problem = parse_domain(domain_text), parse_problem(problem_text)
+    learned = learn_model(SymbolicAgent(domain, problem), seed=seed)
+    report = check(LearningInputs(domain, problem), learned)
+    difference = _same_transitions(domain, learned.domain, objects, rng)
+    if not learned.status.finished:
+        return None if report.ok is not True else "an unfinished model was verified"
+    if difference is not None:
+        return f"learned model wrong ({difference}); checker ok={report.ok}\n{domain_text}"
+    if report.ok is not True:
+        return f"checker refutes a model with the hidden transitions: {report.details}"
+    return None
+
+
+# --------------------------------------------------------------------------- discovery
+
+GAMES = ("zelda", "cookmepasta", "escape", "snowman")
+MAX_REACHABLE = 400
+
+
+def _reachable(sim: Any, start: Hashable) -> list[Hashable] | None:
+    seen = {start}
+    order = [start]
+    for state in order:
+        for action in sim.actions(state):
+            nxt = sim.step(state, action)
+            if nxt not in seen:
+                if len(seen) >= MAX_REACHABLE:
+                    return None
+                seen.add(nxt)
+                order.append(nxt)
+    return order
+
+
+def _abstractions_from(sim: Any, start: Hashable, abstract: Any) -> set[frozenset[Any]]:
+    seen = {start}
+    queue = deque([start])
+    out = set()
+    while queue:
+        state = queue.popleft()
+        out.add(abstract(state))
+        for action in sim.actions(state):
+            nxt = sim.step(state, action)
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return out
+
+
+def _ground(cap: Any, objects: dict[str, str]) -> Iterable[dict[str, str]]:
+    pools = [[o for o, t in sorted(objects.items()) if t == typ] for _, typ in cap.parameters]
+    for combo in itertools.product(*pools):
+        if len(set(combo)) == len(combo):
+            yield {v: o for (v, _), o in zip(cap.parameters, combo, strict=True)}
+
+
+def _sub(atom: Any, binding: dict[str, str]) -> Any:
+    return type(atom)(atom.predicate, tuple(binding.get(a, a) for a in atom.args))
+
+
+def _discovery_instance(seed: int) -> str | None:
+    from xaip.capabilities.checks import DiscoveryInputs, run_checks
+    from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
+    from xaip.vocab.registry import get_game
+
+    rng = random.Random(f"capabilities-discovery:{seed}")
+    game = rng.choice(GAMES)
+    rows, cols = rng.choice(((3, 3), (3, 4)))
+    level = rng.randrange(1000)
+    lifted = ("cell",) if rng.random() < 0.6 else ()
+    config = DiscoveryConfig(seed=level, lifted_types=lifted, tasks=6)
+    result, sim = discover_game(game, rows, cols, seed=level, config=config)
+    states = _reachable(sim, result.start)
+    if states is None:
+        return None  # outside what this oracle enumerates (module docstring)
+    vocab = get_game(game).vocabulary()
+    refine = game_refine(game)
+    types = {t.name for t in vocab.types}
+
+    def abstract(state: Any) -> frozenset[Any]:
+        return vocab.abstract(state, include_types=False)
+
+    objects: dict[str, str] = {}
+    for state in states:
+        objects.update(vocab.objects(state))
+    predictions = realised = 0
+    for state in states:
+        fluent = abstract(state)
+        reach = _abstractions_from(sim, state, abstract)
+        typed = frozenset(a for a in vocab.abstract(state) if a.predicate in types)
+        for cap in result.model.capabilities:
+            for binding in _ground(cap, objects):
+                if not all((_sub(lit.atom, binding) in fluent) == lit.positive
+                           for lit in cap.preconditions):
+                    continue
+                after = set(fluent)
+                after -= {_sub(lit.atom, binding) for lit in cap.effects if not lit.positive}
+                after |= {_sub(lit.atom, binding) for lit in cap.effects if lit.positive}
+                target = frozenset(after)
+                if target == fluent or refine(target | typed, state) is None:
+                    continue
+                predictions += 1
+                realised += target in reach
+    checks = run_checks(DiscoveryInputs(sim, vocab, refine), result,
+                        max_states=MAX_REACHABLE + 1)
+    truth = checks.truth
+    if truth is None or not truth.enumerated:
+        return f"{game} {rows}x{cols} level {level}: the checker did not enumerate"
+    if (truth.predictions, truth.realised) != (predictions, realised):
+        return (f"{game} {rows}x{cols} level {level} lifted={bool(lifted)}: checker "
+                f"{truth.realised}/{truth.predictions}, oracle {realised}/{predictions}")
+    if checks.ok is True and realised != predictions:
+        return f"{game} {rows}x{cols} level {level}: verified with unrealised predictions"
+    return None
+
+
+def check(seed: int) -> str | None:
+    """Run instance ``seed`` (module docstring)."""
+    if seed % 16 == 15:
+        return _discovery_instance(seed)
+    return _learn_model_instance(seed)
