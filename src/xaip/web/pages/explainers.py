@@ -13,7 +13,7 @@ import base64
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
@@ -109,7 +109,8 @@ async def explainers_api(request: Request) -> dict[str, Any]:
 
 
 @router.get("/api/explainers/{name}", tags=["explainers"])
-async def example_api(request: Request, name: str,
+async def example_api(request: Request,
+                      name: Annotated[str, Path(examples=["reconcile.mce", "policy-summary"])],
                       asked: Annotated[tuple[float | None, int | None],
                                        Depends(budget_query)] = (None, None)
                       ) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, File, Form, Request, UploadFile
+from fastapi import APIRouter, Depends, File, Form, Path, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from xaip.web.models import MAX_FILES, ROLES, Model, decode_upload
@@ -98,7 +98,8 @@ def list_models(request: Request) -> dict[str, Any]:
 
 
 @router.get("/api/models/{model_id}", tags=["models"])
-def get_model(request: Request, model_id: str) -> dict[str, Any]:
+def get_model(request: Request, model_id: Annotated[str, Path(examples=["fetch", "usar"])]
+              ) -> dict[str, Any]:
     """One model's files (their texts by role)."""
     return bench(request).models.get(model_id).to_dict()
 
