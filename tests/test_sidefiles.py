@@ -76,10 +76,10 @@ def test_bom_dropped(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "message"), [
     ('{"a":\n  tru}', r"f.json:2:3: invalid JSON"),
-    ('{"w": NaN}', "NaN is not a number"),
-    ('{"w": -Infinity}', "Infinity is not a number"),
-    ("[1e400]", "out of range"),
-    ("[" + "9" * 40 + "]", "40 digits is out of range"),
+    ('{"w": NaN}', r"f.json:1:7: invalid JSON: NaN is not a number"),
+    ('{"s": "NaN",\n "w": -Infinity}', r"f.json:2:7: invalid JSON: -Infinity is not a number"),
+    ("[1,\n 1e400]", r"f.json:2:2: invalid JSON: 1e400 is out of range"),
+    ("[" + "9" * 40 + "]", "f.json:1:2: invalid JSON: an integer of 40 digits is out of range"),
     ("[" * 10_000 + "]" * 10_000, "nested deeper than"),
 ])
 def test_json_limits(text: str, message: str) -> None:

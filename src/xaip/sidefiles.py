@@ -251,22 +251,51 @@ def read_text(path: str | Path, kind: str = "text") -> str:
     return decode(read_bytes(path, kind), path)
 
 
+class _Refused(ValueError):
+    """A JSON number refused by a hook; ``token`` is its text, to find its place."""
+
+    def __init__(self, message: str, token: str) -> None:
+        super().__init__(message)
+        self.token = token
+
+
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number xaip accepts")
+    raise _Refused(f"{name} is not a number xaip accepts", name)
 
 
 def _bounded_int(text: str) -> int:
     digits = text.lstrip("-")
     if len(digits) > MAX_JSON_DIGITS:
-        raise ValueError(f"an integer of {len(digits)} digits is out of range")
+        raise _Refused(f"an integer of {len(digits)} digits is out of range", text)
     return int(text)
 
 
 def _bounded_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise ValueError(f"{text[:40]} is out of range")
+        raise _Refused(f"{text[:40]} is out of range", text)
     return value
+
+
+def _place_of(text: str, token: str) -> str:
+    """``line:column`` of the first ``token`` outside JSON strings (``?:?`` if not found)."""
+    in_string = escaped = False
+    line, start = 1, 0
+    for index, char in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char == "\n":
+            line, start = line + 1, index + 1
+        elif text.startswith(token, index):
+            return f"{line}:{index - start + 1}"
+    return "?:?"
 
 
 def parse_json(text: str, path: str | Path = "<string>") -> Any:
@@ -287,7 +316,10 @@ def parse_json(text: str, path: str | Path = "<string>") -> Any:
     except json.JSONDecodeError as error:
         raise InputError(f"{path}:{error.lineno}:{error.colno}: invalid JSON: "
                          f"{error.msg}") from None
-    except ValueError as error:
+    except _Refused as error:
+        raise InputError(f"{path}:{_place_of(text, error.token)}: invalid JSON: "
+                         f"{error}") from None
+    except ValueError as error:  # pragma: no cover - int() of a checked digit string
         raise InputError(f"{path}: invalid JSON: {error}") from None
     except RecursionError:
         raise InputError(f"{path}: JSON nested too deeply") from None
