@@ -28,7 +28,7 @@ from xaip.explicable.distances import (
 )
 from xaip.explicable.measures import DISTANCES, Scorer, compare_plans, expected_plans
 from xaip.explicable.planner import explicable_plan
-from xaip.explicable.problem import ExplicableProblem, load_problem, make_problem
+from xaip.explicable.problem import ExplicableProblem, ground_model, load_problem, make_problem
 from xaip.explicable.results import DesignResult, ExplicablePlan, PlanDistances
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "expected_plans",
     "explicable_plan",
     "feature_vector",
+    "ground_model",
     "load_design",
     "load_problem",
     "make_problem",

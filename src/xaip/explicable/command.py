@@ -113,19 +113,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def run_distance(args: argparse.Namespace) -> int:
-    from xaip.explicable.distances import register_statics
     from xaip.explicable.measures import compare_plans
-    from xaip.explicable.problem import read_steps
-    from xaip.planning.grounding import ground
-    from xaip.planning.pddl import check_problem, read_domain, read_problem
+    from xaip.explicable.problem import ground_model, read_steps
+    from xaip.planning.pddl import read_domain, read_problem
     from xaip.render import render
 
-    domain, problem = read_domain(args.domain), read_problem(args.problem)
-    check_problem(domain, problem)
-    task = ground(domain, problem)
-    register_statics(task, domain, problem)
-    result = compare_plans(task, read_steps(args.plan_a),
-                           read_steps(args.plan_b), args.weights)
+    task = ground_model(read_domain(args.domain), read_problem(args.problem))
+    result = compare_plans(task, read_steps(args.plan_a), read_steps(args.plan_b),
+                           args.weights)
     emit(args, result.to_dict(), render(result))
     return EXIT_OK
 

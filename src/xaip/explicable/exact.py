@@ -116,11 +116,34 @@ CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
 
 #: Below this many actions the checker's own uniform-cost search is quicker than handing the
 #: task to the compiled core.
-SMALL_TASK = 300
+SMALL_TASK = 60
+
+
+def relaxed_reachable(task: Task) -> bool:
+    """Is the goal reachable when deletes are ignored? ``False`` proves the task has no plan
+    (a cheap proof where a search would sweep every state). Tasks with derived facts are
+    not judged (``True``)."""
+    if task.axioms or task.derived:
+        return True
+    reached = task.init
+    while True:
+        grown = reached
+        for action in task.actions:
+            if action.pre & grown == action.pre:
+                grown |= action.add
+                for effect in action.conditional:
+                    grown |= effect.add
+        if grown & task.goal == task.goal:
+            return True
+        if grown == reached:
+            return False
+        reached = grown
 
 
 def cheapest(task: Task, clock: BudgetClock) -> tuple[int, Plan] | None:
     """``C*`` and an optimal plan by uniform-cost search (``None``: no plan)."""
+    if not task.is_goal(task.init) and not relaxed_reachable(task):
+        return None
     if len(task.actions) < SMALL_TASK:
         return _uniform_cost(task, clock)
     from xaip.planning.engines import get_engine

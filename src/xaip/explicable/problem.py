@@ -43,14 +43,22 @@ def make_problem(robot_domain: Domain, robot_problem: Problem, human_domain: Dom
         from xaip.reconcile.problem import vocabulary_error
 
         raise vocabulary_error(difference.mismatches)
-    from xaip.explicable.distances import register_statics
-
-    robot_task, human_task = ground(robot_domain, robot_problem), ground(human_domain,
-                                                                       human_problem)
-    register_statics(robot_task, robot_domain, robot_problem)
-    register_statics(human_task, human_domain, human_problem)
+    robot_task, human_task = (ground_model(robot_domain, robot_problem),
+                              ground_model(human_domain, human_problem))
     return ExplicableProblem(robot_domain, robot_problem, human_domain, human_problem,
                              robot_task, human_task)
+
+
+def ground_model(domain: Domain, problem: Problem) -> Task:
+    """``problem`` grounded in ``domain`` with its static facts registered, so that the plan
+    distances see the definitions' states (every true fact, :mod:`xaip.explicable.distances`).
+    """
+    from xaip.explicable.distances import register_statics
+
+    check_problem(domain, problem)
+    task = ground(domain, problem)
+    register_statics(task, domain, problem)
+    return task
 
 
 def load_problem(robot_domain: str | Path, human_domain: str | Path, problem: str | Path,
