@@ -430,19 +430,33 @@ def _modes(domain: Any, action: Any) -> dict[tuple[str, Atom], str]:
     deletes = [a for (loc, a), m in out.items() if loc == "eff" and m == NEG]
     for (loc, atom), mode in list(out.items()):
         if loc == "eff" and out.get(("pre", atom)) == mode and \
-                not (mode == POS and any(_unifiable(atom, d) for d in deletes)):
+                not (mode == POS and any(_aliased_runs(atom, d, pos, neg) for d in deletes)):
             del out[(loc, atom)]  # re-asserting the precondition is invisible...
             # ... unless a delete can be the same atom under non-distinct objects: then the
             # add (which wins over the delete) is observable
     return out
 
 
-def _unifiable(a: Atom, b: Atom) -> bool:
-    """Can ``a`` and ``b`` (over variables ``?x`` and constants) be the same ground atom
-    when variables may take equal objects? (Types are not considered: a conservative
-    "observable".)"""
-    if a.predicate != b.predicate or len(a.args) != len(b.args) or a == b:
+def _aliased_runs(a: Atom, b: Atom, pos: list[Atom], neg: list[Atom]) -> bool:
+    """Can ``a`` and ``b`` be the same ground atom under a binding of non-distinct objects
+    *and* the action still run there (no positive precondition becomes a negative one)?
+    Then an add of ``a`` that re-asserts a precondition is observable against the delete
+    of ``b``. (Types are not considered: a conservative "observable".)"""
+    unifier = _unifier(a, b)
+    if unifier is None:
         return False
+
+    def sub(atom: Atom) -> Atom:
+        return Atom(atom.predicate, tuple(unifier(t) for t in atom.args))
+
+    return not {sub(x) for x in pos} & {sub(x) for x in neg}
+
+
+def _unifier(a: Atom, b: Atom) -> Callable[[str], str] | None:
+    """The most general identification of variables making ``a`` and ``b`` one atom (as a
+    function on terms), or ``None`` when none does (or they are already equal)."""
+    if a.predicate != b.predicate or len(a.args) != len(b.args) or a == b:
+        return None
     classes: dict[str, str] = {}
 
     def root(t: str) -> str:
@@ -455,12 +469,12 @@ def _unifiable(a: Atom, b: Atom) -> bool:
         if rx == ry:
             continue
         if not rx.startswith("?") and not ry.startswith("?"):
-            return False
+            return None
         if rx.startswith("?"):
             classes[rx] = ry
         else:
             classes[ry] = rx
-    return True
+    return root
 
 
 def compare_models(hidden: Any, learned: Any) -> Comparison:
