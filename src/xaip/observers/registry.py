@@ -1,7 +1,7 @@
 """The observer-aware planners, registered for the conformance tests and the workbench.
 
 Why the port and medkit grids: they are the book's own examples (ch. 4 and 9), tiny enough
-that every answer is re-derived by brute force in milliseconds, yet each search expands
+that the checker re-derives every answer in milliseconds, yet each search expands
 more than one node, so a one-node budget (``Budget(max_nodes=1)``) leaves it unfinished.
 """
 
