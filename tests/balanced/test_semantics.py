@@ -211,3 +211,25 @@ def test_unverified_answers_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture
     files = _write(tmp_path)
     assert main(["balance", *files, "--max-nodes", "1"]) == EXIT_NEGATIVE
     capsys.readouterr()
+
+
+def test_legibility_goal_true_initially_is_the_empty_plan() -> None:
+    """Issue 21 for the legibility balance: the empty plan is a plan, checked and
+    rendered as one (it said "the task has no plan", unverified)."""
+    from xaip.balanced.legibility import LegibilityProblem, balance_legibility
+    from xaip.planning.grounding import ground
+    from xaip.planning.pddl.model import Atom
+    from xaip.render import render
+
+    walk = """(define (domain walk) (:requirements :strips)
+      (:predicates (at ?p) (link ?a ?b))
+      (:action go :parameters (?a ?b) :precondition (and (at ?a) (link ?a ?b))
+        :effect (and (at ?b) (not (at ?a)))))"""
+    here = """(define (problem w) (:domain walk) (:objects s a b)
+      (:init (at a) (link a s) (link s b)) (:goal (at a)))"""
+    goals = {"A": frozenset({Atom("at", ("a",))}), "B": frozenset({Atom("at", ("b",))})}
+    task = ground(parse_domain(walk), parse_problem(here))
+    result = balance_legibility(LegibilityProblem(task, goals, "A", k=1))
+    assert result.status == Status.FOUND and result.plan == () and result.plan_cost == 0
+    assert result.verified, result.check
+    assert "the empty plan" in render(result)

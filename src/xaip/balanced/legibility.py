@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.balanced.objectives import Weights
-from xaip.contract import CheckReport
-from xaip.errors import InputError
+from xaip.contract import CheckReport, run_checker
+from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.engines import Engine, get_engine
 from xaip.planning.pddl.model import Atom
 from xaip.planning.search.enumerate import all_plans
@@ -142,8 +142,12 @@ class _Costs:
         return self.cache[key]
 
 
-class _Out(Exception):
-    pass
+class _Out(BudgetExhausted):
+    """The budget ran out (a :class:`BudgetExhausted`, so the checker's
+    :func:`~xaip.contract.run_checker` reports it in the contract's words)."""
+
+    def __init__(self) -> None:
+        super().__init__("budget exhausted", phase="legibility")
 
 
 def goal_posterior(problem: LegibilityProblem, prefix: Sequence[GroundAction],
@@ -226,7 +230,7 @@ def _run(problem: LegibilityProblem, budget: Budget | None, engine: str,
     result = LegibilityResult(status, mode, tuple(a.name for a in plan),
                               sum(a.cost for a in plan), said, price, probability, total,
                               problem.k, seconds, stats=stats)
-    report = check_legibility(problem, result)
+    report = check_legibility(problem, result, budget)
     return dataclasses.replace(result, check=report,
                                verified=report.ok is True and status.finished)
 
@@ -281,14 +285,22 @@ def predictability(problem: LegibilityProblem, plan: Sequence[GroundAction],
     return 1.0 / len(cheapest) if tuple(plan) in cheapest else 0.0
 
 
-def check_legibility(problem: LegibilityProblem, result: LegibilityResult) -> CheckReport:
+def check_legibility(problem: LegibilityProblem, result: LegibilityResult,
+                     budget: Budget | None = None) -> CheckReport:
     """Re-derive the probability and total: the plan is re-simulated, goal costs come
     from uniform-cost search (the search used the default engine's A*) and, for
     predictability, the completions are re-listed under the plan's own cost. Shares the
     observer model's formulas and the plan enumeration; not a proof of optimality (the
-    tests compare with hand-computed cases)."""
-    if not result.status.finished or not result.plan:
+    tests compare with hand-computed cases). Runs under ``budget`` (the search's, started
+    afresh); the empty plan (the goal holds initially) is a plan like any other."""
+    if not result.status.finished or result.plan_cost is None:
         return CheckReport(None, "nothing finished to check")
+    clock = as_clock(budget)
+    return run_checker(lambda: _check_legibility(problem, result, clock))
+
+
+def _check_legibility(problem: LegibilityProblem, result: LegibilityResult,
+                      clock: BudgetClock) -> CheckReport:
     task = problem.task
     steps: list[GroundAction] = []
     state = task.init
@@ -301,8 +313,7 @@ def check_legibility(problem: LegibilityProblem, result: LegibilityResult) -> Ch
         state = action.apply(state)
     if not task.is_goal(state):
         return CheckReport(False, "the plan does not reach the goal")
-    costs = _Costs(task, get_engine("default", search="ucs", heuristic="blind"),
-                   as_clock(Budget(max_seconds=60)))
+    costs = _Costs(task, get_engine("default", search="ucs", heuristic="blind"), clock)
     if result.mode == "legibility":
         ruled = {s.removeprefix("my goal is not ") for s in result.said}
         left = [g for g in problem.goals if g not in ruled]
@@ -310,7 +321,10 @@ def check_legibility(problem: LegibilityProblem, result: LegibilityResult) -> Ch
         price = len(ruled) * problem.hint_cost
     else:
         promised = [a for a in problem.promises if f"I will reach {a}" in result.said]
-        listed = all_plans(task, sum(a.cost for a in steps), budget=Budget(max_seconds=60))
+        listed = all_plans(task, sum(a.cost for a in steps), budget=clock.remaining())
+        clock.charge(max(1, listed.expanded))
+        if listed.status == Status.BUDGET_EXHAUSTED:
+            raise _Out
         p = predictability(problem, steps, listed.plans, promised)
         price = len(promised) * problem.commitment_cost
     w = problem.weights

@@ -84,7 +84,7 @@ def balanced_text(result: BalancedResult) -> str:
 @renderer(LegibilityResult, "text")
 def legibility_text(result: LegibilityResult) -> str:
     head = f"Balanced {result.mode} (observer sees {result.k} step(s))"
-    if not result.plan:
+    if result.plan_cost is None:
         reason = "the budget ran out" if result.status == Status.BUDGET_EXHAUSTED \
             else "the task has no plan"
         return "\n".join([f"{head}: no plan ({reason}).",
@@ -92,7 +92,9 @@ def legibility_text(result: LegibilityResult) -> str:
     what = "P(true goal | prefix)" if result.mode == "legibility" else "P(plan | prefix)"
     said = "; ".join(result.said) if result.said else "nothing"
     return "\n".join([
-        f"{head}: plan ({result.plan_cost}): " + " ".join(f"({s})" for s in result.plan),
+        f"{head}: plan ({result.plan_cost}): " + (" ".join(f"({s})" for s in result.plan)
+                                                   or "the empty plan (the goal holds "
+                                                   "initially)"),
         f"Say: {said} (cost {_number(result.communication_cost)}).",
         f"{what} = {round(result.probability, 4):g}; total {_number(result.total)}.",
         check_line(result.verified, result.check, result.status)])
