@@ -96,7 +96,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="which observer of a multi-observer file the single-observer modes "
                         "use (default the first); mixed: whose belief the pictures show")
     p.add_argument("--heuristic", default="hadd", choices=list(GUIDANCE),
-                   help="search guidance (blind: cheapest plan first)")
+                   help="search guidance; blind: an exact uniform-cost search whose answer "
+                        "is a cheapest passing plan (and says so); the others: the greedy "
+                        "Δ search, no claim on cost")
     p.add_argument("--spread-guidance", action="store_true",
                    help="legible-plan/diverse: add the BPS distance term of eq. 4.2/9.1 "
                         "to the heuristic")
