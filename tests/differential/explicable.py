@@ -9,7 +9,9 @@ changed); action costs are absent, declared without a metric, or declared with
 state (``--human-problem``) whose metric differs. Goals are sometimes true initially and
 sometimes unreachable. xaip's :func:`~xaip.explicable.explicable_plan` (search and its
 checker) runs for the cost distance with and without a robot cost bound and for the action,
-causal, state and composite distances under a bound; every fourth seed also runs
+causal, state and composite distances under a bound; every other seed also runs the anytime
+reconciliation search (one trace distance) and the cost distance by enumeration; every
+fourth seed also runs
 :func:`~xaip.explicable.design_search` on a random design problem over the pair.
 
 The oracle never calls xaip's planning code: it reads its own description of the models
@@ -395,13 +397,17 @@ def check(seed: int) -> str | None:
     with tempfile.TemporaryDirectory() as folder:
         robot_d, human_d, problem, human_p = _write(Path(folder), instance)
         task = load_problem(robot_d, human_d, problem, human_p)
-        runs = [("cost", None), ("cost", instance.bound)] + [
-            (kind, instance.bound) for kind in ("action", "causal", "state", "composite")]
-        for kind, bound in runs:
-            answer = explicable_plan(task, kind, bound)
+        kinds = ("action", "causal", "state", "composite")
+        runs = [("cost", None, "auto"), ("cost", instance.bound, "auto")] + [
+            (kind, instance.bound, "auto") for kind in kinds]
+        # every other seed: the anytime reconciliation search and cost by enumeration
+        runs += [] if seed % 2 else [(kinds[seed // 2 % 4], instance.bound, "search"),
+                                     ("cost", instance.bound, "enumerate")]
+        for kind, bound, method in runs:
+            answer = explicable_plan(task, kind, bound, method)
             want_ie, want_cost = best(kind, instance.robot, instance.human,
                                       INF if bound is None else bound)
-            where = f"{kind} distance, bound {bound}"
+            where = f"{kind} distance, bound {bound}, method {method}"
             if want_cost is None:
                 if answer.status != Status.UNSOLVABLE or answer.has_plan:
                     return f"{where}: no robot plan, xaip says {answer.status}"

@@ -111,3 +111,11 @@ def test_a_robot_bound_the_unbounded_search_ignores(b1) -> None:
     result = explicable_plan(b1, "cost", 6)
     assert result.verified and result.robot_cost == 6
     assert explicable_plan(b1, "cost", 5).status == Status.UNSOLVABLE
+
+
+@pytest.mark.parametrize("method", ["search", "enumerate"])
+def test_no_plan_within_the_bound_is_checked_for_every_method(b1, method) -> None:
+    """Differential seeds 4, 6, 12...: the anytime search returned 'no plan' unchecked."""
+    result = explicable_plan(b1, "state", 5, method)
+    assert result.status == Status.UNSOLVABLE and not result.has_plan
+    assert result.verified, result.check

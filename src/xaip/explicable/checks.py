@@ -141,8 +141,6 @@ def _check(problem: ExplicableProblem, result: ExplicablePlan,
            clock: BudgetClock) -> CheckReport:
     robot = problem.robot_task
     bound = INF if result.max_cost is None else result.max_cost
-    if result.distance != "cost" and bound == INF:
-        return CheckReport(False, "a trace distance was used without a robot cost bound")
     if result.robot_cost is None:
         if result.status != Status.UNSOLVABLE:
             return CheckReport(False, f"no plan, but the status is {result.status}")
@@ -151,6 +149,8 @@ def _check(problem: ExplicableProblem, result: ExplicablePlan,
             where = "" if bound == INF else f" of cost <= {result.max_cost}"
             return CheckReport(True, f"the robot has no plan{where} (uniform-cost search)")
         return CheckReport(False, f"the robot has a plan of cost {found[0]} within the bound")
+    if result.distance != "cost" and bound == INF:
+        return CheckReport(False, "a trace distance was used without a robot cost bound")
     steps = steps_of(result.plan)
     in_robot = validate(problem.robot_domain, problem.robot_problem, steps)
     if not in_robot.valid or in_robot.cost != result.robot_cost:

@@ -112,7 +112,8 @@ def reconciliation_search(
         if bound == -1:
             return _empty(distance, None, Status.BUDGET_EXHAUSTED, clock, {})
         if bound is None:
-            return _empty(distance, None, Status.UNSOLVABLE, clock, {})
+            empty = _empty(distance, None, Status.UNSOLVABLE, clock, {})
+            return checked(problem, empty, None, scorer, weights, budget) if check else empty
     robot = problem.robot_task
     traces = _Traces(problem, scorer.expected)
     succ = Successors(robot)
@@ -163,8 +164,11 @@ def reconciliation_search(
     stats: dict[str, int | float] = {"expanded": expanded, "solutions": solutions,
                                      "traces": len(traces.cache)}
     if best is None:
-        return _empty(distance, bound, status if status == Status.BUDGET_EXHAUSTED
-                      else Status.UNSOLVABLE, clock, stats)
+        empty = _empty(distance, bound, status if status == Status.BUDGET_EXHAUSTED
+                       else Status.UNSOLVABLE, clock, stats)
+        empty = replace(empty, expected_count=len(scorer.expected))
+        return checked(problem, empty, None, scorer, weights, budget) \
+            if check and empty.status.finished else empty
     scored = scorer.score(best[1])
     nearest = None if scored.nearest is None else tuple(
         a.name for a in scorer.expected[scored.nearest])
