@@ -167,7 +167,8 @@ def _check(problem: ExplicableProblem, result: ExplicablePlan,
     plan = ground_plan(robot, result.plan)
     if plan is None:  # pragma: no cover - the lifted validator accepted it
         return CheckReport(False, "the plan does not ground in the robot's task")
-    traces = [trace_of(problem.human_task, p) for p in expected]
+    traces = [] if result.distance == "cost" else [trace_of(problem.human_task, p)
+                                                   for p in expected]
     if result.distance == "cost":
         own = (INF if not in_human.valid or in_human.cost is None or human_optimum is None
                else mapping(float(in_human.cost - human_optimum)))

@@ -293,14 +293,12 @@ class JointLabel:
     plan: Plan
 
 
-def _human_move(human: Task, name: str, state: State) -> GroundAction | None:
-    """The person's applicable action of that name (the first applicable variant, as a plan
-    file's step is read: :func:`xaip.explicable.problem.ground_plan`)."""
-    for index in human.action_index.get(name, ()):
-        action = human.actions[index]
-        if action.applicable(state):
-            return action
-    return None
+def _human_variants(robot: Task, human: Task) -> dict[int, tuple[GroundAction, ...]]:
+    """For each robot action (by ``id``), the person's actions of the same name in index
+    order: the first applicable one is her move, as a plan file's step is read
+    (:func:`xaip.explicable.problem.ground_plan`)."""
+    return {id(action): tuple(human.actions[i] for i in human.action_index.get(action.name, ()))
+            for action in robot.actions}
 
 
 def joint_front(problem: ExplicableProblem, bound: float, clock: BudgetClock,
@@ -320,6 +318,7 @@ def joint_front(problem: ExplicableProblem, bound: float, clock: BudgetClock,
     # lexicographically least plan (the same suffix follows every label).
     single = first_only and bound == INF
     scan = applicable(robot)
+    variants = _human_variants(robot, human)
     while heap:
         hc, rc, index = heapq.heappop(heap)
         node = records[index][0]
@@ -337,7 +336,7 @@ def joint_front(problem: ExplicableProblem, bound: float, clock: BudgetClock,
         for action in scan(s_r):
             if rc + action.cost > bound:
                 continue
-            theirs = _human_move(human, action.name, s_h)
+            theirs = next((h for h in variants[id(action)] if h.applicable(s_h)), None)
             if theirs is None:
                 continue
             child = (action.apply(s_r), theirs.apply(s_h))
