@@ -168,6 +168,8 @@ def _optimal_verdict(session: _Session, edits: list[Edit], fast: bool = False
 
 
 def _minimal(session: _Session, complete: str, explains: object) -> CheckReport:
+    if not session.result.edits:
+        return CheckReport(True, f"{complete}; minimal (no edits)")
     began = time.perf_counter()
     candidates, costs = session.candidates()
     report = prove_minimal(session.mrp, session.result.edits, candidates,
