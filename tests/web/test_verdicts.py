@@ -82,7 +82,10 @@ def test_the_plan_page_shows_the_validators_verdict(client: Any,
     checker): a plan the validator refuses is shown unverified."""
     import xaip.planning as planning
 
-    assert client.get("/api/plan").json()["verified"] is True
+    first = client.get("/api/plan").json()
+    assert first["verified"] is True and first["plan"]["optimal"] is True
+    assert first["checked"] == ["valid"]  # the optimality is the search's claim, unchecked
+    assert "not that it is optimal" in client.get("/plan", headers=HTML).text
     real = planning.validate
     monkeypatch.setattr(planning, "validate", lambda *a, **k: dataclasses.replace(
         real(*a, **k), valid=False))

@@ -213,7 +213,12 @@ class WorkPool:
                 ended.set_result(None)
 
         job = Job(function, args, kwargs, settled, seconds=limit)
-        job.start()
+        try:
+            job.start()
+        except RuntimeError:  # the system refused a new thread: hand the worker back
+            self._release(lane)
+            raise WebProblem(503, "the workbench cannot start more work now; retry in a "
+                                  "moment", kind="busy") from None
         watchdog = loop.call_later(limit + self.grace, self._stop, job, loop)
         try:
             await asyncio.wait_for(asyncio.shield(ended),

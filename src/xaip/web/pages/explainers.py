@@ -80,9 +80,19 @@ def run_example(name: str, budget: Budget) -> ExampleView:
                        svg, png)
 
 
+async def _listing(request: Request) -> list[dict[str, str]]:
+    """:func:`listing` in the work pool (the first call imports every family); a machine
+    too loaded to list them within the time limit answers 503 "busy", never half a list."""
+    found = await bench(request).pool.run(listing, lane="explainers")
+    if isinstance(found, Unfinished):
+        raise WebProblem(503, "the workbench is too busy to list the explainers now; retry "
+                              "in a moment", kind="busy")
+    return found
+
+
 @router.get("/explainers", response_class=HTMLResponse, include_in_schema=False)
 async def explainers_page(request: Request) -> HTMLResponse:
-    found = await bench(request).pool.run(listing, lane="explainers")
+    found = await _listing(request)
     return respond(request, "explainers.html", explainers=found)
 
 
@@ -94,7 +104,7 @@ async def example_page(request: Request, name: str,
     shared = bench(request)
     view = await shared.pool.run(run_example, name, budget=budget_of(request, asked),
                                       lane="explainers")
-    found = await shared.pool.run(listing, lane="explainers")
+    found = await _listing(request)
     if isinstance(view, Unfinished):
         return respond(request, "explainers.html", explainers=found, name=name,
                        unfinished=view.to_dict())
@@ -104,7 +114,7 @@ async def example_page(request: Request, name: str,
 @router.get("/api/explainers", tags=["explainers"])
 async def explainers_api(request: Request) -> dict[str, Any]:
     """Every registered explainer (:mod:`xaip.contract`): name, family, description."""
-    found = await bench(request).pool.run(listing, lane="explainers")
+    found = await _listing(request)
     return {"status": "ok", "explainers": found}
 
 

@@ -58,6 +58,9 @@ def compute(model: Model, budget: Budget) -> PlanView:
                "model": model.id, "plan": result.to_dict(),
                "validation": None if validation is None else validation.to_dict(),
                "validated": "the model's plan file" if given is not None else "the plan found",
+               # what `verified` covers: the validator checks validity; optimality is the
+               # search's claim (A* with an admissible heuristic), no checker's
+               "checked": ["valid"],
                "landmarks": graph.to_dict()}
     left = clock.remaining().max_seconds
     picture = svg_of(render(graph, "dot"), left) if graph.landmarks else None
@@ -92,7 +95,8 @@ async def plan_api(request: Request, model: ModelId = "blocksworld",
     """The optimal plan (``xaip plan --optimal --json``), its validation (``xaip validate
     --json``; of the model's plan file when it has one) and its landmarks (``xaip
     landmarks --json``). ``status`` is the plan's; ``verified`` says the validator
-    confirmed it."""
+    confirmed it -- its validity (``checked``), not its optimality, which is the search's
+    claim."""
     view = await _view(request, model, asked)
     return view.to_dict() if isinstance(view, Unfinished) else view.payload
 
