@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from xaip.capabilities.answers import answer_trace, install_agent, within
 from xaip.capabilities.discovery import game_agent
 from xaip.capabilities.traces import random_tasks
@@ -60,3 +62,13 @@ def test_a_queued_trace_gets_only_what_is_left_of_the_run() -> None:
     install_agent(game_agent, "zelda", 4, 5, 0, "search")
     trace = answer_trace((task, Budget(None, 60.0), time.time() - 1))
     assert trace.status == "budget"
+
+
+@pytest.mark.parametrize("argv", [
+    ("--recheck", "-5"), ("--seed", "-1"), ("--tasks", "0"), ("--workers", "0"),
+    ("--seed", str(2**63)), ("--workers", str(2**63 - 1)),
+])
+def test_numbers_that_would_change_the_answer_are_bad_input(argv: tuple[str, str]) -> None:
+    proc = _xaip("discover", "zelda", "--grid", "3x3", "--quiet", *argv)
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

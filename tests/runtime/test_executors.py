@@ -45,3 +45,12 @@ def test_ray_smoke() -> None:
         assert executor.map(_work, [1, 2, 3]) == [2, 5, 10]
     finally:
         executor.close()
+
+
+def test_worker_counts_beyond_the_cap_are_bad_input() -> None:
+    from xaip.runtime.executors import MAX_WORKERS
+
+    with pytest.raises(InputError, match="at most"):
+        get_executor("processes", workers=MAX_WORKERS + 1)
+    with pytest.raises(InputError, match="at most"):
+        get_executor("processes", workers=2**63 - 1)

@@ -14,7 +14,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from xaip.commandline import check_output, non_negative_float, non_negative_int, write_output
+from xaip.commandline import (
+    check_output,
+    non_negative_float,
+    non_negative_int,
+    positive_int,
+    write_output,
+)
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 
@@ -32,8 +38,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                           help="grid size, rows x columns (default 4x5)")
     discover.add_argument("--agent", choices=("search", "policy"), default="search",
                           help="A* search agent or greedy policy agent (default search)")
-    discover.add_argument("--seed", type=int, default=0, help="random level and tasks")
-    discover.add_argument("--tasks", type=int, default=12, metavar="N",
+    discover.add_argument("--seed", type=non_negative_int, default=0, help="random level and tasks")
+    discover.add_argument("--tasks", type=positive_int, default=12, metavar="N",
                           help="random tasks for the traces (default 12)")
     discover.add_argument("--store", default=None, metavar="FILE",
                           help="SQLite file for queries and answers; re-running resumes")
@@ -64,7 +70,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                           default="serial",
                           help="where the agent answers queries (default serial; the result "
                                "is the same with every executor)")
-    discover.add_argument("--workers", type=int, default=None, metavar="N",
+    discover.add_argument("--workers", type=positive_int, default=None, metavar="N",
                           help="worker processes for --executor processes|ray (giving N "
                                "alone means processes)")
     discover.add_argument("--quiet", action="store_true", help="no progress on stderr")

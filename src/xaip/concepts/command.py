@@ -26,6 +26,7 @@ from xaip.commandline import (
     budget_from,
     check_output,
     emit,
+    non_negative_int,
     positive_int,
     write_output,
 )
@@ -60,7 +61,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--budget", type=positive_int, default=None, metavar="N",
                         help="sampling budget (default 500 for a failing foil, 750 for a "
                              "costlier one, as in the paper)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="random seed (default 0)")
     parser.add_argument("--workers", type=positive_int, default=1, metavar="N",
                         help="draw samples on N processes (same answer for a seed)")
     parser.add_argument("--teach", action="store_true",

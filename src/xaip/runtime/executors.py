@@ -231,11 +231,18 @@ def _ray_call(fn: Callable[[Any], Any], item: Any,
     return fn(item)
 
 
+#: The most worker processes a pool starts (a --workers of 2**63 would fork until the
+#: machine stops; no machine this runs on has that many cores to use).
+MAX_WORKERS = 256
+
+
 def _workers(workers: int | None) -> int:
     if workers is None:
         return max(1, os.cpu_count() or 1)
     if workers < 1:
         raise InputError(f"workers must be at least 1, not {workers}")
+    if workers > MAX_WORKERS:
+        raise InputError(f"workers must be at most {MAX_WORKERS}, not {workers}")
     return workers
 
 
