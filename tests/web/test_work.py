@@ -350,3 +350,27 @@ def test_the_reader_itself_stops_an_upload_past_its_budget(tmp_path: Path) -> No
         answer = client.post("/api/models", params={"max_seconds": 0.001},
                              files=upload_files(big_problem(20_000)))
     assert answer.status_code == 413 and answer.json()["error"] == "budget_exhausted"
+
+
+def test_a_finaliser_is_never_interrupted() -> None:
+    """An interrupt is held back while the work runs a finaliser (``__del__``: the
+    interpreter would swallow it there and leave the finaliser half done)."""
+    inside, leave, never, ended = (threading.Event() for _ in range(4))
+
+    class Finalised:
+        def __del__(self) -> None:
+            inside.set()
+            spin_until(leave)
+
+    def work() -> None:
+        thing = Finalised()
+        del thing  # runs __del__ here, in the work thread
+        spin_until(never)
+
+    job = Job(work, (), {}, lambda _: ended.set())
+    job.start()
+    assert inside.wait(PATIENCE)
+    assert job.interrupt() is False  # held back: the thread is in __del__
+    leave.set()
+    wait_for(job.interrupt)
+    assert ended.wait(PATIENCE) and type(job.error).__name__ == "WorkInterrupted"

@@ -17,15 +17,20 @@ core's searches take their own budgets; Graphviz runs with a timeout). The pool 
 waiting on such a job after a further margin (the request is answered; the thread's worker
 stays counted as busy until the thread really ends), see :mod:`xaip.web.work`.
 
-Interrupts are never delivered while the thread is importing a module (a half-executed
-module would stay broken for every later request): the watchdog tries again shortly.
+Interrupts are not sent while the thread is importing a module (a half-executed module
+would stay broken for every later request) or running a finaliser or a weak-reference or
+garbage-collector callback (the interpreter would swallow the interrupt there): the
+watchdog tries again shortly, and again every quarter second until the work has stopped,
+so an interrupt that a callback swallowed anyway is sent again.
 """
 
 from __future__ import annotations
 
 import ctypes
+import gc
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -58,11 +63,16 @@ def _set_async_exception(thread_id: int, error: type[BaseException] | None) -> i
     return int(set_async(target, ctypes.py_object(error)))
 
 
-def _importing(thread_id: int) -> bool:
-    """Whether thread ``thread_id`` is executing a module import right now."""
+def _delicate(thread_id: int) -> bool:
+    """Whether thread ``thread_id`` is where an interrupt must not land: importing a
+    module, or in a finaliser, weak-reference or garbage-collector callback (there the
+    interpreter would swallow the interrupt and leave the callback's work half done)."""
     frame = sys._current_frames().get(thread_id)
+    callbacks = {getattr(callback, "__code__", None) for callback in gc.callbacks}
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
+        code = frame.f_code
+        if (code.co_filename.startswith("<frozen importlib") or code.co_name == "__del__"
+                or code.co_filename == weakref.__file__ or code in callbacks):
             return True
         frame = frame.f_back
     return False
@@ -105,11 +115,12 @@ class Job:
 
     def interrupt(self) -> bool:
         """Raise :class:`WorkInterrupted` in the running work; ``False`` when there is
-        nothing to interrupt now (not started, done, or importing: try again later)."""
+        nothing to interrupt now (not started, done, or at a delicate point: try again
+        later)."""
         with self._lock:
             if self._state != RUNNING or self._thread_id is None:
                 return False
-            if _importing(self._thread_id):
+            if _delicate(self._thread_id):
                 return False
             self.interrupted = True
             return _set_async_exception(self._thread_id, WorkInterrupted) > 0
