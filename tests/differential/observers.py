@@ -16,9 +16,9 @@ of at most ``H`` steps, groups them by token sequence, and so knows each belief
 cost at most ``C``:
 
 * the belief sizes, goals left and |BPS| of a random plan (``legibility_score``);
-* whether a j-legible (Def. 15) / k-ambiguous (Def. 39) plan exists and the cheapest cost,
-  against ``legible_goal_plan`` / ``ambiguous_plan`` with ``heuristic="blind"`` (which
-  claims cheapest) and ``"hadd"`` (any passing plan);
+* whether a j-legible (Def. 15) / k-ambiguous (Def. 39; also with one fixed decoy) plan
+  exists and the cheapest cost, against ``legible_goal_plan`` / ``ambiguous_plan`` with
+  ``heuristic="blind"`` (which claims cheapest) and ``"hadd"`` (any passing plan);
 * m-similar (Def. 19) / ℓ-diverse (Def. 43) plans under the action distance, same way;
 * on a third of the seeds, MO-COPP with an adversary and a friend (Def. 45): the best GD
   over plans of at most ``H`` steps reaching the true goal and the fewest steps reaching it,
@@ -228,12 +228,13 @@ def random_rover(seed: int) -> Rover:
                 "(at ") and chosen[1].startswith("(at ")):
             goals[f"g{len(goals)}"] = chosen
     true = rng.choice(sorted(goals))
+    decoys = [rng.choice(sorted(g for g in goals if g != true))]
     params = {"j": rng.randint(1, len(goals)), "k": rng.randint(1, len(goals)),
               "m": rng.randint(1, 3), "l": rng.randint(1, 3),
               "d": rng.choice((0.0, 0.25, 0.5, 1.0)), "max_cost": rng.randint(2, 10 if deep else 8),
               "kj": (rng.randint(1, len(goals)), rng.randint(1, len(goals))),
               "mixed": seed % 3 == 0, "plan_modes": seed % 2 == 0, "seed": seed,
-              "horizon": DEEP_HORIZON if deep else HORIZON}
+              "horizon": DEEP_HORIZON if deep else HORIZON, "decoys": decoys}
     return Rover(locs, tuple(sorted(edges)), zones, items, costs, metric, sensors, goals,
                  true, params)
 
@@ -290,6 +291,8 @@ class Oracle:
             return len(left) <= params["j"]
         if mode == "ambiguous":
             return len(left) >= params["k"]
+        if mode == "decoys":
+            return {rover.true, *params["decoys"]} <= set(left)
         bps = self.by_tokens[seq.tokens]
         if len(bps) > 200 or not all(rover.holds(rover.true, s.end) for s in bps):
             return False
@@ -356,6 +359,8 @@ def _run(problem: Any, mode: str, params: dict[str, Any], heuristic: str) -> Any
         return legible_goal_plan(problem, j=params["j"], **common)
     if mode == "ambiguous":
         return ambiguous_plan(problem, k=params["k"], **common)
+    if mode == "decoys":
+        return ambiguous_plan(problem, k=2, decoys=params["decoys"], **common)
     if mode == "legible-plan":
         return legible_plan(problem, m=params["m"], d=params["d"], **common)
     return diverse_plan(problem, ell=params["l"], d=params["d"], **common)
@@ -482,7 +487,7 @@ def check(seed: int) -> str | None:
     problem = _problem(rover)
     oracle = Oracle(rover, 0, rover.params["horizon"])
     rng = random.Random(seed * 7919 + 1)
-    modes = ["legible-goal", "ambiguous"]
+    modes = ["legible-goal", "ambiguous", "decoys"]
     if rover.params["plan_modes"]:
         modes += ["legible-plan", "diverse"]
     for mode in modes:
