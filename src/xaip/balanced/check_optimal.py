@@ -116,11 +116,19 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
             return w.alpha * g_r + w.beta * cost_e
         return cost_e if g_r == robot_optimum else None
 
+    penalties: dict[float, float] = {}
+
+    def penalty(g_h: float) -> float:
+        """``γ·P(max(0, g_h − C*))``, memoised (costs are few distinct integers)."""
+        found = penalties.get(g_h)
+        if found is None:
+            found = penalties[g_h] = w.gamma * problem.penalty(max(0, g_h - best_h))
+        return found
+
     def hopeless(g_r: float, g_h: float) -> bool:
         """No extension of a partial plan with these costs can score below ``limit``."""
         if objective is Objective.BALANCED:
-            return (w.alpha * g_r + w.beta * cost_e
-                    + w.gamma * problem.penalty(max(0, g_h - best_h))) >= limit
+            return w.alpha * g_r + w.beta * cost_e + penalty(g_h) >= limit
         if g_h > best_h:
             return True
         if objective is Objective.EXPLICABLE:
@@ -134,10 +142,21 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
     human_by_name: dict[str, list[GroundAction]] = {}
     for action in human.actions:
         human_by_name.setdefault(action.name, []).append(action)
+    # her actions of each robot action's name, by the robot action's index
+    hers = [human_by_name.get(action.name, []) for action in robot.actions]
     start = (robot.init, human.init, 0)
     labels: dict[tuple[State, State, int], list[tuple[int, int]]] = {start: [(0, 0)]}
-    plans: dict[tuple[tuple[State, State, int], int, int], tuple[str, ...]] = {
-        (start, 0, 0): ()}
+    Label = tuple[tuple[State, State, int], int, int]
+    parents: dict[Label, tuple[Label, int] | None] = {(start, 0, 0): None}
+
+    def plan_of(label: Label) -> tuple[str, ...]:
+        names: list[str] = []
+        at = parents[label]
+        while at is not None:
+            names.append(robot.actions[at[1]].name)
+            at = parents[at[0]]
+        return tuple(reversed(names))
+
     heap: list[tuple[int, int, int, tuple[State, State, int]]] = [(0, 0, 0, start)]
     counter = 0
     while heap:
@@ -147,16 +166,16 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
         if not clock.charge():
             raise BudgetExhausted("budget exhausted", phase="checking optimality")
         s_r, s_h, used = node
-        plan = plans[(node, g_r, g_h)]
+        label = (node, g_r, g_h)
         if robot.is_goal(s_r):  # the robot's plan ends here (the searches' convention)
             if human.is_goal(s_h):
                 scored = score(g_r, g_h)
                 if scored is not None and scored < limit:
-                    return scored, plan
+                    return scored, plan_of(label)
             continue
         for index, next_r, _ in moves(s_r):
             action = robot.actions[index]
-            for mine in human_by_name.get(action.name, ()):
+            for mine in hers[index]:
                 if not mine.applicable(s_h):
                     continue
                 next_h, next_used = step(action, s_r, next_r, s_h, mine, used)
@@ -173,7 +192,7 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
                     continue
                 front[:] = [(a, b) for a, b in front if not (r <= a and h <= b)]
                 front.append((r, h))
-                plans[(child, r, h)] = (*plan, action.name)
+                parents[(child, r, h)] = (label, index)
                 counter += 1
                 heapq.heappush(heap, (r, h, counter, child))
     return None
