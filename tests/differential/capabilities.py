@@ -22,7 +22,8 @@ Two kinds of instance, by seed:
   the game by the game's refinement -- shared with the checker, as its docs say) whose
   exact abstract result some reachable state has. Disagreement: the checker's enumerated
   precision (:mod:`xaip.capabilities.truth`) has other counts. Levels with more than 400
-  reachable states are outside what the oracle enumerates here (agreement).
+  reachable states are outside what the oracle enumerates here, and games that cannot
+  make a solvable level on so small a grid refuse it (exit 2): both count as agreement.
 """
 
 from __future__ import annotations
@@ -233,6 +234,7 @@ def _sub(atom: Any, binding: dict[str, str]) -> Any:
 def _discovery_instance(seed: int) -> str | None:
     from xaip.capabilities.checks import DiscoveryInputs, run_checks
     from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
+    from xaip.errors import InputError
     from xaip.vocab.registry import get_game
 
     rng = random.Random(f"capabilities-discovery:{seed}")
@@ -241,7 +243,10 @@ def _discovery_instance(seed: int) -> str | None:
     level = rng.randrange(1000)
     lifted = ("cell",) if rng.random() < 0.6 else ()
     config = DiscoveryConfig(seed=level, lifted_types=lifted, tasks=6)
-    result, sim = discover_game(game, rows, cols, seed=level, config=config)
+    try:
+        result, sim = discover_game(game, rows, cols, seed=level, config=config)
+    except InputError:
+        return None  # no solvable level of this game on so small a grid (said, exit 2)
     states = _reachable(sim, result.start)
     if states is None:
         return None  # outside what this oracle enumerates (module docstring)
