@@ -123,8 +123,6 @@ def check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRep
 def _check_before(session: _Session) -> CheckReport | None:
     """The claims about the human model before any explanation."""
     mrp, result = session.mrp, session.result
-    if result.grounded:
-        return None  # grounded answers: the PDDL human model is the same; checked below
     before = validate(mrp.human_domain, mrp.human_problem, mrp.plan)
     claimed = result.human_plan_cost_before
     cost = None if not before.valid or before.cost is None else int(before.cost)
