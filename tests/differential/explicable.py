@@ -10,8 +10,9 @@ state (``--human-problem``) whose metric differs. Goals are sometimes true initi
 sometimes unreachable. xaip's :func:`~xaip.explicable.explicable_plan` (search and its
 checker) runs for the cost distance with and without a robot cost bound and for the action,
 causal, state and composite distances under a bound; every other seed also runs the anytime
-reconciliation search (one trace distance) and the cost distance by enumeration; every
-fourth seed also runs
+reconciliation search (one trace distance) and the cost distance by enumeration; two seeds
+in nine run just the cost distance (with and without a bound) and one trace distance under
+the square or saturating mapping ``F``; every fourth seed also runs
 :func:`~xaip.explicable.design_search` on a random design problem over the pair.
 
 The oracle never calls xaip's planning code: it reads its own description of the models
@@ -35,7 +36,7 @@ import math
 import random
 import tempfile
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -345,10 +346,16 @@ def joint_plan_exists(robot: Model, human: Model) -> int | None:
     return None
 
 
-def best(kind: str, robot: Model, human: Model, bound: float
+#: Increasing mappings F from the minimum distance to IE, written from their definitions.
+MAPPINGS = {"identity": lambda d: d, "square": lambda d: d * d,
+            "saturating": lambda d: d if d == INF else d / (1 + d)}
+
+
+def best(kind: str, robot: Model, human: Model, bound: float,
+         mapping: Callable[[float], float] = MAPPINGS["identity"]
          ) -> tuple[float, int | None]:
-    """The least (IE, robot cost) over the robot's plans within ``bound`` (``(inf, None)``:
-    no robot plan)."""
+    """The least (F(IE), robot cost) over the robot's plans within ``bound``
+    (``(inf, None)``: no robot plan)."""
     best_cost, listed = expected(human)
     if bound == INF:
         assert kind == "cost"
@@ -359,7 +366,8 @@ def best(kind: str, robot: Model, human: Model, bound: float
         candidates = plans(robot, INF, max_steps=some)
     else:
         candidates = plans(robot, bound)
-    keys = [(_rounded(ie(kind, robot, human, p, best_cost, listed)), c) for p, c in candidates]
+    keys = [(_rounded(mapping(ie(kind, robot, human, p, best_cost, listed))), c)
+            for p, c in candidates]
     if not keys:
         return INF, None
     return min(keys)
@@ -403,11 +411,17 @@ def check(seed: int) -> str | None:
         # every other seed: the anytime reconciliation search and cost by enumeration
         runs += [] if seed % 2 else [(kinds[seed // 2 % 4], instance.bound, "search"),
                                      ("cost", instance.bound, "enumerate")]
+        # every third seed: an increasing mapping F other than the identity
+        mapping = ("identity", "square", "saturating")[seed // 3 % 3] if seed % 3 == 0 \
+            else "identity"
+        if mapping != "identity":
+            runs = [("cost", None, "auto"), ("cost", instance.bound, "auto"),
+                    (kinds[seed % 4], instance.bound, "auto")]
         for kind, bound, method in runs:
-            answer = explicable_plan(task, kind, bound, method)
+            answer = explicable_plan(task, kind, bound, method, mapping)
             want_ie, want_cost = best(kind, instance.robot, instance.human,
-                                      INF if bound is None else bound)
-            where = f"{kind} distance, bound {bound}, method {method}"
+                                      INF if bound is None else bound, MAPPINGS[mapping])
+            where = f"{kind} distance, bound {bound}, method {method}, mapping {mapping}"
             if want_cost is None:
                 if answer.status != Status.UNSOLVABLE or answer.has_plan:
                     return f"{where}: no robot plan, xaip says {answer.status}"
