@@ -236,3 +236,15 @@ def test_legibility_goal_true_initially_is_the_empty_plan() -> None:
     assert result.status == Status.FOUND and result.plan == () and result.plan_cost == 0
     assert result.verified, result.check
     assert "the empty plan" in render(result)
+
+
+@pytest.mark.parametrize("seed", [11150, 14763])
+def test_differential_regressions_watched_megastar(seed: int) -> None:
+    """Disagreements the long differential campaign found, both MEGA* with a watching
+    person (B05): 11150 -- a watched plan cheaper for her than C* is explicable, but
+    MEGA* demanded her cost equal C* and pruned with her model's estimate (not admissible
+    when watching reveals facts), so it explained needlessly; 14763 -- with gamma 0 MEGA*
+    priced her cost unwatched (None) where she watches (2)."""
+    from tests.differential.balanced import check as differential
+
+    assert differential(seed) is None

@@ -317,9 +317,8 @@ class MegaStar:
                 g_h = g_human[node] + record.human_costs[index]
                 if is_finish:
                     key = self._value(g_r, record.subset, g_h, record.optimum)
-                    if key is None or (self.mode is not Objective.BALANCED
-                                       and g_h != record.optimum):
-                        continue
+                    if key is None:
+                        continue  # (explicable modes: g_h <= C*_S, less when watched)
                     goal_states.add(child)
                     push(child, g_r, g_h, node, FINISH, key)
                     goal_nodes.add(len(states) - 1)
@@ -332,7 +331,10 @@ class MegaStar:
                                        and g_r + h_r > self.robot_optimum):
                     continue
                 assert record.human_h is not None
-                h_h = record.human_h((child >> c.world) & c.world_mask)
+                # watched beliefs may reach her goal more cheaply than her model
+                # predicts (B05): her model's estimate would not be admissible then
+                h_h = 0.0 if self.problem.watched else record.human_h(
+                    (child >> c.world) & c.world_mask)
                 if math.isinf(h_h):
                     continue
                 bound = self._value(g_r + int(h_r), record.subset, g_h + h_h, record.optimum)
@@ -519,5 +521,10 @@ def _without_penalty(problem: BalancedProblem, compiled: CompiledTask, engine: E
         optimum = optimal_cost(engine, human, clock)
     except OutOfBudget:
         return finish(Status.BUDGET_EXHAUSTED)
-    return finish(Status.FOUND, Point(plan, found[1], plan_cost(human, plan)),
-                  optimum)
+    if problem.watched:  # her cost as she watches it (B05), as every other answer
+        from xaip.balanced.epistemic import watched_cost_in
+
+        cost_h = watched_cost_in(problem, problem.robot_task, human, plan)
+    else:
+        cost_h = plan_cost(human, plan)
+    return finish(Status.FOUND, Point(plan, found[1], cost_h), optimum)
