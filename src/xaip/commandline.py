@@ -81,6 +81,14 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def unit_float(text: str) -> float:
+    """An argparse type: a number from 0 to 1 (a weight or a probability)."""
+    value = non_negative_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 0 to 1, not {text[:40]!r}")
+    return value
+
+
 def add_budget_args(parser: argparse.ArgumentParser, nodes: bool = True) -> None:
     """``--max-nodes N`` and ``--max-seconds S`` (validated: finite, not negative)."""
     if nodes:

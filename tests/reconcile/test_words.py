@@ -91,3 +91,18 @@ def test_unfinished_conditional_explanation_is_budget_exhausted_with_answers() -
     payload = result.to_dict()
     assert payload["status"] == "budget_exhausted"
     assert walk(payload["policy"], "yn") == ([], False)
+
+
+def test_alpha_outside_zero_to_one_is_refused_for_every_type(capsys) -> None:
+    """``--alpha -1`` was accepted (exit 0) unless the type was conditional (issue 22)."""
+    from pathlib import Path
+
+    import xaip.domains
+    from xaip.cli import main
+
+    fetch = str(Path(xaip.domains.__file__).parent / "fetch") + "/"
+    for value in ("-1", "1.5", "nan"):
+        code = main(["explain", fetch + "robot.pddl", fetch + "human.pddl",
+                     fetch + "problem.pddl", f"--alpha={value}"])
+        assert code == 2
+        assert "--alpha" in capsys.readouterr().err

@@ -21,6 +21,7 @@ from xaip.commandline import (
     check_output,
     emit,
     non_negative_float,
+    unit_float,
     write_output,
 )
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
@@ -51,8 +52,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--annotations", default=None, metavar="FILE",
                         help="possible features of the human model, one per line: "
                              "'PROBABILITY KIND [ACTION] (ATOM)' (book ch. 6)")
-    parser.add_argument("--alpha", type=float, default=1.0,
-                        help="conditional: weight of the costlier answer branch (default 1)")
+    parser.add_argument("--alpha", type=unit_float, default=1.0,
+                        help="conditional: weight of the costlier branch, 0 to 1 (default 1)")
     parser.add_argument("--question-cost", type=non_negative_float, default=0.1,
                         help="conditional: cost of asking one question (default 0.1)")
     parser.add_argument("--annotation-cost", type=non_negative_float, default=1.0,
