@@ -30,6 +30,7 @@ from starlette.routing import Match
 
 from xaip import __version__
 from xaip.errors import XaipError
+from xaip.web import wording
 from xaip.web.models import MAX_FILES, ModelStore
 from xaip.web.pages import status_class
 from xaip.web.pages.explainers import listing
@@ -105,6 +106,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # The status badge's class comes from the payload itself (templates/_macros.html), so no
     # page computes it for its template.
     templates.env.globals["status_class"] = status_class
+    templates.env.filters.update(ticks=wording.ticks, score_words=wording.score_words,
+                                 score_value=wording.score_value)
     pages = load_pages()
     pool = WorkPool(settings.workers, settings.max_waiting, seconds=settings.max_seconds,
                     max_wait=settings.max_wait_seconds, grace=settings.grace_seconds,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -84,7 +85,13 @@ class Run:
     """One run's live state (shared between its thread and the requests that poll it)."""
 
     params: RunParams
-    state: str = "running"  # running, finished, budget_exhausted, failed
+    state: str = "running"  # running, finished, budget_exhausted, failed, cancelled
+    #: What the run's thread is doing: ``discovering`` (asking the agent queries, which a
+    #: cancel stops at the next query) or ``checking`` (the independent check of the
+    #: finished model, which is not interrupted).
+    phase: str = "discovering"
+    cancel_requested: bool = False
+    ended: float | None = None
     resumed: bool = False
     events: list[dict[str, Any]] = field(default_factory=list)
     payload: dict[str, Any] | None = None
@@ -124,11 +131,44 @@ class Run:
     def done(self) -> bool:
         return self.state != "running"
 
+    def progress(self) -> dict[str, Any]:
+        """The run's progress for a person: its phase, the queries asked, and how many of
+        the capabilities are settled out of how many (``None`` when not yet known).
+
+        Why parse the message: the discovery reports settled/total capabilities only in
+        its event's text (``settled 3/8 capabilities``); the count of queries has no
+        known total, so the bar counts capabilities. The library's own ``done`` event
+        (discovery over) is not the run's end: the check still follows, so the phase,
+        not that event, says when the run is over.
+        """
+        with self._lock:
+            last = next((e for e in reversed(self.events) if e.get("phase") != "done"), None)
+        settled = total = None
+        if last is not None:
+            found = _SETTLED.search(str(last.get("message", "")))
+            if found:
+                settled, total = int(found.group(1)), int(found.group(2))
+        return {"phase": self.phase if not self.done else self.state,
+                "queries": 0 if last is None else int(last.get("done") or 0),
+                "settled": settled, "capabilities": total,
+                "cancellable": not self.done and self.phase == "discovering"}
+
     def to_dict(self) -> dict[str, Any]:
+        ended = self.ended if self.ended is not None else time.time()
         return {"status": "running" if not self.done else self.state, "run": self.id,
                 "params": self.params.to_dict(), "resumed": self.resumed,
+                "progress": self.progress(),
                 "events": self.events[-10:], "error": self.error or None,
-                "seconds": round(time.time() - self.started, 3), "result": self.payload}
+                "seconds": round(ended - self.started, 3), "result": self.payload}
+
+
+class Cancelled(BaseException):
+    """Raised in a run's thread, from its progress callback, when the run is cancelled (a
+    ``BaseException``, so a library's ``except Exception`` around a step cannot swallow
+    it)."""
+
+
+_SETTLED = re.compile(r"settled (\d+)/(\d+) capabilities")
 
 
 class Discoveries:
@@ -180,7 +220,7 @@ class Discoveries:
         refusal of this request until a run ends, not a failure of the server)."""
         with self._lock:
             run = self._runs.get(wanted.id)
-            if run is not None and run.state != "failed":
+            if run is not None and run.state not in ("failed", "cancelled"):
                 return run
             running = sum(1 for r in self._runs.values() if not r.done)
             if running >= self.max_running:
@@ -192,6 +232,16 @@ class Discoveries:
         self._record(run)
         threading.Thread(target=self._work, args=(run,), name=f"discovery {run.id}",
                          daemon=True).start()
+        return run
+
+    def cancel(self, run_id: str) -> Run:
+        """Ask the run ``run_id`` to stop at its next query (404 unless it is live); a run
+        already checking its answer finishes that check."""
+        run = self._runs.get(run_id)
+        if run is None:
+            raise WebProblem(404, f"no running discovery '{run_id[:20]}'", kind="not_found")
+        if not run.done and run.phase == "discovering":
+            run.cancel_requested = True
         return run
 
     def get(self, run_id: str) -> Run:
@@ -219,6 +269,8 @@ class Discoveries:
         p = run.params
 
         def progress(event: ProgressEvent) -> None:
+            if run.cancel_requested:
+                raise Cancelled
             run.report(event.to_dict())
 
         try:
@@ -228,6 +280,7 @@ class Discoveries:
                     p.game, p.rows, p.cols, agent=p.agent, seed=p.seed, store=store,
                     config=config, progress=progress, budget=Budget(max_seconds=self.seconds))
             if simulator is not None and result.status.finished:
+                run.phase = "checking"
                 spec = get_game(p.game)
                 inputs = DiscoveryInputs(simulator, spec.vocabulary(), game_refine(p.game))
                 result = with_check(result, check(inputs, result))
@@ -236,10 +289,13 @@ class Discoveries:
                            pddl=render(result, "pddl"))
             run.result, run.simulator, run.payload = result, simulator, payload
             run.state = "finished" if result.status.finished else "budget_exhausted"
+        except Cancelled:
+            run.state = "cancelled"  # the answers asked so far stay in the run's store
         except Exception as error:  # a run's thread must record why it ended, whatever it was
             run.error = str(error)[:300] if isinstance(error, InputError) else (
                 f"internal error ({type(error).__name__}); this is a bug in xaip")
             run.state = "failed"
+        run.ended = time.time()
         with contextlib.suppress(WebProblem):  # the answer is still shown; only its index
             self._record(run)                  # entry is missing
 

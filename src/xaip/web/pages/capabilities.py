@@ -116,6 +116,12 @@ async def run_page(request: Request, run_id: str,
                    cards=_cards(run), partial=partial, games=game_names())
 
 
+@router.post("/capabilities/runs/{run_id}/cancel", include_in_schema=False)
+async def cancel_page(request: Request, run_id: str) -> Response:
+    run = await _quick(request, discoveries(request).cancel, run_id)
+    return RedirectResponse(f"/capabilities/runs/{run.id}", status_code=303)
+
+
 @router.get("/capabilities/runs/{run_id}/pictures/{index}/{which}.png",
             include_in_schema=False)
 async def picture(request: Request, run_id: str, index: int, which: str) -> Response:
@@ -146,6 +152,15 @@ async def run_api(request: Request, run_id: str) -> dict[str, Any]:
     """A run's state and progress; when done, ``result`` is ``xaip discover --json``."""
     manager = discoveries(request)
     run = await _quick(request, manager.get, run_id)
+    return run.to_dict()
+
+
+@router.post("/api/capabilities/runs/{run_id}/cancel", tags=["capabilities"])
+async def cancel_api(request: Request, run_id: str) -> dict[str, Any]:
+    """Cancel a running discovery: it stops at its next query (state ``cancelled``; the
+    answers asked so far stay in its store, so starting it again resumes). A run already
+    checking its answer finishes the check. 404 unless the run is live."""
+    run = await _quick(request, discoveries(request).cancel, run_id)
     return run.to_dict()
 
 

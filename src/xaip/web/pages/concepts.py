@@ -7,6 +7,11 @@ the foil costlier (Sokoban-cells: pushes from pink cells), with a Bayesian confi
 page shows both plans, the answer sentence, and a picture of the state where the foil
 fails, the failing action's target cell marked. The JSON is ``xaip why-not --json``.
 
+Montezuma's Revenge (the black-box case, through ale-py) is offered with its bundled
+plan/foil pairs as "levels" (:data:`xaip.concepts.montezuma.PAIRS`; the default is the
+quickest, ``ladder-left``); its samples come from the real game, so it takes seconds and,
+under a small budget, is honestly shown unfinished.
+
 Only the bundled examples (by name, from :data:`xaip.concepts.bundled.LEVELS`) are offered:
 levels, plans and vocabularies are files the CLI reads, and the workbench takes no paths.
 """
@@ -27,10 +32,13 @@ from xaip.web.work import Unfinished
 
 router = APIRouter()
 
-Env = Annotated[str, Query(max_length=30, examples=["sokoban-switch", "sokoban-cells"],
-                            description="sokoban-switch or sokoban-cells")]
-Level = Annotated[str, Query(max_length=30, examples=["switch-2", "cells-2"],
-                              description="a bundled level of the example")]
+Env = Annotated[str, Query(max_length=30, examples=["sokoban-switch", "sokoban-cells",
+                                                    "montezuma"],
+                            description="sokoban-switch, sokoban-cells or montezuma")]
+Level = Annotated[str, Query(max_length=30, examples=["switch-2", "cells-2", "ladder-left"],
+                              description="a bundled level of the example (montezuma: a "
+                                          "bundled plan/foil pair)")]
+MONTEZUMA_DEFAULT = "ladder-left"  # the quickest bundled pair (xaip.concepts.registry)
 Variant = Annotated[str, Query(max_length=20, examples=["precondition", "cost"],
                                 description="sokoban-switch: precondition or cost")]
 
@@ -45,10 +53,23 @@ class ConceptsView:
 
 
 def examples() -> dict[str, tuple[str, ...]]:
-    """The bundled examples: environment -> its levels."""
+    """The bundled examples: environment -> its levels (Montezuma: its bundled pairs,
+    the default first)."""
     from xaip.concepts.bundled import LEVELS
+    from xaip.concepts.montezuma import PAIRS
 
-    return dict(LEVELS)
+    pairs = (MONTEZUMA_DEFAULT,) + tuple(p for p in PAIRS if p != MONTEZUMA_DEFAULT)
+    return {**LEVELS, "montezuma": pairs}
+
+
+def _montezuma(level: str) -> Any:
+    from xaip.concepts.montezuma import PAIR_SCREENS, montezuma_query
+
+    pair = level or MONTEZUMA_DEFAULT
+    if pair not in PAIR_SCREENS:
+        raise InputError(f"no bundled Montezuma pair '{pair[:30]}' (one of "
+                         f"{', '.join(examples()['montezuma'])})")
+    return montezuma_query(pair, pair, PAIR_SCREENS[pair])
 
 
 def compute(env: str, level: str, variant: str, budget: Budget) -> ConceptsView:
@@ -57,11 +78,14 @@ def compute(env: str, level: str, variant: str, budget: Budget) -> ConceptsView:
 
     if env not in examples():
         raise InputError(f"unknown example '{env[:30]}' (one of {', '.join(examples())})")
-    if env == "sokoban-cells" and variant == "precondition":
-        variant = "cost"  # sokoban-cells has only the cost variant
-    if variant not in ("precondition", "cost"):
-        raise InputError("the variant is 'precondition' or 'cost'")
-    query = bundled(env, level or None, variant)
+    if env == "montezuma":
+        query = _montezuma(level)  # no variant: the pair names the question
+    else:
+        if env == "sokoban-cells" and variant == "precondition":
+            variant = "cost"  # sokoban-cells has only the cost variant
+        if variant not in ("precondition", "cost"):
+            raise InputError("the variant is 'precondition' or 'cost'")
+        query = bundled(env, level or None, variant)
     result = why_not(query.sim, query.plan, query.foil, query.vocabulary, budget=budget,
                      seed=0)
     picture = None
