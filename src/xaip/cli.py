@@ -102,6 +102,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "builtin (pure Python), compiled (C), fd (Fast Downward)")
     plan.add_argument("--output", "-o", default=None, metavar="FILE",
                       help="also write the plan to FILE in plan-file format")
+    plan.add_argument("--no-check", dest="check", action="store_false",
+                      help="skip the independent check of the answer (valid on the lifted "
+                           "model; optimal or 'no plan' by uniform-cost search); the answer is "
+                           "then unverified")
     _budget_args(plan)
     _json_arg(plan)
     plan.set_defaults(handler=_cmd_plan)
@@ -177,8 +181,22 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     text = render(result)
     if result.status == Status.UNSOLVABLE and args.cost_bound is not None:
         text = text.replace("no plan exists", f"no plan exists cheaper than {args.cost_bound}")
-    emit(args, result.to_dict(), text)
-    return EXIT_OK if result.solved else EXIT_NEGATIVE
+    payload = result.to_dict()
+    verified = True
+    if args.check and result.status.finished:
+        from xaip.planning.check import check_plan
+
+        domain, problem = _load(args.domain, args.problem)
+        report = check_plan(domain, problem, result, args.cost_bound, budget_from(args))
+        verified = report.ok is True
+        payload.update(verified=verified, check=report.details)
+        text += ("\n; verified: " if verified else "\n; NOT verified: ") + report.details
+    else:
+        verified = False
+        payload.update(verified=False, check="not checked (--no-check)"
+                       if result.status.finished else "the search did not finish")
+    emit(args, payload, text)
+    return EXIT_OK if result.solved and verified else EXIT_NEGATIVE
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
