@@ -30,7 +30,7 @@ from starlette.routing import Match
 
 from xaip import __version__
 from xaip.errors import XaipError
-from xaip.web import wording
+from xaip.web import downloads, wording
 from xaip.web.models import MAX_FILES, ModelStore
 from xaip.web.pages import status_class
 from xaip.web.pages.explainers import listing
@@ -108,6 +108,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     templates.env.globals["status_class"] = status_class
     templates.env.filters.update(ticks=wording.ticks, score_words=wording.score_words,
                                  score_value=wording.score_value)
+    templates.env.globals.update(api_link=downloads.api_link, data_link=downloads.data_link,
+                                 plan_link=downloads.plan_link, file_stem=downloads.file_stem)
     pages = load_pages()
     pool = WorkPool(settings.workers, settings.max_waiting, seconds=settings.max_seconds,
                     max_wait=settings.max_wait_seconds, grace=settings.grace_seconds,

@@ -111,6 +111,10 @@ class Model:
         """File name -> text (what error pages show)."""
         return {ROLES[role]: text for role, text in self.texts.items()}
 
+    def file_name(self, role: str) -> str:
+        """The file name the text of ``role`` is shown and downloaded under."""
+        return ROLES[role]
+
     def has(self, role: str) -> bool:
         return role in self.texts
 
