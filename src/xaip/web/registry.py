@@ -38,6 +38,7 @@ PAGE_MODULES = (
     "xaip.web.pages.explicable",
     "xaip.web.pages.balanced",
     "xaip.web.pages.observers",
+    "xaip.web.pages.compare",
     "xaip.web.pages.explainers",
 )
 
