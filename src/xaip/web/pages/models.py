@@ -14,11 +14,12 @@ from fastapi import APIRouter, Depends, File, Form, Path, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from xaip.web.models import MAX_FILES, ROLES, Model, decode_upload
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond
+from xaip.web.pages import Page, bench, budget_of, budget_query, editor, respond
 from xaip.web.problems import WebProblem
 from xaip.web.work import Unfinished
 
 router = APIRouter()
+router.include_router(editor.router)  # /models/{id}/edit and /api/models/check
 
 Upload = Annotated[UploadFile | None, File(description="a text file (PDDL or plan)")]
 Asked = Annotated[tuple[float | None, int | None], Depends(budget_query)]
