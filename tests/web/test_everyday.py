@@ -21,7 +21,8 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chrom
 #: Every page a person reaches from the navigation, plus the pages of a model and a run.
 PAGES = ["/", "/models", "/models/blocksworld", "/plan", "/explain?model=fetch",
          "/explain?model=usar&type=conditional", "/summaries", "/capabilities",
-         "/concepts", "/explicable", "/explainers", "/explainers/concepts.precondition"]
+         "/concepts", "/explicable", "/explainers", "/explainers/concepts.precondition",
+         "/compare", "/models/fetch/edit"]
 
 
 @pytest.fixture(scope="module")
@@ -158,13 +159,15 @@ def test_montezuma_on_the_concepts_page(page: Any, server: str, shots: Path) -> 
 
 def test_discovery_progress_bar_and_cancel(page: Any, server: str, shots: Path) -> None:
     page.goto(server + "/capabilities")
-    page.fill("input[name=grid]", "6x6")
+    page.fill("input[name=grid]", "8x8")
     page.fill("input[name=seed]", "11")
     page.click("#start-discovery")
-    page.wait_for_selector("#progress-bar")
+    page.wait_for_selector("#progress-bar, #progress:has-text('checking the answer')")
     text = page.inner_text("#progress")
-    assert re.search(r"\d+ queries so far; \d+ of \d+ capabilities settled", text), text
+    assert re.search(r"\d+ queries( so far; \d+ of \d+ capabilities settled|; checking the "
+                     r"answer)", text), text
     assert "[queries]" not in text and "done" not in text  # no internal log line
+    assert page.inner_text("#run-state") == "running"  # not done while still checking
     snap(page, shots, "discovery-progress")
     page.click("#cancel-discovery")
     page.wait_for_selector("#run-state:has-text('cancelled')")

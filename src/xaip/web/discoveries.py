@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
-from xaip.runtime import Budget, ProgressEvent, RunStore
+from xaip.runtime import Budget, BudgetClock, ProgressEvent, RunStore
 from xaip.web.problems import WebProblem
 
 INDEX_KIND = "xaip-workbench-runs-1"
@@ -86,9 +86,8 @@ class Run:
 
     params: RunParams
     state: str = "running"  # running, finished, budget_exhausted, failed, cancelled
-    #: What the run's thread is doing: ``discovering`` (asking the agent queries, which a
-    #: cancel stops at the next query) or ``checking`` (the independent check of the
-    #: finished model, which is not interrupted).
+    #: What the run's thread is doing: ``discovering`` (asking the agent queries) or
+    #: ``checking`` (the independent check of the model found); a cancel stops either.
     phase: str = "discovering"
     cancel_requested: bool = False
     ended: float | None = None
@@ -151,7 +150,7 @@ class Run:
         return {"phase": self.phase if not self.done else self.state,
                 "queries": 0 if last is None else int(last.get("done") or 0),
                 "settled": settled, "capabilities": total,
-                "cancellable": not self.done and self.phase == "discovering"}
+                "cancellable": not self.done}
 
     def to_dict(self) -> dict[str, Any]:
         ended = self.ended if self.ended is not None else time.time()
@@ -160,6 +159,39 @@ class Run:
                 "progress": self.progress(),
                 "events": self.events[-10:], "error": self.error or None,
                 "seconds": round(ended - self.started, 3), "result": self.payload}
+
+
+@dataclass(frozen=True)
+class CancellableBudget(Budget):
+    """The run's budget, which its cancel also ends: every clock started from it (and every
+    budget a phase takes from :meth:`BudgetClock.remaining`) reports exhaustion once the
+    run is cancelled, so discovery and the check both stop at their next charge."""
+
+    run: Any = field(default=None, compare=False, repr=False)
+
+    def start(self) -> BudgetClock:
+        return _CancellableClock(self)
+
+
+class _CancellableClock(BudgetClock):
+    __slots__ = ()
+
+    def _cancelled(self) -> bool:
+        run = getattr(self.budget, "run", None)
+        if run is not None and run.cancel_requested:
+            self.exhausted = True
+        return self.exhausted
+
+    def charge(self, nodes: int = 1) -> bool:
+        return super().charge(nodes) and not self._cancelled()
+
+    def tick(self) -> bool:
+        return super().tick() and not self._cancelled()
+
+    def remaining(self) -> Budget:
+        left = super().remaining()
+        return CancellableBudget(left.max_nodes, left.max_seconds,
+                                 run=getattr(self.budget, "run", None))
 
 
 class Cancelled(BaseException):
@@ -235,12 +267,13 @@ class Discoveries:
         return run
 
     def cancel(self, run_id: str) -> Run:
-        """Ask the run ``run_id`` to stop at its next query (404 unless it is live); a run
-        already checking its answer finishes that check."""
+        """Ask the run ``run_id`` to stop (404 unless it is live): discovery at its next
+        query or charge, the check at its next charge (the model found is then kept,
+        unverified)."""
         run = self._runs.get(run_id)
         if run is None:
             raise WebProblem(404, f"no running discovery '{run_id[:20]}'", kind="not_found")
-        if not run.done and run.phase == "discovering":
+        if not run.done:
             run.cancel_requested = True
         return run
 
@@ -278,17 +311,22 @@ class Discoveries:
                 config = DiscoveryConfig(seed=p.seed, lifted_types=("cell",))
                 result, simulator = discover_game(
                     p.game, p.rows, p.cols, agent=p.agent, seed=p.seed, store=store,
-                    config=config, progress=progress, budget=Budget(max_seconds=self.seconds))
+                    config=config, progress=progress,
+                    budget=CancellableBudget(max_seconds=self.seconds, run=run))
             if simulator is not None and result.status.finished:
                 run.phase = "checking"
                 spec = get_game(p.game)
                 inputs = DiscoveryInputs(simulator, spec.vocabulary(), game_refine(p.game))
-                result = with_check(result, check(inputs, result))
+                # the checker under the run's budget, started afresh (and ended by a cancel)
+                result = with_check(result, check(inputs, result, CancellableBudget(
+                    max_seconds=self.seconds, run=run)))
             payload = result.to_dict()
             payload.update(game=p.game, grid=f"{p.rows}x{p.cols}", agent=p.agent,
                            pddl=render(result, "pddl"))
             run.result, run.simulator, run.payload = result, simulator, payload
             run.state = "finished" if result.status.finished else "budget_exhausted"
+            if run.cancel_requested:  # stopped in the check: the model stays, unverified
+                run.state = "cancelled"
         except Cancelled:
             run.state = "cancelled"  # the answers asked so far stay in the run's store
         except Exception as error:  # a run's thread must record why it ended, whatever it was

@@ -157,9 +157,10 @@ async def run_api(request: Request, run_id: str) -> dict[str, Any]:
 
 @router.post("/api/capabilities/runs/{run_id}/cancel", tags=["capabilities"])
 async def cancel_api(request: Request, run_id: str) -> dict[str, Any]:
-    """Cancel a running discovery: it stops at its next query (state ``cancelled``; the
-    answers asked so far stay in its store, so starting it again resumes). A run already
-    checking its answer finishes the check. 404 unless the run is live."""
+    """Cancel a running discovery: it stops at its next query, or its check at its next
+    step (state ``cancelled``; the answers asked so far stay in its store, so starting it
+    again resumes; a model found before the cancel is kept, unverified). 404 unless the
+    run is live."""
     run = await _quick(request, discoveries(request).cancel, run_id)
     return run.to_dict()
 
