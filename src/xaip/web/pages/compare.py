@@ -111,10 +111,20 @@ async def _compare(request: Request, kind: str, model: str, a: str, b: str,
         raise InputError(f"compare what? '{kind[:20]}' (one of {', '.join(KINDS)})")
     if kind == "balanced" and (a_veto or b_veto):
         raise InputError("vetoes go with explanations (kind=explain)")
-    left, right = await asyncio.gather(
+    choices = _choices(kind)
+    for side in (a, b):  # refused before any work starts
+        if side not in choices:
+            raise InputError(f"'{side[:30]}' is not one of {', '.join(choices)}")
+    bench(request).models.get(model)  # 404 for an unknown model, before any work
+    # Both sides to their end, even when one fails: a request never leaves work behind it
+    # on the pool for the next one to wait for.
+    outcomes: tuple[Any, Any] = await asyncio.gather(
         _side(request, kind, model, a, a_veto, asked),
-        _side(request, kind, model, b, b_veto, asked))
-    return left, right
+        _side(request, kind, model, b, b_veto, asked), return_exceptions=True)
+    for outcome in outcomes:
+        if isinstance(outcome, BaseException):
+            raise outcome
+    return outcomes[0], outcomes[1]
 
 
 def _defaults(kind: str, model: str, a: str, b: str) -> tuple[str, str, str]:
