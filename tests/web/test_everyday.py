@@ -104,13 +104,15 @@ def test_summary_picture_is_whole_and_chosen_subgoals_are_marked(page: Any, serv
     page.locator("#hierarchy g.node", has_text="(at station1)").click()
     page.wait_for_selector("text=to where?")
     chosen = page.locator("#hierarchy g.node.chosen")
-    assert chosen.count() == 1 and "(at station1)" in chosen.text_content()
+    # the chosen marks are set by the page's script after the swap: wait for them (5 s)
+    sync_api.expect(chosen).to_have_count(1)
+    assert "(at station1)" in chosen.text_content()
     button = page.locator("#drill a.chosen")
     assert button.inner_text() == "(at station1)"
     assert button.evaluate("b => getComputedStyle(b).outlineStyle") == "solid"
     page.locator("#hierarchy g.node", has_text="(at gate10)").click()
     page.wait_for_selector("#drill-result")
-    assert page.locator("#hierarchy g.node.chosen").count() == 2
+    sync_api.expect(page.locator("#hierarchy g.node.chosen")).to_have_count(2)
     stroke = page.locator("#hierarchy g.node.chosen > path, #hierarchy g.node.chosen > polygon"
                           ).first.evaluate("p => getComputedStyle(p).strokeWidth")
     assert stroke == "4px"
