@@ -180,6 +180,7 @@ def test_demo(capsys: pytest.CaptureFixture[str]) -> None:
     assert payload["validation"]["cost"] == payload["cost"]
     assert payload["explanation"]["verified"] is True
     assert payload["capabilities"]["consistent"] is True
+    assert payload["capabilities"]["verified"] is True  # checked against the simulator
     effects = {str(e) for c in payload["capabilities"]["capabilities"] for e in c["effects"]}
     assert {"(has_key)", "(escaped)"} <= effects  # the black-box side: key and door found
 
