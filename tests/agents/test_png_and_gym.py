@@ -1,4 +1,5 @@
-"""The PNG writer (checked by decoding the file by hand) and the Gymnasium adapter (fake env)."""
+"""The raw-frame PNG writer (checked by decoding the file by hand), the games' pictures and
+the Gymnasium adapter (fake env)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 from xaip.agents import GymSimulator, GymState, SearchAgent, execute
 from xaip.agents.envs import GAMES, make_game
-from xaip.agents.png import draw_cells, encode_png, pixels_to_bytes, write_png
+from xaip.agents.png import encode_png, pixels_to_bytes, write_png
 from xaip.errors import InputError
 
 
@@ -60,28 +61,30 @@ def test_png_rejects_bad_sizes() -> None:
         pixels_to_bytes([[(1, 2, 3)], [(1, 2, 3), (4, 5, 6)]])
 
 
-def test_draw_cells_colours_layers() -> None:
-    width, height, rgb = draw_cells(
-        2, 3, {(1, 2): [(255, 0, 0), (0, 0, 255)]}, cell=10, grid_line=None
-    )
-    assert (width, height) == (30, 20)
-
-    def pixel(x: int, y: int) -> tuple[int, ...]:
-        return tuple(rgb[3 * (y * width + x) : 3 * (y * width + x) + 3])
-
-    assert pixel(21, 11) == (255, 0, 0)  # outer layer of cell (1, 2)
-    assert pixel(25, 15) == (0, 0, 255)  # inner layer
-    assert pixel(5, 5) == (235, 235, 235)  # background
-
-
 @pytest.mark.parametrize("name", sorted(GAMES))
-def test_games_render_valid_pngs(name: str, tmp_path: Path) -> None:
+def test_games_render_pictures_people_read(name: str, tmp_path: Path) -> None:
+    from PIL import Image
+
+    from xaip.agents.pictures import state_grid, state_sheet
+
     game = make_game(name, 4, 5, seed=0)
-    path = tmp_path / f"{name}.png"
-    game.render_png(game.get_state(), path, cell=12)
-    width, height, rgb = read_png(path.read_bytes())
-    assert (width, height) == (5 * 12, 4 * 12)
-    assert len(set(rgb[i : i + 3] for i in range(0, len(rgb), 3))) >= 3  # several colours
+    state = game.get_state()
+    path, again = tmp_path / f"{name}.png", tmp_path / "again.png"
+    game.render_png(state, path)
+    game.render_png(state, again)
+    assert path.read_bytes() == again.read_bytes()
+    with Image.open(path) as picture:
+        width, height = picture.size
+        colours = picture.convert("RGB").getcolors(maxcolors=1 << 16) or []
+    # at least twice the old 24-pixel cells (120x96 for this grid), several colours
+    assert width >= 2 * 5 * 24 and height >= 2 * 4 * 24 and len(colours) >= 5
+    # every object on the board is named in its cell, every colour in the legend
+    grid = state_grid(game, state)
+    words = {word for look in grid.looks.values() for word in look.text.split("\n") if word}
+    assert words and words <= {word for _, word in game.LEGEND}
+    sheet = state_sheet(game, state, "t")
+    assert {key.label for key in sheet.legend} >= words
+    assert (grid.rows, grid.cols) == (4, 5) and grid.row_names and grid.col_names
 
 
 # --------------------------------------------------------------------------- gym adapter

@@ -1,18 +1,22 @@
-"""Pictures: belief films on grids as PNG frames and an animated GIF (decoded back here by
-an independent decoder), registered renderers."""
+"""Pictures: belief films on grids as a PNG grid of captioned frames and an animated GIF
+(decoded back by Pillow), registered renderers."""
 
 from __future__ import annotations
 
+import io
 import struct
-import zlib
 
+from PIL import Image as PILImage
+
+from xaip.figures import cell_size
 from xaip.observers.deception import bundled_grids, deceptive_plan, read_grid
 from xaip.observers.pictures import (
     belief_film,
     cell_of_name,
     deception_film,
-    encode_gif,
     film_gif,
+    film_sheet,
+    frame_grid,
     frame_images,
     frame_pngs,
 )
@@ -25,91 +29,47 @@ def _png_size(data: bytes) -> tuple[int, int]:
     return width, height
 
 
-def _png_pixels(data: bytes) -> bytes:
-    width, height = _png_size(data)
-    pos, idat = 8, b""
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos:pos + 4])
-        kind = data[pos + 4:pos + 8]
-        if kind == b"IDAT":
-            idat += data[pos + 8:pos + 8 + length]
-        pos += 12 + length
-    raw = zlib.decompress(idat)
-    stride = 3 * width
-    return b"".join(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)] for y in range(height))
-
-
-def _gif_decode(data: bytes) -> list[bytes]:
-    """A small GIF decoder written from the format description: every frame's RGB bytes."""
-    assert data[:6] == b"GIF89a"
-    width, height, packed = struct.unpack("<HHB", data[6:11])
-    size = 2 << (packed & 7)
-    palette = [data[13 + 3 * i:16 + 3 * i] for i in range(size)]
-    pos, frames = 13 + 3 * size, []
-    while data[pos] != 0x3B:
-        if data[pos] == 0x21:  # extension: skip its sub-blocks
-            pos += 2
-            while data[pos]:
-                pos += data[pos] + 1
-            pos += 1
-            continue
-        assert data[pos] == 0x2C
-        pos += 10
-        min_size = data[pos]
-        pos += 1
-        stream = b""
-        while data[pos]:
-            stream += data[pos + 1:pos + 1 + data[pos]]
-            pos += data[pos] + 1
-        pos += 1
-        clear, end = 1 << min_size, (1 << min_size) + 1
-        bitpos, out = 0, []
-        table: list[list[int]] = []
-        code_size, prev = min_size + 1, None
-        while True:
-            code = 0
-            for b in range(code_size):
-                byte = stream[(bitpos + b) // 8]
-                code |= ((byte >> ((bitpos + b) % 8)) & 1) << b
-            bitpos += code_size
-            if code == clear:
-                table = [[i] for i in range(clear)] + [[], []]
-                code_size, prev = min_size + 1, None
-                continue
-            if code == end:
-                break
-            if prev is None:
-                entry = table[code]
-            else:
-                entry = table[code] if code < len(table) else prev + [prev[0]]
-                table.append(prev + [entry[0]])
-                if len(table) == 1 << code_size and code_size < 12:
-                    code_size += 1
-            out += entry
-            prev = entry
-        assert len(out) == width * height
-        frames.append(b"".join(palette[i] for i in out))
+def _gif_frames(data: bytes) -> list[bytes]:
+    """Every frame of a GIF as RGB bytes (decoded by Pillow)."""
+    image = PILImage.open(io.BytesIO(data))
+    frames = []
+    for k in range(image.n_frames):
+        image.seek(k)
+        frames.append(image.convert("RGB").tobytes())
     return frames
 
 
-def test_gif_round_trips_through_an_independent_decoder():
-    grid = read_grid(bundled_grids()["corridor"])
+def test_gif_has_one_frame_per_step_each_the_frame_picture() -> None:
+    grid = read_grid(bundled_grids()["tiny"])
     film = deception_film(deceptive_plan(grid))
-    images = frame_images(film, cell=8)
-    decoded = _gif_decode(encode_gif(images))
-    assert len(decoded) == len(film.frames)
-    assert decoded == [rgb for _, _, rgb in images]
+    data = film_gif(film)
+    assert data[:6] == b"GIF89a" and data == film_gif(film)
+    decoded = _gif_frames(data)
+    images = frame_images(film)
+    assert len(decoded) == len(film.frames) == len(images)
+    # the palette keeps the flat colours: the robot's red is in every frame
+    assert all(bytes((210, 40, 40)) * 4 in frame for frame in decoded)
+    assert PILImage.open(io.BytesIO(data)).size == images[0][:2]
 
 
-def test_gif_encoder_handles_long_noisy_streams():
-    # many colours and a long stream: code widths grow to 12 bits and the table resets
-    import random
-
-    rng = random.Random(7)
-    colours = [bytes((i * 4, 255 - i * 4, (i * 37) % 256)) for i in range(64)]
-    width, height = 120, 100
-    rgb = b"".join(rng.choice(colours) for _ in range(width * height))
-    assert _gif_decode(encode_gif([(width, height, rgb)]))[0] == rgb
+def test_frames_are_captioned_with_steps_from_one_and_plausible_goals() -> None:
+    grid = read_grid(bundled_grids()["corridor"])
+    result = deceptive_plan(grid)
+    film = deception_film(result)
+    sheet = film_sheet(film)
+    captions = [panel.caption for panel in sheet.panels]
+    assert captions[0] == "start"
+    assert captions[1] == f"step 1: {result.plan[0]}"
+    assert captions[-1] == f"step {len(result.plan)}: {result.plan[-1]}"
+    assert all(panel.note.endswith(", ".join(frame.plausible))
+               for panel, frame in zip(sheet.panels, film.frames, strict=True))
+    assert "Deceptive path on corridor" in sheet.title
+    labels = {key.label for key in sheet.legend}
+    assert {"robot", "goal ruled out", "true goal (G)"} <= labels
+    # goal cells are named, the path numbered with the steps that reached each cell
+    last = frame_grid(film, len(film.frames) - 1)
+    assert last.looks[grid.goals()["A"]].text == "A"
+    assert last.looks[result.path[1]].text == "1" and last.looks[grid.start].text == "S"
 
 
 def test_deception_frames_show_robot_and_plausible_goals():
@@ -120,13 +80,14 @@ def test_deception_frames_show_robot_and_plausible_goals():
     # halfway the decoy is among the most probable goals, at the end only G
     assert "A" in film.frames[len(film.frames) // 2].plausible
     assert film.frames[-1].plausible == ("G",)
-    pngs = frame_pngs(film, cell=10)
-    assert len(pngs) == len(result.path)
-    assert _png_size(pngs[0]) == (grid.cols * 10, grid.rows * 10)
-    pixels = _png_pixels(pngs[0])
-    robot_pixel = 3 * ((grid.start[0] * 10 + 5) * grid.cols * 10 + grid.start[1] * 10 + 5)
-    assert pixels[robot_pixel:robot_pixel + 3] == bytes((210, 40, 40))
-    assert film_gif(film)[:6] == b"GIF89a"
+    assert frame_grid(film, 0).looks[grid.start].dot == (210, 40, 40)
+    pngs = frame_pngs(film)
+    assert len(pngs) == len(result.path) and pngs == frame_pngs(film)
+    # at least twice the old 16-pixel cells and 2680x96 strip's height; a grid of frames
+    assert cell_size(film_sheet(film)) >= 32
+    width, height = _png_size(render(film, "png"))
+    assert height >= 2 * 16 * grid.rows and width <= 1400
+    assert render(film, "png") == render(film, "png")
 
 
 def test_renderers_are_registered():
@@ -160,7 +121,11 @@ def test_belief_film_on_the_medkit_grid_counts_belief_states():
     assert film.frames[-1].robot == (3, 1)
     assert film.frames[-1].plausible == ("treated",)
     assert "belief state" in render(film, "text")
-    assert _png_size(render(film, "png"))[1] == 16 * film.rows
+    sheet = film_sheet(film)
+    assert len(sheet.panels) == len(plan) + 1
+    assert sheet.panels[3].caption == "step 3: pickup m1 c11"
+    assert sheet.panels[-1].note == "plan over; goals still possible: treated"
+    assert _png_size(render(film, "png"))[1] >= 2 * 16 * film.rows
 
 
 def test_cell_names():

@@ -708,7 +708,10 @@ def test_to_dict_and_dot() -> None:
 
     dot = render(graph, "dot")
     assert dot.startswith("digraph ") and dot.rstrip().endswith("}")
-    assert dot.count(" -> ") == len(graph.orderings)
+    graph_part, legend = dot.split('subgraph "cluster_legend"')  # the legend comes last
+    assert graph_part.count(" -> ") == len(graph.orderings)
+    # the legend explains every edge style the graph uses, in words
+    assert legend.count(" -> ") == len(kinds) and "gn: A holds right before B" in legend
     assert sum(1 for line in dot.splitlines()
                if line.strip().lstrip('"').startswith("L") and "label=" in line
                and "->" not in line) == len(graph.landmarks)

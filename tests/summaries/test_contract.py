@@ -68,7 +68,9 @@ def test_summary_renders_dot_and_svg() -> None:
     summary = summarize(airport())
     assert {"text", "json", "dot", "svg"} <= set(formats(summary))
     dot = render(summary, "dot")
-    assert dot.startswith("digraph") and dot.count("->") == 6
+    graph, legend = dot.split('subgraph "cluster_legend"')  # the legend comes last
+    assert dot.startswith("digraph") and graph.count("->") == 6
+    assert "a landmark of this policy only" in legend and legend.count("->") >= 1
     assert 'style="dashed"' in dot and '"palegreen"' in dot and '"lightblue"' in dot
     assert "<svg" in render(summary, "svg")
 

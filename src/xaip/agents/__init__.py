@@ -8,7 +8,9 @@
 - :mod:`xaip.agents.gym` — :class:`GymSimulator`, an adapter for Gymnasium-style
   environments with a state setter.
 - :mod:`xaip.agents.envs` — the paper's four games.
-- :mod:`xaip.agents.png` — a dependency-free PNG writer for pictures of states.
+- :mod:`xaip.agents.png` — a dependency-free PNG writer for a simulator's raw frames.
+- :mod:`xaip.agents.pictures` — pictures of game states people read (objects named,
+  numbered rows and columns, a legend), drawn through :mod:`xaip.figures`.
 """
 
 from __future__ import annotations

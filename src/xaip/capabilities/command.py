@@ -204,7 +204,7 @@ def _discover(args: argparse.Namespace) -> int:
     if args.pddl:
         write_output(args.pddl, payload["pddl"], (args.store,))
     if args.pictures and simulator is not None:
-        write_pictures(simulator, result.model, args.pictures)
+        write_pictures(simulator, result.model, args.pictures, spec.vocabulary())
     if args.json:
         print(json.dumps(payload, indent=2))
     else:

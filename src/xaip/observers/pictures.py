@@ -5,25 +5,39 @@ belief states put the robot in each cell, and the candidate goals still plausibl
 come from a deceptive path (:func:`deception_film`: the observer sees every move, goals
 are weighed by the cost-difference recogniser) or from any grid-like PDDL task with an
 observation model (:func:`belief_film`: beliefs tracked by
-:class:`~xaip.observers.beliefs.BeliefTracker`). :func:`frame_images` draws the frames
-with xaip's own PNG writer (:mod:`xaip.agents.png`) and :func:`film_gif` packs them into an
-animated GIF with the small LZW encoder below — no imaging dependency.
+:class:`~xaip.observers.beliefs.BeliefTracker`). :func:`film_png` draws every frame on
+one sheet (a grid of frames in reading order, each captioned with its step, numbered from 1,
+and the goals still plausible), :func:`film_gif` one frame per step as an animation; both
+through :mod:`xaip.figures` (matplotlib), with a title and a legend, so a person reads them
+without the docs.
 
-Colours: floor light grey, walls dark grey, belief cells blue (darker = more belief
-states there), the robot's path so far orange, the robot red, plausible goals green, goals
-ruled out grey, the true goal's marker framed in gold.
+Colours (the legend says so in every picture): floor light grey, walls dark grey, belief
+cells blue (darker = more belief states there, their number written in the cell), the
+robot's path so far orange (each cell numbered with the step that reached it), the robot a
+red disc, goal cells named, green while plausible and grey once ruled out, the true goal's
+cell framed in gold.
 """
 
 from __future__ import annotations
 
 import re
-import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from xaip.agents.png import Colour, draw_cells, encode_png
 from xaip.errors import InputError
+from xaip.figures import (
+    Colour,
+    Grid,
+    Key,
+    Look,
+    Sheet,
+    same_layout,
+    sheet_png,
+    sheet_rgb,
+    sheets_gif,
+)
+from xaip.planning.semantics import step_number
 from xaip.planning.task import Task, bits
 
 Cell = tuple[int, int]
@@ -58,7 +72,8 @@ class BeliefFrame:
 
 @dataclass(frozen=True)
 class BeliefFilm:
-    """The frames of one plan on one grid, with the goals' marker cells."""
+    """The frames of one plan on one grid, with the goals' marker cells; ``subtitle`` says
+    in a sentence what the observer sees (drawn under the pictures' title)."""
 
     title: str
     rows: int
@@ -67,12 +82,14 @@ class BeliefFilm:
     goals: Mapping[str, Cell | None]
     true_goal: str
     frames: tuple[BeliefFrame, ...]
+    subtitle: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"title": self.title, "rows": self.rows, "cols": self.cols,
                 "walls": sorted([list(w) for w in self.walls]),
                 "goals": {k: None if v is None else list(v) for k, v in self.goals.items()},
-                "true_goal": self.true_goal, "frames": [f.to_dict() for f in self.frames]}
+                "true_goal": self.true_goal, "subtitle": self.subtitle,
+                "frames": [f.to_dict() for f in self.frames]}
 
 
 # ----------------------------------------------------------------------- building films
@@ -91,8 +108,11 @@ def deception_film(result: Any) -> BeliefFilm:
         frames.append(BeliefFrame(step, None if step == 0 else result.plan[step - 1], cell,
                                   {cell: 1}, tuple(g for g, p in probs.items()
                                                    if p >= top - 1e-12)))
-    return BeliefFilm(f"deceptive path on {grid.name}", grid.rows, grid.cols, grid.walls,
-                      grid.goals(), "G", tuple(frames))
+    return BeliefFilm(f"Deceptive path on {grid.name}", grid.rows, grid.cols, grid.walls,
+                      grid.goals(), "G", tuple(frames),
+                      "The observer sees every move; plausible goals are the most probable "
+                      "ones (cost-difference recogniser). The robot deceives while a decoy "
+                      "is plausible.")
 
 
 _CELL_NAMES = (re.compile(r"^c(\d)(\d)$"), re.compile(r"^r(\d+)c(\d+)$"),
@@ -158,8 +178,10 @@ def belief_film(task: Task, plan: Sequence[str], model: Any, goals: Any,
     :class:`~xaip.observers.goals.GoalSet`. ``position`` is the predicate whose cell
     argument places the robot (default: :func:`position_predicate`). A goal is plausible
     at a step when some belief state can still reach it (exact over at most
-    ``max_states`` reachable states)."""
+    ``max_states`` reachable states); after the last step, when some belief state
+    satisfies it (the goals the answer reports as still possible)."""
     from xaip.observers.beliefs import BeliefTracker
+    from xaip.observers.goals import goals_in
 
     where = robot_cells(task, position)
     tracker = BeliefTracker(task, model)
@@ -191,12 +213,17 @@ def belief_film(task: Task, plan: Sequence[str], model: Any, goals: Any,
                 if i in where:
                     counts[where[i]] = counts.get(where[i], 0) + 1
         robot = next((where[i] for i in bits(state) if i in where), None)
-        plausible = tuple(g.name for g in goals.goals if g.reachable and
-                          reach.can_reach(belief, g.mask))
+        if step < len(beliefs) - 1:  # the plan goes on: goals some belief state can reach
+            plausible = tuple(g.name for g in goals.goals if g.reachable and
+                              reach.can_reach(belief, g.mask))
+        else:  # the plan is over: the goals some belief state satisfies (as the answer's)
+            plausible = goals_in(belief, goals.goals)
         frames.append(BeliefFrame(step, None if step == 0 else plan[step - 1], robot,
                                   counts, plausible))
-    return BeliefFilm(f"{model.name} watching {task.name}", rows, cols, frozenset(), markers,
-                      goals.true, tuple(frames))
+    return BeliefFilm(f"'{model.name}' watching {task.name}", rows, cols, frozenset(),
+                      markers, goals.true, tuple(frames),
+                      f"What observer '{model.name}' believes after each step: it sees "
+                      "only its observation tokens, not the robot.")
 
 
 class _Reach:
@@ -234,138 +261,106 @@ def _shade(count: int, most: int) -> Colour:
     return (int(210 - 150 * t), int(225 - 120 * t), 255)
 
 
-def frame_layers(film: BeliefFilm, index: int) -> dict[Cell, list[Colour]]:
-    """The coloured layers of frame ``index`` (bottom colour first, as
-    :func:`xaip.agents.png.draw_cells` draws them)."""
+def frame_grid(film: BeliefFilm, index: int) -> Grid:
+    """Frame ``index`` as a labelled grid: belief cells blue with how many belief states
+    put the robot there, the path so far orange with the step that reached each cell
+    (``S`` the start), goal cells named, green while plausible and grey once ruled out,
+    the true goal framed in gold, the robot a red disc. The caption names the step
+    (numbered from 1, :func:`~xaip.planning.semantics.step_number`) and its action; the
+    note lists the goals still plausible."""
     frame = film.frames[index]
     most = max(frame.belief_cells.values(), default=1)
-    layers: dict[Cell, list[Colour]] = {}
+    looks: dict[Cell, Look] = {}
     for r in range(film.rows):
         for c in range(film.cols):
-            layers[(r, c)] = [_WALL if (r, c) in film.walls else _FLOOR]
+            looks[(r, c)] = Look(_WALL if (r, c) in film.walls else _FLOOR)
+    for number, earlier in enumerate(film.frames[:index]):
+        if earlier.robot is not None:
+            looks[earlier.robot] = Look(_PATH, text="S" if number == 0 else str(number))
     for cell, count in frame.belief_cells.items():
-        layers[cell] = [_shade(count, most)]
-    for earlier in film.frames[:index]:
-        if earlier.robot is not None and earlier.robot not in frame.belief_cells:
-            layers[earlier.robot] = [_PATH]
+        looks[cell] = Look(_shade(count, most), text=str(count) if most > 1 else "")
     for name, marker in film.goals.items():
         if marker is None:
             continue
+        look = looks.get(marker, Look(_FLOOR))
         colour = _PLAUSIBLE if name in frame.plausible else _RULED_OUT
-        base = layers[marker][0]
-        layers[marker] = [_TRUE, colour] if name == film.true_goal else [base, colour]
+        looks[marker] = Look(look.fill, (colour,), text=name,
+                             outline=_TRUE if name == film.true_goal else None)
     if frame.robot is not None:
-        layers[frame.robot] = [*layers[frame.robot][:2], _ROBOT]
-    return layers
+        look = looks.get(frame.robot, Look(_FLOOR))
+        looks[frame.robot] = Look(look.fill, look.inner, _ROBOT, look.text, look.outline)
+    caption = "start" if index == 0 else \
+        f"step {step_number(index - 1)}: {frame.action or ''}".rstrip(": ")
+    plausible = ", ".join(frame.plausible) if frame.plausible else "none"
+    what = "goals still plausible" if index < len(film.frames) - 1 else \
+        "plan over; goals still possible"
+    return Grid(film.rows, film.cols, looks, caption=caption, note=f"{what}: {plausible}",
+                row_names=[str(r) for r in range(film.rows)],
+                col_names=[str(c) for c in range(film.cols)])
 
 
-def frame_images(film: BeliefFilm, cell: int = 24) -> list[tuple[int, int, bytes]]:
-    """Every frame as ``(width, height, rgb)``."""
-    return [draw_cells(film.rows, film.cols, frame_layers(film, i), cell=cell)
-            for i in range(len(film.frames))]
+def film_legend(film: BeliefFilm) -> list[Key]:
+    """What the colours of a frame mean."""
+    keys = [Key(_ROBOT, "robot", "dot"),
+            Key(_PATH, "path so far (number: the step that got there, S: start)"),
+            Key(_shade(1, 1), "observer thinks the robot may be here (number: belief "
+                "states)"),
+            Key(_PLAUSIBLE, "goal still plausible"), Key(_RULED_OUT, "goal ruled out"),
+            Key(_TRUE, f"true goal ({film.true_goal})", "frame")]
+    if film.walls:
+        keys.insert(0, Key(_WALL, "wall"))
+    return keys
 
 
-def frame_pngs(film: BeliefFilm, cell: int = 24) -> list[bytes]:
-    """Every frame as a PNG file's bytes."""
-    return [encode_png(w, h, rgb) for w, h, rgb in frame_images(film, cell)]
+def _lines(film: BeliefFilm) -> list[str]:
+    goals = ", ".join(film.goals) or "none"
+    return [film.subtitle or "What the observer believes after each step.",
+            f"Candidate goals: {goals}; the true goal is {film.true_goal}."]
 
 
-def strip_png(film: BeliefFilm, cell: int = 16) -> bytes:
-    """All frames side by side in one PNG (a gap column between frames)."""
-    images = frame_images(film, cell)
-    w, h = images[0][0], images[0][1]
-    gap = cell // 2
-    width = len(images) * (w + gap) - gap
-    rows = bytearray()
-    for y in range(h):
-        for index, (_, _, rgb) in enumerate(images):
-            rows += rgb[3 * w * y: 3 * w * (y + 1)]
-            if index < len(images) - 1:
-                rows += bytes((255, 255, 255)) * gap
-    return encode_png(width, h, bytes(rows))
+_NOTES = ("Rows and columns are numbered from 0 as in the cell names; steps from 1.",)
 
 
-def _lzw(indices: bytes, min_size: int) -> bytes:
-    """GIF's variable-width LZW (codes packed least significant bit first)."""
-    clear, end = 1 << min_size, (1 << min_size) + 1
-    out = bytearray()
-    acc = nbits = 0
-
-    def emit(code: int, size: int) -> None:
-        nonlocal acc, nbits
-        acc |= code << nbits
-        nbits += size
-        while nbits >= 8:
-            out.append(acc & 0xFF)
-            acc >>= 8
-            nbits -= 8
-
-    def fresh() -> dict[bytes, int]:
-        return {bytes([i]): i for i in range(clear)}
-
-    table, size, next_code = fresh(), min_size + 1, end + 1
-    emit(clear, size)
-    word = indices[:1]
-    for value in indices[1:]:
-        extended = word + bytes([value])
-        if extended in table:
-            word = extended
-            continue
-        emit(table[word], size)
-        if next_code < 4095:
-            table[extended] = next_code
-            next_code += 1
-            if next_code - 1 == 1 << size and size < 12:
-                size += 1
-        else:  # table full: start again
-            emit(clear, size)
-            table, size, next_code = fresh(), min_size + 1, end + 1
-        word = bytes([value])
-    if word:
-        emit(table[word], size)
-    emit(end, size)
-    if nbits:
-        out.append(acc & 0xFF)
-    return bytes(out)
+def film_sheet(film: BeliefFilm) -> Sheet:
+    """All frames of the film on one sheet, in reading order (left to right, then down)."""
+    return Sheet(f"{film.title}: {len(film.frames) - 1} step(s)",
+                 [frame_grid(film, i) for i in range(len(film.frames))],
+                 lines=_lines(film), legend=film_legend(film), notes=_NOTES)
 
 
-def encode_gif(frames: Sequence[tuple[int, int, bytes]], delay_cs: int = 60) -> bytes:
-    """An animated, looping GIF from RGB frames of one size (at most 256 colours)."""
-    if not frames:
-        raise InputError("a GIF needs at least one frame")
-    width, height = frames[0][0], frames[0][1]
-    palette: dict[bytes, int] = {}
-    for w, h, rgb in frames:
-        if (w, h) != (width, height):
-            raise InputError("GIF frames must all have one size")
-        for i in range(0, len(rgb), 3):
-            palette.setdefault(rgb[i:i + 3], len(palette))
-    if len(palette) > 256:
-        raise InputError(f"a GIF holds at most 256 colours, the frames use {len(palette)}")
-    depth = max(1, (len(palette) - 1).bit_length())
-    ordered = sorted(palette.items(), key=lambda item: item[1])
-    table = b"".join(colour for colour, _ in ordered) + \
-        b"\x00\x00\x00" * ((1 << depth) - len(palette))
-    out = bytearray(b"GIF89a")
-    out += struct.pack("<HHBBB", width, height, 0x80 | (depth - 1) << 4 | (depth - 1), 0, 0)
-    out += table
-    out += b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00"
-    min_size = max(2, depth)
-    for _, _, rgb in frames:
-        indices = bytes(palette[rgb[i:i + 3]] for i in range(0, len(rgb), 3))
-        out += b"\x21\xf9\x04\x04" + struct.pack("<H", delay_cs) + b"\x00\x00"
-        out += b"\x2c" + struct.pack("<HHHHB", 0, 0, width, height, 0)
-        data = _lzw(indices, min_size)
-        out.append(min_size)
-        for start in range(0, len(data), 255):
-            block = data[start:start + 255]
-            out.append(len(block))
-            out += block
-        out.append(0)
-    out.append(0x3B)
-    return bytes(out)
+def frame_sheet(film: BeliefFilm, index: int, cell: int = 0) -> Sheet:
+    """Frame ``index`` alone on a sheet (a frame of the animation, or one PNG per step)."""
+    size = cell or max(36, min(72, 520 // max(1, film.rows, film.cols)))
+    return Sheet(f"{film.title}: {_frame_title(film, index)}",
+                 [frame_grid(film, index)], lines=_lines(film), legend=film_legend(film),
+                 notes=_NOTES, cell=size)
 
 
-def film_gif(film: BeliefFilm, cell: int = 24, delay_cs: int = 60) -> bytes:
-    """The film as an animated GIF."""
-    return encode_gif(frame_images(film, cell), delay_cs)
+def _frame_title(film: BeliefFilm, index: int) -> str:
+    total = len(film.frames) - 1
+    return "start" if index == 0 else f"step {step_number(index - 1)} of {total}"
+
+
+def film_png(film: BeliefFilm) -> bytes:
+    """The film as one PNG: a grid of frames with step captions, a legend and a title."""
+    return sheet_png(film_sheet(film))
+
+
+def frame_sheets(film: BeliefFilm, cell: int = 0) -> list[Sheet]:
+    """Every frame alone on its sheet, all laid out alike (one size, parts in place)."""
+    return same_layout([frame_sheet(film, i, cell) for i in range(len(film.frames))])
+
+
+def frame_images(film: BeliefFilm, cell: int = 0) -> list[tuple[int, int, bytes]]:
+    """Every frame, alone on its sheet, as ``(width, height, rgb)`` (one size)."""
+    return [sheet_rgb(sheet) for sheet in frame_sheets(film, cell)]
+
+
+def frame_pngs(film: BeliefFilm, cell: int = 0) -> list[bytes]:
+    """Every frame, alone on its sheet, as a PNG file's bytes (one size)."""
+    return [sheet_png(sheet) for sheet in frame_sheets(film, cell)]
+
+
+def film_gif(film: BeliefFilm, cell: int = 0, delay_ms: int = 900) -> bytes:
+    """The film as an animated, looping GIF: one frame per step, the last one held."""
+    return sheets_gif(frame_sheets(film, cell), delay_ms=delay_ms)

@@ -11,6 +11,7 @@ or from its name.
 
 from __future__ import annotations
 
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from typing import Any
 from xaip.capabilities.discovery import DiscoveryResult
 from xaip.capabilities.model import Capability, CapabilityModel, Literal
 from xaip.capabilities.symbolic import LearnedModel
+from xaip.errors import InputError
+from xaip.figures import Colour, Sheet
 from xaip.planning.pddl.model import (
     OBJECT,
     Action,
@@ -193,13 +196,14 @@ def to_pddl(model: CapabilityModel) -> str:
     return write_domain(to_domain(model))
 
 
-def write_pictures(simulator: Any, model: CapabilityModel, directory: str | Path) \
-        -> list[Path]:
+def write_pictures(simulator: Any, model: CapabilityModel, directory: str | Path,
+                   vocabulary: Vocabulary | None = None) -> list[Path]:
     """One PNG per capability example: ``NAME-before.png`` and ``NAME-after.png`` in the
-    directory ``directory`` (created if missing). A path that exists and is not a
-    directory, or a directory that cannot be written, is bad input (never overwritten)."""
-    from xaip.errors import InputError
-
+    directory ``directory`` (created if missing), each titled with the capability and its
+    card, the cells its parameters stand for framed and named (found with ``vocabulary``,
+    see :func:`example_binding`), objects named and a legend (:func:`capability_png`).
+    A path that exists and is not a directory, or a directory that cannot be written, is
+    bad input (never overwritten)."""
     out: list[Path] = []
     folder = Path(directory)
     if folder.exists() and not folder.is_dir():
@@ -214,10 +218,116 @@ def write_pictures(simulator: Any, model: CapabilityModel, directory: str | Path
                 if state is None:
                     continue
                 path = folder / f"{_pddl_name(cap.name)}-{label}.png"
-                simulator.render_png(state, path)
+                path.write_bytes(capability_png(simulator, cap, label, vocabulary))
                 out.append(path)
     except OSError as exc:
         raise InputError(f"--pictures {folder}: cannot write ({exc.strerror or exc})") \
             from None
     return out
 
+
+def example_binding(capability: Capability, vocabulary: Vocabulary) -> dict[str, str]:
+    """Objects for the capability's parameters in its example: the first assignment (in
+    sorted order, by type) under which every precondition holds in the example's state
+    before and every effect in the state after, read through ``vocabulary``; ``{}`` when
+    there is no example, no parameter or no such assignment (then the picture names no
+    cell). Why search: discovery keeps the example states, not the binding that lifted
+    them, and a person needs to see which cell ``cell1`` is."""
+    if capability.example is None or not capability.parameters:
+        return {}
+    before, after = capability.example
+    if before is None or after is None:
+        return {}
+    try:
+        holds = [{(a.predicate, a.args) for a in vocabulary.abstract(state)}
+                 for state in (before, after)]
+        objects = vocabulary.objects(before)
+    except InputError:
+        return {}
+    pools = [sorted(o for o, t in objects.items() if t == kind or kind in (ANY, OBJECT))
+             for _, kind in capability.parameters]
+    names = [name for name, _ in capability.parameters]
+    checks = [(0, lit) for lit in capability.preconditions] + \
+        [(1, lit) for lit in capability.effects]
+    for tried, choice in enumerate(itertools.product(*pools)):
+        if tried >= 200_000:  # a picture is not worth a long search
+            break
+        binding = dict(zip(names, choice, strict=True))
+        if all(((lit.atom.predicate, tuple(binding.get(t, t) for t in lit.atom.args))
+                in holds[side]) == lit.positive for side, lit in checks):
+            return binding
+    return {}
+
+
+_BOUND: Colour = (200, 30, 160)
+
+
+def capability_png(simulator: Any, capability: Capability, which: str,
+                   vocabulary: Vocabulary | None = None) -> bytes:
+    """:func:`capability_sheet` as PNG bytes."""
+    from xaip.figures import sheet_png
+
+    return sheet_png(capability_sheet(simulator, capability, which, vocabulary))
+
+
+def capability_sheet(simulator: Any, capability: Capability, which: str,
+                     vocabulary: Vocabulary | None = None) -> Sheet:
+    """The capability's example state ``which`` (``before`` or ``after``) as a picture a
+    person reads: the capability's name and card as title and text, the example's
+    parameter cells framed and named, objects named (the vocabulary's ``at`` objects, or
+    the game's legend words), numbered rows and columns and a legend. Games without a
+    grid are drawn by their own ``render_png``, with the same title and text."""
+    from xaip.figures import Image, Key, Sheet
+
+    if capability.example is None:
+        raise InputError(f"capability {capability.name} has no example to draw")
+    state = capability.example[0 if which == "before" else 1]
+    binding = {} if vocabulary is None else example_binding(capability, vocabulary)
+    title = f"Capability {capability.name}: " + (
+        "before (the conditions hold)" if which == "before" else
+        "after (the agent acted; the effects hold)")
+    lines = [capability.text or card_text(capability, vocabulary)]
+    if binding:
+        lines.append("In this example " + ", ".join(
+            f"{term_text(v)} = {o}" for v, o in binding.items()) + ".")
+    if not hasattr(simulator, "cell_layers"):
+        return Sheet(title, [_own_picture(simulator, state, Image)], lines=lines)
+    from xaip.agents.pictures import state_sheet
+
+    board = simulator.board_of(state)
+    where = {name: divmod(index, board.cols) for index, name in enumerate(board.names)}
+    outlines: dict[tuple[int, int], Colour] = {}
+    corners: dict[tuple[int, int], str] = {}
+    for variable, obj in binding.items():
+        if obj in where:
+            outlines[where[obj]] = _BOUND
+            corners[where[obj]] = term_text(variable)
+    labels: dict[tuple[int, int], list[str]] | None = None
+    if vocabulary is not None and "at" in vocabulary:
+        try:
+            atoms = vocabulary.abstract(state, include_types=False)
+        except InputError:
+            atoms = frozenset()
+        else:
+            labels = {}
+            for atom in sorted(atoms, key=str):
+                if atom.predicate == "at" and len(atom.args) == 2 and atom.args[1] in where:
+                    labels.setdefault(where[atom.args[1]], []).append(atom.args[0])
+    extra = [Key(_BOUND, "a cell the capability's parameters name", "frame")] \
+        if outlines else []
+    return state_sheet(simulator, state, title, lines=lines, labels=labels,
+                       outlines=outlines, corners=corners, extra=extra)
+
+
+def _own_picture(simulator: Any, state: Any, image: Any) -> Any:
+    """A simulator's own ``render_png`` of ``state`` read back as a picture panel."""
+    import tempfile
+
+    from PIL import Image as PILImage
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "state.png"
+        simulator.render_png(state, path)
+        with PILImage.open(path) as picture:
+            rgb = picture.convert("RGB")
+            return image(rgb.width, rgb.height, rgb.tobytes())

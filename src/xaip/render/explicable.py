@@ -3,7 +3,8 @@
 Why here: results are plain data; what an unfinished or unverified answer may claim is
 decided once, in these renderers ("budget exhausted" is always said; "verified" only when
 the independent checker confirmed a finished answer). Grid plans (the restaurant's
-``move cXY cZW``) are also drawn as PNG: cells, and the passages between them.
+``move cXY cZW``) are also drawn as PNG: named cells, each move an arrow numbered with
+its step, barriers, a title, a legend (:mod:`xaip.figures`).
 """
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from xaip.agents.png import Colour, draw_cells, encode_png
 from xaip.errors import InputError
 from xaip.explicable.labels import LabelledPlan
 from xaip.explicable.results import DesignResult, ExplicablePlan, PlanDistances
-from xaip.planning.semantics import EMPTY_PLAN_NOTE
+from xaip.figures import Arrow, Colour, Grid, Key, Look, Sheet, sheet_png
+from xaip.planning.semantics import EMPTY_PLAN_NOTE, step_number
 from xaip.render import check_line, renderer
 from xaip.runtime import Status
 
@@ -111,90 +112,142 @@ def design_text(result: DesignResult) -> str:
 
 # ---------------------------------------------------------------- pictures (grid domains)
 
-_FLOOR: Colour = (235, 235, 235)
+_FLOOR: Colour = (236, 236, 236)
 _ROBOT: Colour = (40, 90, 220)
-_EXPECTED: Colour = (240, 150, 40)
+_EXPECTED: Colour = (225, 120, 20)
 _BARRIER: Colour = (200, 30, 30)
-_GAP: Colour = (255, 255, 255)
 _CELL = re.compile(r"^c(\d)(\d)$")
+_CELLS = re.compile(r"\bc(\d)(\d)\b")
+_Move = tuple[tuple[int, int], tuple[int, int]]
 
 
-def _grid_moves(plan: Sequence[str]) -> list[tuple[tuple[int, int], tuple[int, int]]]:
-    """The ``move cXY cZW`` steps of a plan as cell pairs (grid domains such as the
-    restaurant name their cells ``c<x><y>``)."""
+def _grid_moves(plan: Sequence[str]) -> list[tuple[int, _Move]]:
+    """The ``move cXY cZW`` steps of a plan as (step index, cell pair) (grid domains such
+    as the restaurant name their cells ``c<x><y>``)."""
     moves = []
-    for step in plan:
+    for index, step in enumerate(plan):
         words = step.split()
         if len(words) == 3 and words[0] == "move":
             a, b = _CELL.match(words[1]), _CELL.match(words[2])
             if a and b:
-                moves.append(((int(a[1]), int(a[2])), (int(b[1]), int(b[2]))))
+                moves.append((index, ((int(a[1]), int(a[2])), (int(b[1]), int(b[2])))))
     return moves
 
 
-def _panel(moves: list[tuple[tuple[int, int], tuple[int, int]]], colour: Colour,
-           barriers: list[tuple[tuple[int, int], tuple[int, int]]], size: int
-           ) -> dict[tuple[int, int], list[Colour]]:
-    """Cells of one panel: grid cell (x, y) at row 2*(size-1-y), column 2*x; a passage
-    between two cells at the position between them."""
-    def at(cell: tuple[int, int]) -> tuple[int, int]:
-        return 2 * (size - 1 - cell[1]), 2 * cell[0]
-
-    layers: dict[tuple[int, int], list[Colour]] = {}
-    for x in range(size):
-        for y in range(size):
-            layers[at((x, y))] = [_FLOOR]
-    for a, b in moves:
-        (ra, ca), (rb, cb) = at(a), at(b)
-        for pos in ((ra, ca), (rb, cb), ((ra + rb) // 2, (ca + cb) // 2)):
-            layers[pos] = [_FLOOR, colour]
-    for a, b in barriers:
-        (ra, ca), (rb, cb) = at(a), at(b)
-        layers[((ra + rb) // 2, (ca + cb) // 2)] = [_BARRIER]
-    return layers
-
-
-def _draw(panels: list[dict[tuple[int, int], list[Colour]]], size: int) -> bytes:
-    span = 2 * size - 1
-    combined: dict[tuple[int, int], list[Colour]] = {}
-    for index, layers in enumerate(panels):
-        for (r, c), colours in layers.items():
-            combined[(r, c + index * (span + 1))] = colours
-    cols = len(panels) * (span + 1) - 1
-    for r in range(span):
-        for index in range(1, len(panels)):
-            combined[(r, index * (span + 1) - 1)] = [_GAP]
-    w, h, rgb = draw_cells(span, cols, combined, background=(120, 120, 120), cell=20,
-                           grid_line=None)
-    return encode_png(w, h, rgb)
-
-
-def _size(*plans: Sequence[tuple[tuple[int, int], tuple[int, int]]]) -> int:
-    cells = [c for moves in plans for pair in moves for c in pair]
+def _size(*plans: Sequence[tuple[int, _Move]]) -> int:
+    cells = [c for moves in plans for _, pair in moves for c in pair]
     if not cells:
         raise InputError("only grid plans (steps 'move cXY cZW') can be drawn")
     return 1 + max(max(x, y) for x, y in cells)
 
 
+def _at(cell: tuple[int, int], size: int) -> tuple[int, int]:
+    """Grid cell ``c<x><y>`` at row ``size-1-y``, column ``x`` (y grows upwards)."""
+    return size - 1 - cell[1], cell[0]
+
+
+def _plan_grid(plan: Sequence[str], colour: Colour, size: int, caption: str,
+               barriers: Sequence[tuple[tuple[int, int], tuple[int, int]]] = ()) -> Grid:
+    """One plan on the grid: every cell named, each move an arrow numbered with its step
+    (from 1), the other steps written in the cell they act on, barriers as bars."""
+    acts: dict[tuple[int, int], list[str]] = {}
+    for index, step in enumerate(plan):
+        words = step.split()
+        if words and words[0] != "move":
+            for word in words[1:]:
+                match = _CELL.match(word)
+                if match:
+                    cell = (int(match[1]), int(match[2]))
+                    acts.setdefault(_at(cell, size), []).append(
+                        f"{step_number(index)} {words[0]}")
+    looks = {}
+    for x in range(size):
+        for y in range(size):
+            where = _at((x, y), size)
+            looks[where] = Look(_FLOOR, corner=f"c{x}{y}", foot=", ".join(acts.get(where, [])))
+    arrows = [Arrow(_at(a, size), _at(b, size), colour, step_number(index))
+              for index, (a, b) in _grid_moves(plan)]
+    bars = [(_at(a, size), _at(b, size), _BARRIER) for a, b in barriers
+            if abs(a[0] - b[0]) + abs(a[1] - b[1]) == 1]
+    return Grid(size, size, looks, caption=caption, arrows=arrows, bars=bars)
+
+
+def _cell(size: int) -> int:
+    """Cells big enough for their names, arrows, step numbers and actions."""
+    return max(56, min(110, 340 // size))
+
+
+def _numbered(plan: Sequence[str]) -> str:
+    return ", ".join(f"{step_number(i)} ({s})" for i, s in enumerate(plan)) or "(empty plan)"
+
+
 @renderer(ExplicablePlan, "png")
 def explicable_png(result: ExplicablePlan) -> bytes:
-    """The robot's plan (blue) beside the person's nearest expected plan (orange)."""
-    robot = _grid_moves(result.plan)
-    expected = _grid_moves(result.nearest_expected or ())
-    size = _size(robot, expected)
-    return _draw([_panel(robot, _ROBOT, [], size), _panel(expected, _EXPECTED, [], size)],
-                 size)
+    return sheet_png(explicable_sheet(result))
 
 
 @renderer(DesignResult, "png")
 def design_png(result: DesignResult) -> bytes:
-    """Each task's robot plan (blue) with the chosen barriers (red), side by side."""
+    return sheet_png(design_sheet(result))
+
+
+def explicable_sheet(result: ExplicablePlan) -> Sheet:
+    """The robot's plan (blue) beside the person's nearest expected plan (orange), each
+    move an arrow numbered with its step, cells named, with a title and a legend."""
+    if not result.has_plan:
+        raise InputError("there is no plan to draw")
+    expected = result.nearest_expected or ()
+    size = _size(_grid_moves(result.plan), _grid_moves(expected))
+    human = "the person's model cannot execute it" if result.human_cost is None else \
+        f"it costs {result.human_cost} in the person's model"
+    panels = [_plan_grid(result.plan, _ROBOT, size,
+                         f"the robot's plan (cost {result.robot_cost})"),
+              _plan_grid(expected, _EXPECTED, size, "the plan the person expects (nearest)"
+                         if result.nearest_expected is not None else
+                         "no plan the person expects")]
+    unfinished = "" if result.status != Status.BUDGET_EXHAUSTED else \
+        " Budget exhausted: the best plan among those scored so far."
+    lines = [f"Left, the robot's most explicable plan; right, the plan the person expects "
+             f"that is nearest to it ({result.distance} distance).{unfinished}",
+             f"Inexplicability {_number(result.inexplicability)}, explicability "
+             f"{result.score:.3f} (1 = exactly as expected); {human}."]
+    notes = [f"Robot: {_numbered(result.plan)}."]
+    if result.nearest_expected is not None:
+        notes.append(f"Expected: {_numbered(expected)}.")
+    notes.append("Cells c<x><y>: x grows to the right, y upwards; steps are numbered from 1.")
+    return Sheet("Most explicable plan", panels, lines=lines, notes=notes, cell=_cell(size),
+                 min_width=640,
+                 legend=[Key(_ROBOT, "robot's move (number: its step)", "line"),
+                         Key(_EXPECTED, "expected move (number: its step)", "line")])
+
+
+def design_sheet(result: DesignResult) -> Sheet:
+    """Each task's robot plan (blue, numbered) with the chosen barriers (red), side by
+    side, with a title saying the design and its objective, and a legend."""
     barriers = []
     for name in result.design:
-        cells = re.findall(r"c(\d)(\d)", name)
+        cells = _CELLS.findall(name)
         if len(cells) == 2:
             barriers.append(((int(cells[0][0]), int(cells[0][1])),
                              (int(cells[1][0]), int(cells[1][1]))))
     plans = [_grid_moves(task.plan) for task in result.tasks]
     size = _size(*plans)
-    return _draw([_panel(moves, _ROBOT, barriers, size) for moves in plans], size)
+    panels = [_plan_grid(task.plan, _ROBOT, size,
+                         f"{task.name} (p={task.probability:g}): cost "
+                         f"{_number(task.robot_cost)}, inexplicability "
+                         f"{_number(task.inexplicability)}", barriers)
+              for task in result.tasks]
+    chosen = ", ".join(result.design) if result.design else "no change"
+    unfinished = "" if result.status != Status.BUDGET_EXHAUSTED else \
+        " Budget exhausted: the best design among those evaluated so far."
+    lines = [f"Design: {chosen} (design cost {result.design_cost:g}).{unfinished}",
+             f"Objective {_number(result.objective)} against "
+             f"{_number(result.baseline_objective)} without design (horizon "
+             f"{result.horizon}); each task's robot plan under the design."]
+    notes = [f"{task.name}: {_numbered(task.plan)}." for task in result.tasks]
+    notes.append("Cells c<x><y>: x grows to the right, y upwards; steps are numbered from 1.")
+    legend = [Key(_ROBOT, "robot's move (number: its step)", "line")]
+    if barriers:
+        legend.append(Key(_BARRIER, "barrier placed by the design", "line"))
+    return Sheet("Environment design for explicability", panels, lines=lines, notes=notes,
+                 legend=legend, cell=_cell(size), min_width=640)

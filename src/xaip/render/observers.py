@@ -1,5 +1,6 @@
-"""English, PNG and GIF for the results of :mod:`xaip.observers`: legibility, obfuscation
-and scores (:class:`ObserverResult`), mixed observers, deceptive paths, lies and belief films.
+"""English, PNG and GIF (titled, labelled frames: :mod:`xaip.observers.pictures`) for the
+results of :mod:`xaip.observers`: legibility, obfuscation and scores
+(:class:`ObserverResult`), mixed observers, deceptive paths, lies and belief films.
 
 Why here: results are plain data; this module decides once what an answer may claim
 (a budget-exhausted search is said to be unfinished, "verified" only after the
@@ -9,10 +10,11 @@ first use for any type defined in ``xaip.observers``.
 
 from __future__ import annotations
 
+from xaip.observers import pictures
 from xaip.observers.deception import DeceptivePlan
 from xaip.observers.lies import WARNING, Lie
 from xaip.observers.mixed import MixedResult
-from xaip.observers.pictures import BeliefFilm, deception_film, film_gif, strip_png
+from xaip.observers.pictures import BeliefFilm, deception_film, film_gif
 from xaip.observers.results import ObserverResult
 from xaip.observers.sensors import tokens_text
 from xaip.planning.features import sentence
@@ -132,7 +134,7 @@ def deception_text(result: DeceptivePlan) -> str:
 
 @renderer(DeceptivePlan, "png")
 def deception_png(result: DeceptivePlan) -> bytes:
-    return strip_png(deception_film(result))
+    return pictures.film_png(deception_film(result))
 
 
 @renderer(Lie, "text")
@@ -162,7 +164,7 @@ def deception_gif(result: DeceptivePlan) -> bytes:
 
 @renderer(BeliefFilm, "png")
 def film_png(film: BeliefFilm) -> bytes:
-    return strip_png(film)
+    return pictures.film_png(film)
 
 
 @renderer(BeliefFilm, "gif")

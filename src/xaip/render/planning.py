@@ -100,7 +100,32 @@ def landmarks_dot(graph: LandmarkGraph) -> str:
     for ordering in graph.orderings:
         drawing.edge(f"L{ordering.before}", f"L{ordering.after}",
                      **_EDGE_STYLE[ordering.kind])
+    _landmark_keys(drawing, graph)
     return drawing.to_dot()
+
+
+#: What each ordering kind means, for the legend (A -> B).
+_EDGE_MEANING = {
+    "greedy-necessary": "gn: A holds right before B first becomes true",
+    "natural": "nat: A becomes true before B in every plan",
+    "reasonable": "r: making B true before A would be undone (a heuristic)",
+}
+
+
+def _landmark_keys(drawing: Graph, graph: LandmarkGraph) -> None:
+    """A legend with the node and edge styles this graph uses, in words."""
+    marks = [(any(lm.is_goal for lm in graph.landmarks), "a goal",
+              {"peripheries": "2"}),
+             (any(lm.is_initial for lm in graph.landmarks), "true in the initial state",
+              {"style": "rounded,filled", "fillcolor": "lightgrey"}),
+             (any(not lm.causal for lm in graph.landmarks), "only a side effect",
+              {"style": "rounded,dashed"})]
+    for used, meaning, attributes in marks:
+        if used:
+            drawing.key(meaning, edge=False, **attributes)
+    for kind in _EDGE_STYLE:
+        if any(o.kind == kind for o in graph.orderings):
+            drawing.key(_EDGE_MEANING[kind], edge=True, **_EDGE_STYLE[kind])
 
 
 @renderer(ModelDiff, "text")

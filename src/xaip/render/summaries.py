@@ -278,9 +278,29 @@ def landmark_graph(
             graph.node(f"F{f}", str(facts[f]), fillcolor="white")
         else:
             graph.node(f"F{f}", str(facts[f]), fillcolor="lightblue")
-    for a, b in sorted(transitive_reduction(shown, set(kind))):
+    edges = sorted(transitive_reduction(shown, set(kind)))
+    for a, b in edges:
         graph.edge(f"F{a}", f"F{b}", **_EDGE_STYLE[kind[(a, b)]])
+    _keys(graph, shown, landmarks, model_facts, {kind[e] for e in edges})
     return graph
+
+
+def _keys(graph: Graph, shown: Sequence[int], landmarks: LandmarkSet, model: set[int],
+          kinds: set[str]) -> None:
+    """A legend with the node colours and edge styles this drawing uses, in words."""
+    goal = [f for f in shown if f in landmarks.goal]
+    rest = [f for f in shown if f not in landmarks.goal]
+    if goal:
+        graph.key("a goal", edge=False, fillcolor="palegreen", peripheries="2")
+    if any(f in model for f in rest):
+        graph.key("a landmark of the model too", edge=False, fillcolor="white")
+    if any(f not in model for f in rest):
+        graph.key("a landmark of this policy only", edge=False, fillcolor="lightblue")
+    meaning = {"greedy-necessary": "holds right before the next first becomes true",
+               "natural": "becomes true before the next on every run"}
+    for kind, style in _EDGE_STYLE.items():
+        if kind in kinds:
+            graph.key(meaning[kind], edge=True, **style)
 
 
 @renderer(PolicySummary, "dot")

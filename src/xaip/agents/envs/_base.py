@@ -16,7 +16,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from xaip.agents.agents import astar
 from xaip.agents.envs._grid import Board
-from xaip.agents.png import Colour, write_cells_png
+from xaip.agents.png import Colour
 from xaip.errors import InputError
 from xaip.runtime.budget import Budget
 
@@ -45,6 +45,9 @@ class GridGame(ABC, Generic[S]):
 
     name: ClassVar[str]
     ACTIONS: ClassVar[tuple[str, ...]]
+    #: What the colours of :meth:`cell_layers` are, as the words a picture writes in the
+    #: cells and its legend (the vocabulary's object names where there is one).
+    LEGEND: ClassVar[tuple[tuple[Colour, str], ...]] = ()
 
     def __init__(
         self,
@@ -165,9 +168,15 @@ class GridGame(ABC, Generic[S]):
         step = self.step
         return [(a, step(state, a)) for a in self.actions(state)]
 
-    def render_png(self, state: S, path: str | Path, cell: int = 24) -> None:
-        board = self.board_of(state)
-        write_cells_png(path, board.rows, board.cols, self.cell_layers(state), cell=cell)
+    def render_png(self, state: S, path: str | Path, cell: int = 0) -> None:
+        """A picture of ``state`` people read: objects named in their cells, numbered
+        rows and columns, the status line and a legend (:mod:`xaip.agents.pictures`);
+        ``cell`` is the cells' size in pixels (0: chosen from the grid's size)."""
+        from xaip.agents.pictures import state_sheet
+        from xaip.figures import sheet_png
+
+        sheet = state_sheet(self, state, f"{self.name}: a state", cell=cell)
+        Path(path).write_bytes(sheet_png(sheet))
 
     def base_layers(self, board: Board) -> dict[tuple[int, int], list[Colour]]:
         """Floor and walls for every cell."""

@@ -124,6 +124,8 @@ class CookMePasta(GridGame[PastaState]):
 
     name = "cookmepasta"
     ACTIONS = DIRECTIONS
+    LEGEND = ((PLAYER, "player"), *zip(COLOURS, INGREDIENTS, strict=True),
+              (COOKED_PASTA, "pasta, cooked"), (MEAL, "meal"), (KEY, "key"), (DOOR, "door"))
 
     # ----------------------------------------------------------------- rules
 

@@ -85,6 +85,8 @@ class Snowman(GridGame[SnowmanState]):
 
     name = "snowman"
     ACTIONS = (*DIRECTIONS, "use")
+    LEGEND = ((PLAYER, "player"), *zip(PIECE_COLOURS, PIECES, strict=True), (GOAL, "goal"),
+              (KEY, "key"), (DOOR, "door"))
 
     # ----------------------------------------------------------------- rules
 

@@ -88,6 +88,7 @@ class Zelda(GridGame[ZeldaState]):
 
     name = "zelda"
     ACTIONS = (*DIRECTIONS, "use")
+    LEGEND = ((PLAYER, "link"), (MONSTER, "ganon"), (KEY, "key"), (DOOR, "door"))
 
     def __init__(
         self,
