@@ -80,11 +80,22 @@ def test_games_render_pictures_people_read(name: str, tmp_path: Path) -> None:
     assert width >= 2 * 5 * 24 and height >= 2 * 4 * 24 and len(colours) >= 5
     # every object on the board is named in its cell, every colour in the legend
     grid = state_grid(game, state)
-    words = {word for look in grid.looks.values() for word in look.text.split("\n") if word}
+    words = {word.removeprefix("+ ") for look in grid.looks.values()
+             for word in look.text.split("\n") if word}
     assert words and words <= {word for _, word in game.LEGEND}
     sheet = state_sheet(game, state, "t")
     assert {key.label for key in sheet.legend} >= words
     assert (grid.rows, grid.cols) == (4, 5) and grid.row_names and grid.col_names
+
+
+def test_what_the_player_carries_is_written_under_its_name() -> None:
+    from xaip.agents.envs.zelda import Zelda
+    from xaip.agents.pictures import state_grid
+
+    game = Zelda(level="#..d\n>.g.\n....\n; has_key=1")
+    grid = state_grid(game, game.get_state())
+    assert grid.looks[(1, 0)].text == "link\n+ key" and grid.looks[(1, 0)].dot is not None
+    assert grid.looks[(1, 2)].text == "ganon" and grid.looks[(0, 3)].text == "door"
 
 
 # --------------------------------------------------------------------------- gym adapter

@@ -33,8 +33,8 @@ def state_grid(game: Any, state: Any, *, caption: str = "", note: str = "",
                corners: Mapping[Cell, str] | None = None) -> Grid:
     """``state`` of ``game`` (a :class:`~xaip.agents.envs._base.GridGame`) as a grid:
     the game's colours (the player a disc, other objects squares), each cell's objects
-    named (``labels`` per cell, else the ``LEGEND`` word of each colour), ``outlines``
-    framing cells and ``corners`` naming them."""
+    named (``labels`` per cell, else the ``LEGEND`` word of each colour), what the player
+    carries written ``+ key``, ``outlines`` framing cells and ``corners`` naming them."""
     from xaip.agents.envs._base import PLAYER, WALL
 
     board = game.board_of(state)
@@ -45,10 +45,14 @@ def state_grid(game: Any, state: Any, *, caption: str = "", note: str = "",
         fill, rest = colours[0], [tuple(x) for x in colours[1:]]
         dot = PLAYER if PLAYER in rest else None
         inner = tuple(x for x in rest if x != PLAYER)
+        # layers above the player are what it carries (the games append them last)
+        carried = rest[rest.index(PLAYER) + 1:] if dot else []
         if labels is not None:
-            text = "\n".join(labels.get((r, c), ()))
+            names = list(labels.get((r, c), ()))
         else:
-            text = "\n".join(words.get(x, "") for x in rest if words.get(x))
+            names = [words[x] for x in rest[:len(rest) - len(carried)] if words.get(x)
+                     and x != PLAYER] + ([words[PLAYER]] if dot and PLAYER in words else [])
+        text = "\n".join([*names, *(f"+ {words[x]}" for x in carried if x in words)])
         outline = (outlines or {}).get((r, c))
         corner = (corners or {}).get((r, c), "")
         looks[(r, c)] = Look(tuple(fill), inner[-2:] if dot else inner[-3:], dot, text,
