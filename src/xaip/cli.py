@@ -70,6 +70,7 @@ COMMAND_MODULES = (
     "xaip.balanced.command",
     "xaip.observers.command",
     "xaip.web.command",
+    "xaip.examples_command",
 )
 
 
