@@ -166,6 +166,9 @@ def test_gif_frames_share_one_palette_loop_and_hold_the_last() -> None:
 
     first = np.asarray(PILImage.open(io.BytesIO(data)).convert("RGB"))
     assert int((first == ROBOT).all(axis=2).sum()) > 100
+    assert tuple(first[0, 0]) == (255, 255, 255)  # the paper stays white
+    drawn = np.frombuffer(rgb, dtype=np.uint8).reshape(height, width, 3)
+    assert (first == drawn).all(axis=2).mean() > 0.97  # only anti-aliased edges move
 
 
 def test_frames_of_different_sizes_are_padded() -> None:
@@ -180,6 +183,19 @@ def test_bad_sheets_are_input_errors() -> None:
         sheet_png(Sheet("nothing", []))
     with pytest.raises(InputError):
         sheets_gif([])
+    huge = Grid(3000, 3000, {})
+    with pytest.raises(InputError, match="too big to draw"):
+        sheet_png(Sheet("huge", [huge]))
+
+
+def test_a_long_film_on_a_big_grid_shrinks_its_cells_and_drops_cell_words() -> None:
+    from xaip.figures import MAX_HEIGHT, TEXT_CELL, _layout
+
+    looks = {(r, c): Look(FLOOR, text="x") for r in range(30) for c in range(40)}
+    sheet = Sheet("long", [Grid(30, 40, looks, caption="step")] * 40)
+    layout = _layout(sheet)
+    assert layout.height <= MAX_HEIGHT and layout.cell < 28
+    assert layout.cell < TEXT_CELL and "x" not in texts(sheet)
 
 
 def test_threads_draw_the_same_bytes() -> None:

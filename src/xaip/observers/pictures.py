@@ -330,7 +330,7 @@ def film_sheet(film: BeliefFilm) -> Sheet:
 
 def frame_sheet(film: BeliefFilm, index: int, cell: int = 0) -> Sheet:
     """Frame ``index`` alone on a sheet (a frame of the animation, or one PNG per step)."""
-    size = cell or max(36, min(72, 520 // max(1, film.rows, film.cols)))
+    size = cell or max(20, min(72, 560 // max(1, film.rows, film.cols)))
     return Sheet(f"{film.title}: {_frame_title(film, index)}",
                  [frame_grid(film, index)], lines=_lines(film), legend=film_legend(film),
                  notes=_NOTES, cell=size)
