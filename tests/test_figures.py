@@ -223,3 +223,19 @@ def test_the_cli_and_the_renderers_import_no_matplotlib() -> None:
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0, run.stderr[-600:]
+
+
+def test_names_from_users_files_are_drawn_literally_and_quietly(recwarn) -> None:
+    from xaip.observers.pictures import BeliefFilm, BeliefFrame, film_png
+
+    odd = ["$\\frac{1}{$", "$x$", "🤖 ü 中", "%s {0} \\n"]
+    looks = {(0, c): Look(FLOOR, text=name) for c, name in enumerate(odd)}
+    sheet = Sheet(f"goal {odd[1]}", [Grid(1, 4, looks, caption=odd[0])],
+                  legend=[Key(WALL, odd[2])])
+    drawn = texts(sheet)
+    assert all(name in drawn for name in odd)
+    assert sheet_png(sheet)[:8] == b"\x89PNG\r\n\x1a\n"
+    frame = BeliefFrame(0, None, (0, 0), {(0, 0): 1}, ("$x$",))
+    film = BeliefFilm("$x$ watching", 2, 2, frozenset(), {"$x$": (1, 1)}, "$x$", (frame,))
+    assert film_png(film)[:4] == b"\x89PNG"
+    assert not [w for w in recwarn.list if "matplotlib" in str(w.filename)]

@@ -30,6 +30,7 @@ import io
 import math
 import textwrap
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -59,9 +60,11 @@ MAX_WIDTH = 1400
 _LABELS = 24  # room for row and column names beside a grid
 
 _LOCK = threading.RLock()
+#: Our settings over matplotlib's defaults. ``text.parse_math`` off: names come from users'
+#: files, and "$x$" in a goal's name is a name, not a formula (nor a parse error).
 _RC: dict[str, Any] = {"font.family": "DejaVu Sans", "font.size": TEXT_PT, "savefig.dpi": DPI,
        "figure.dpi": DPI, "path.simplify": False, "svg.hashsalt": "xaip",
-       "axes.linewidth": 0.8}
+       "axes.linewidth": 0.8, "text.parse_math": False, "text.usetex": False}
 
 
 def rgb(colour: Colour) -> tuple[float, float, float]:
@@ -305,8 +308,11 @@ def _layout_with(sheet: Sheet, cell: int) -> _Layout:
 @contextmanager
 def _matplotlib() -> Iterator[Any]:
     """matplotlib, imported on first use, with the default style plus ours (so a user's
-    ``matplotlibrc`` never changes a picture), under the one drawing lock."""
-    with _LOCK:
+    ``matplotlibrc`` never changes a picture), under the one drawing lock. Its warnings
+    (a glyph DejaVu Sans lacks, in a name from a user's file) are not the user's business:
+    the character is drawn as a box and nothing is printed."""
+    with _LOCK, warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         import matplotlib
         from matplotlib import style
 
