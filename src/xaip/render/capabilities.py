@@ -327,7 +327,11 @@ def _own_picture(simulator: Any, state: Any, image: Any) -> Any:
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "state.png"
-        simulator.render_png(state, path)
+        try:
+            simulator.render_png(state, path)
+        except (NotImplementedError, AttributeError) as exc:
+            raise InputError(f"simulator {getattr(simulator, 'name', '?')} cannot draw its "
+                             f"states (render_png: {exc or type(exc).__name__})") from None
         with PILImage.open(path) as picture:
             rgb = picture.convert("RGB")
             return image(rgb.width, rgb.height, rgb.tobytes())
