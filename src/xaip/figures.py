@@ -254,6 +254,26 @@ def _layout(sheet: Sheet) -> _Layout:
         cell = max(MIN_CELL, int(cell * 0.8))
 
 
+def _entry_width(key: Key) -> float:
+    """A legend entry's width in pixels: swatch, gap, its words (estimated)."""
+    return 40 + len(key.label) * 0.60 * SMALL_PT * DPI / 72
+
+
+def _legend_columns(keys: Sequence[Key], width: float) -> int:
+    """The most columns (entries in rows, left to right) whose widest entries fit."""
+    for columns in range(len(keys), 1, -1):
+        widths = [max(_entry_width(k) for k in keys[c::columns]) for c in range(columns)]
+        if sum(widths) <= width:
+            return columns
+    return 1
+
+
+def _legend_x(keys: Sequence[Key], columns: int) -> list[float]:
+    """Each legend column's left edge (pixels from the margin)."""
+    widths = [max(_entry_width(k) for k in keys[c::columns]) for c in range(columns)]
+    return [sum(widths[:c]) for c in range(columns)]
+
+
 def _layout_with(sheet: Sheet, cell: int) -> _Layout:
     sizes = [_panel_size(p, cell, sheet.scale) for p in sheet.panels]
     pw = max((w for w, _ in sizes), default=200)
@@ -290,9 +310,7 @@ def _layout_with(sheet: Sheet, cell: int) -> _Layout:
     legend_cols = 0
     legend_rows = 0
     if sheet.legend:
-        longest = max(len(k.label) for k in sheet.legend)
-        entry_w = 40 + longest * 0.60 * SMALL_PT * DPI / 72
-        legend_cols = max(1, min(len(sheet.legend), int(text_width // entry_w)))
+        legend_cols = _legend_columns(sheet.legend, text_width)
         legend_rows = math.ceil(len(sheet.legend) / legend_cols)
         y += legend_rows * 22 + 12
     notes = [w for note in sheet.notes for w in wrap(note, text_width, SMALL_PT)]
@@ -486,9 +504,9 @@ def _legend(ax: Axes, sheet: Sheet, layout: _Layout) -> None:
     """The legend in rows of ``legend_cols`` entries: a swatch, then its meaning."""
     from matplotlib.patches import Circle, Rectangle
 
-    column = (layout.width - 2 * MARGIN) / layout.legend_cols
+    left = _legend_x(sheet.legend, layout.legend_cols)
     for k, key in enumerate(sheet.legend):
-        x = MARGIN + (k % layout.legend_cols) * column
+        x = MARGIN + left[k % layout.legend_cols]
         y = layout.legend_y + (k // layout.legend_cols) * 22
         colour = rgb(key.colour)
         if key.kind == "dot":

@@ -33,8 +33,9 @@ def state_grid(game: Any, state: Any, *, caption: str = "", note: str = "",
                corners: Mapping[Cell, str] | None = None) -> Grid:
     """``state`` of ``game`` (a :class:`~xaip.agents.envs._base.GridGame`) as a grid:
     the game's colours (the player a disc, other objects squares), each cell's objects
-    named (``labels`` per cell, else the ``LEGEND`` word of each colour), what the player
-    carries written ``+ key``, ``outlines`` framing cells and ``corners`` naming them."""
+    named (``labels`` per cell where given, else the ``LEGEND`` word of each colour), what
+    the player carries written ``+ key``, ``outlines`` framing cells and ``corners``
+    naming them."""
     from xaip.agents.envs._base import PLAYER, WALL
 
     board = game.board_of(state)
@@ -47,9 +48,8 @@ def state_grid(game: Any, state: Any, *, caption: str = "", note: str = "",
         inner = tuple(x for x in rest if x != PLAYER)
         # layers above the player are what it carries (the games append them last)
         carried = rest[rest.index(PLAYER) + 1:] if dot else []
-        if labels is not None:
-            names = list(labels.get((r, c), ()))
-        else:
+        names = list((labels or {}).get((r, c), ()))
+        if not names:  # no object named here: what the colours are (a door, the goal)
             names = [words[x] for x in rest[:len(rest) - len(carried)] if words.get(x)
                      and x != PLAYER] + ([words[PLAYER]] if dot and PLAYER in words else [])
         text = "\n".join([*names, *(f"+ {words[x]}" for x in carried if x in words)])
