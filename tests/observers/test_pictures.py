@@ -133,3 +133,14 @@ def test_cell_names():
     assert cell_of_name("r3c14") == (3, 14)
     assert cell_of_name("cell-2-5") == (2, 5)
     assert cell_of_name("kitchen") is None
+
+
+def test_path_cells_carry_the_step_that_moved_the_robot_there() -> None:
+    from xaip.observers.pictures import BeliefFilm, BeliefFrame
+
+    cells = [(0, 0), (0, 1), (0, 1), (1, 1)]  # step 2 acts in place (a pickup)
+    frames = tuple(BeliefFrame(i, None if i == 0 else f"a{i}", cell, {cell: 1}, ())
+                   for i, cell in enumerate(cells))
+    film = BeliefFilm("t", 2, 2, frozenset(), {}, "g", frames)
+    last = frame_grid(film, 3)
+    assert last.looks[(0, 0)].text == "S" and last.looks[(0, 1)].text == "1"

@@ -274,9 +274,13 @@ def frame_grid(film: BeliefFilm, index: int) -> Grid:
     for r in range(film.rows):
         for c in range(film.cols):
             looks[(r, c)] = Look(_WALL if (r, c) in film.walls else _FLOOR)
+    before: Cell | None = None
     for number, earlier in enumerate(film.frames[:index]):
-        if earlier.robot is not None:
-            looks[earlier.robot] = Look(_PATH, text="S" if number == 0 else str(number))
+        if earlier.robot is not None:  # numbered with the step that moved it there
+            shown = looks[earlier.robot].text if earlier.robot == before else \
+                ("S" if number == 0 else str(number))
+            looks[earlier.robot] = Look(_PATH, text=shown)
+        before = earlier.robot
     for cell, count in frame.belief_cells.items():
         looks[cell] = Look(_shade(count, most), text=str(count) if most > 1 else "")
     for name, marker in film.goals.items():
