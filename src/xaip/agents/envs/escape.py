@@ -77,7 +77,7 @@ class Escape(GridGame[EscapeState]):
 
     name = "escape"
     ACTIONS = DIRECTIONS
-    LEGEND = ((PLAYER, "player"), (BLOCK, "block"), (HOLE, "hole"), (CHEESE, "cheese (goal)"))
+    LEGEND = ((PLAYER, "player"), (BLOCK, "block"), (HOLE, "hole"), (CHEESE, "goal"))
 
     def __init__(
         self,
