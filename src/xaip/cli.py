@@ -41,6 +41,7 @@ from xaip.planning.heuristics import HEURISTICS
 from xaip.planning.search import ALGORITHMS
 from xaip.render import render
 from xaip.runtime import Status
+from xaip.runtime.progress import report as show_progress
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -147,6 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo = sub.add_parser("demo", help="plan, validate and explain the bundled example")
     _json_arg(demo)
     demo.set_defaults(handler=_cmd_demo)
+    for command in sub.choices.values():  # progress on stderr, off with --quiet (or --json)
+        if "--quiet" not in command._option_string_actions:
+            command.add_argument("--quiet", action="store_true",
+                                 help="no progress bar or notes on stderr")
     return parser
 
 
@@ -167,6 +172,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
     if args.output:
         check_output(args.output, (args.domain, args.problem))
+    show_progress(None, "plan", 0, 2, "searching")  # the command's progress bar (stderr)
     result = plan_files(
         args.domain,
         args.problem,
@@ -187,6 +193,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     if args.check and result.status.finished:
         from xaip.planning.check import check_plan
 
+        show_progress(None, "plan", 1, 2, "checking the answer")
         domain, problem = _load(args.domain, args.problem)
         report = check_plan(domain, problem, result, args.cost_bound, budget_from(args))
         verified = report.ok is True
@@ -218,7 +225,9 @@ def _cmd_landmarks(args: argparse.Namespace) -> int:
         check_output(args.dot, (args.domain, args.problem))
     clock = budget_from(args).start()  # one budget over grounding and the landmarks
     domain, problem = _load(args.domain, args.problem)
+    show_progress(None, "landmarks", 0, 2, "grounding")
     task = ground(domain, problem, budget=clock)  # BudgetExhausted: exit 1 via _run
+    show_progress(None, "landmarks", 1, 2, "finding landmarks and orderings")
     graph = find_landmarks(task, method=args.method, budget=clock.remaining())
     if args.dot:
         write_output(args.dot, render(graph, "dot"), (args.domain, args.problem))
@@ -283,13 +292,19 @@ def _limit_memory(megabytes: int | None) -> int | None:
 
 def _run(handler: Handler, args: argparse.Namespace) -> int:
     from xaip.runtime.budget import reading_deadline
+    from xaip.runtime.progress import command_progress
     from xaip.sidefiles import recording
 
     # --max-seconds covers reading the inputs too (the workbench's is per request)
     seconds = None if args.command == "serve" else getattr(args, "max_seconds", None)
+    quiet = bool(getattr(args, "quiet", False))
+    progress: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
+    if args.command != "serve":  # a bar on stderr after 1 s (xaip.runtime.progress)
+        progress = command_progress(f"xaip {args.command}", notices=not quiet,
+                                    show=not (quiet or getattr(args, "json", False)))
     try:
-        with recording(), reading_deadline(seconds):  # recording: no output over an input
-            return handler(args)
+        with recording(), reading_deadline(seconds), progress:  # recording: no output
+            return handler(args)                                 # over an input
     except BrokenPipeError:
         # The reader went away (``xaip ... | head``): stop quietly, as Unix tools do.
         with contextlib.suppress(OSError):

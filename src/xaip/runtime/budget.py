@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from xaip.errors import BudgetExhausted
 from xaip.runtime.executors import on_worker_start
+from xaip.runtime.progress import clock_started
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class BudgetClock:
         )
         self._max_nodes = budget.max_nodes
         self.exhausted = False
+        clock_started(self)  # the CLI's progress bar counts this clock's nodes
 
     def charge(self, nodes: int = 1) -> bool:
         """Count ``nodes`` more; return ``True`` while the budget still holds."""

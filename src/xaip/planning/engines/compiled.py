@@ -25,7 +25,6 @@ import importlib
 import math
 import struct
 import threading
-import warnings
 import weakref
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -39,6 +38,7 @@ from xaip.planning.search.preferred import use_preferred
 from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
 from xaip.runtime import Budget, Status
+from xaip.runtime.progress import notice
 
 if TYPE_CHECKING:
     from xaip import _core as _core_module
@@ -235,16 +235,17 @@ def preferred_engine(search: str | None = None, heuristic: str | None = None) ->
     """The compiled engine when ``xaip._core`` is built, else the builtin engine.
 
     Why here: callers that want "the fastest engine available" should not repeat the check.
-    The fallback is announced once per process (a :class:`RuntimeWarning`), so a user whose
-    install could not compile the extension learns why planning is slow without being told
-    on every call.
+    The fallback is announced once per process (:func:`xaip.runtime.progress.notice`: one
+    ``xaip: note:`` line under the CLI, a :class:`RuntimeWarning` in the library), so a user
+    whose install could not compile the extension learns why planning is slow without being
+    told on every call.
     """
     global _warned
     if core_available():
         return CompiledEngine(search, heuristic)
     if not _warned:
         _warned = True
-        warnings.warn("the compiled search core xaip._core is not built (no C compiler at "
-                      "install time?); using the slower pure-Python engine", RuntimeWarning,
-                      stacklevel=2)
+        notice("the compiled search core is not built (no C compiler when xaip was "
+               "installed?), so planning uses the slower pure-Python engine; install a C "
+               "compiler and reinstall xaip to get it")
     return BuiltinEngine(search, heuristic)
