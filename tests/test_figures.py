@@ -70,10 +70,10 @@ def texts(sheet: Sheet) -> list[str]:
     """Every string matplotlib draws for ``sheet`` (its text artists)."""
     from matplotlib.text import Text
 
-    from xaip.figures import _matplotlib, _paint
+    from xaip.figures.draw import matplotlib_lock, paint
 
-    with _matplotlib():
-        figure = _paint(sheet)
+    with matplotlib_lock():
+        figure = paint(sheet)
         return [t.get_text() for t in figure.findobj(Text) if t.get_text()]
 
 
@@ -116,14 +116,15 @@ def test_title_band_has_ink_only_when_there_is_a_title() -> None:
 
 
 def test_cells_have_their_colours_and_the_grid_its_size() -> None:
-    from xaip.figures import _LABELS, _layout
+    from xaip.figures import LABELS
+    from xaip.figures.layout import lay_out
 
     sheet = sample()
-    layout = _layout(sheet)
+    layout = lay_out(sheet)
     width, height, rgb = sheet_rgb(sheet)
     assert (width, height) == (layout.width, layout.height)
     box = layout.panels[0][0]
-    x0, y0 = box.x + _LABELS, box.y + _LABELS
+    x0, y0 = box.x + LABELS, box.y + LABELS
 
     def centre(r: int, c: int, dx: float = 0.5, dy: float = 0.5) -> tuple[int, ...]:
         x, y = int(x0 + (c + dx) * 50), int(y0 + (r + dy) * 50)
@@ -132,18 +133,18 @@ def test_cells_have_their_colours_and_the_grid_its_size() -> None:
     assert centre(1, 1) == WALL
     assert centre(2, 0, 0.2, 0.2) == FLOOR
     assert centre(2, 3, 0.5, 0.35) == ROBOT  # the disc, above its label
-    assert box.w == 4 * 50 + _LABELS and box.h == 3 * 50 + _LABELS
+    assert box.w == 4 * 50 + LABELS and box.h == 3 * 50 + LABELS
 
 
 def test_panels_wrap_into_rows_in_reading_order() -> None:
-    from xaip.figures import _layout
+    from xaip.figures.layout import lay_out
 
     one = sample().panels[0]
     sheet = Sheet("many", [one] * 7)
-    boxes = [box for box, _, _ in _layout(sheet).panels]
+    boxes = [box for box, _, _ in lay_out(sheet).panels]
     assert boxes[0].y == boxes[1].y and boxes[0].x < boxes[1].x  # left to right ...
     assert boxes[-1].y > boxes[0].y  # ... then down
-    assert _layout(sheet).width <= 1400
+    assert lay_out(sheet).width <= 1400
 
 
 def test_gif_frames_share_one_palette_loop_and_hold_the_last() -> None:
@@ -189,11 +190,12 @@ def test_bad_sheets_are_input_errors() -> None:
 
 
 def test_a_long_film_on_a_big_grid_shrinks_its_cells_and_drops_cell_words() -> None:
-    from xaip.figures import MAX_HEIGHT, TEXT_CELL, _layout
+    from xaip.figures import MAX_HEIGHT, TEXT_CELL
+    from xaip.figures.layout import lay_out
 
     looks = {(r, c): Look(FLOOR, text="x") for r in range(30) for c in range(40)}
     sheet = Sheet("long", [Grid(30, 40, looks, caption="step")] * 40)
-    layout = _layout(sheet)
+    layout = lay_out(sheet)
     assert layout.height <= MAX_HEIGHT and layout.cell < 28
     assert layout.cell < TEXT_CELL and "x" not in texts(sheet)
 
