@@ -156,8 +156,10 @@ def test_watch_a_discovery_finish(page: Any, server: str, shots: Path) -> None:
     page.wait_for_selector("#run-state:has-text('finished')", timeout=90_000)
     cards = page.locator(".capability-card")
     assert cards.count() >= 3
-    image = page.locator(".capability-card img").first
-    assert image.evaluate("img => img.complete && img.naturalWidth > 0")
+    # pictures are drawn on request (matplotlib, a few tenths of a second each): wait for one
+    page.wait_for_function("() => { const img = document.querySelector('.capability-card img');"
+                           " return img && img.complete && img.naturalWidth > 0; }",
+                           timeout=60_000)
     snap(page, shots, "capabilities")
 
 
