@@ -13,7 +13,9 @@
                  [--human-problem FILE] [--plan FILE] [--omission-only]
 
 Pictures (grid domains and deceptive paths): ``--picture FILE`` writes the belief film as
-one PNG strip, ``--animation FILE`` as an animated GIF; neither ever overwrites an input.
+one PNG, a grid of frames each captioned with its step (from 1) and the goals still
+plausible, under a title and above a legend; ``--animation FILE`` one frame per step as an
+animated GIF; neither ever overwrites an input.
 Lies (book §9.3) refuse to run without ``--allow-untruthful`` and are labelled untruthful
 in text and JSON.
 
@@ -109,7 +111,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="deceptive: recogniser's beta")
     p.add_argument("--picture", default=None, metavar="FILE",
                    help="grid domains and deceptive paths: the observer's belief over time "
-                        "as a PNG strip (one frame per step)")
+                        "as a PNG, one captioned frame per step")
     p.add_argument("--animation", default=None, metavar="FILE",
                    help="the same frames as an animated GIF")
     p.add_argument("--position", default=None, metavar="PREDICATE",
