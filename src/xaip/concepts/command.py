@@ -140,9 +140,17 @@ def run(args: argparse.Namespace) -> int:
         teaching = _teach(query, result, args)
         emit(args, teaching.to_dict(), render(teaching))
         result = teaching.final
-    else:
-        emit(args, result.to_dict(), render(result))
+    else:  # the question first: both action sequences, as the answer's steps count them
+        asked = (f"The agent's plan ({_steps(query.plan)}): {', '.join(query.plan)}\n"
+                 f"Your alternative, the foil ({_steps(query.foil)}): "
+                 f"{', '.join(query.foil) or '(no actions)'}\n")
+        emit(args, {**result.to_dict(), "plan": list(query.plan), "foil": list(query.foil)},
+             asked + render(result))
     return EXIT_OK if result.status == Status.FOUND and result.verified else EXIT_NEGATIVE
+
+
+def _steps(actions: tuple[str, ...]) -> str:
+    return f"{len(actions)} step{'' if len(actions) == 1 else 's'}"
 
 
 def _teach(query: object, result: object, args: argparse.Namespace) -> Any:

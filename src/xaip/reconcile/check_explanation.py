@@ -178,8 +178,8 @@ def _minimal(session: _Session, complete: str, explains: object) -> CheckReport:
                           for e in report.counterexample)
         return CheckReport(False, f"{complete}; but a cheaper edit set also explains the "
                                   f"plan: {shown or 'no edits at all'}")
-    return CheckReport(True, f"{complete}; minimal ({report.nodes} edit sets examined "
-                             f"below its cost, {took:.2f} s)")
+    return CheckReport(True, f"{complete}; minimal (no cheaper edit set explains it: "
+                             f"{report.nodes} examined, {took:.2f} s)")
 
 
 def _monotonic(session: _Session, complete: str) -> CheckReport:
@@ -239,8 +239,10 @@ def _patches(session: _Session, outcome: CheckResult, method: str) -> CheckRepor
     if set(result.edits) != wanted:
         return CheckReport(False, f"the edits are not the {result.type.upper()}: "
                                   f"{len(result.edits)} given, {len(wanted)} by definition")
+    optimal = "optimal" if outcome.complete else "not optimal"
     return CheckReport(True, f"exactly the {result.type.upper()}'s {len(wanted)} edits; "
-                             f"complete={outcome.complete} ({outcome.reason}; {method})")
+                             f"afterwards the plan is {optimal} for the human "
+                             f"({outcome.reason}; {method})")
 
 
 def _contrastive(session: _Session) -> CheckReport:

@@ -21,6 +21,11 @@ _MARK: Colour = (220, 30, 30)
 _STEP = {"up": (-1, 0), "down": (1, 0), "left": (0, -1), "right": (0, 1)}
 
 
+#: The result's status in words (the JSON keeps the status names).
+_OUTCOME = {"found": "answer found", "no_explanation": "no answer in these concepts",
+            "budget_exhausted": "budget exhausted"}
+
+
 @renderer(WhyNot, "text")
 def why_not_text(result: WhyNot) -> str:
     lines = [result.text]
@@ -35,7 +40,8 @@ def why_not_text(result: WhyNot) -> str:
                             else f" (confidence {claim.confidence:.4f})"))
     how = "on fresh samples" if result.env == "montezuma" else "by exhaustive enumeration"
     checked = f"verified {how}" if result.verified else "not verified"
-    lines.append(f"  {result.samples} samples, {result.seconds:.3f} s, {result.status}, "
+    outcome = _OUTCOME.get(str(result.status), str(result.status).replace("_", " "))
+    lines.append(f"  {result.samples} samples drawn in {result.seconds:.3f} s; {outcome}, "
                  f"{checked}")
     if result.verification and (not result.verified or "own classifiers" in
                                 result.verification):

@@ -30,11 +30,18 @@ def _steps(plan: tuple[str, ...]) -> str:
     return " ".join(f"({s})" for s in plan)
 
 
+#: Effort counters in words, singular and plural (the JSON keeps the keys).
+_EFFORT_WORDS = {"nodes": ("search node", "search nodes"),
+                 "planner_calls": ("planner call", "planner calls"),
+                 "cache_hits": ("answer reused from the cache", "answers reused from the cache")}
+
+
 def _effort(stats: Mapping[str, int | float], seconds: float) -> str:
-    parts = [f"{value} {name.replace('_', ' ')}" for name, value in stats.items()
-             if not name.endswith("seconds")]
+    parts = [f"{value} {_EFFORT_WORDS[name][value != 1]}" if name in _EFFORT_WORDS
+             else f"{name.replace('_', ' ')}: {value}"
+             for name, value in stats.items() if not name.endswith("seconds")]
     check = stats.get("check_seconds")
-    timing = f"{seconds:.3f} s" + (f" (check {check:.3f} s)" if check is not None else "")
+    timing = f"{seconds:.3f} s" + (f" (the check {check:.3f} s)" if check is not None else "")
     return ", ".join([*parts, timing])
 
 
@@ -59,24 +66,38 @@ def explanation_text(result: Explanation) -> str:
         if result.status.finished:
             lines.append(_nothing_to_explain(result))
     else:
-        lines.append(f"{result.type.upper()} explanation ({result.size} of "
-                     f"{result.difference_size} differences):")
+        lines.append(f"{_TYPE_NAMES.get(result.type, 'Explanation')} (--type {result.type}): "
+                     f"{result.size} of the {result.difference_size} differences between the "
+                     "two models:")
         lines.extend(f"  - {text}" for text in result.sentences())
         if result.expected_plan_after and result.status.finished:
             lines.append(f"With these, the plan the human expected "
                          f"{result.expected_plan_after}.")
+    # "complete" (the JSON's word): the plan is optimal in the human's updated model
     if result.complete is None:
-        complete = "Complete: unknown (the budget ran out before it was established)"
+        complete = ("Whether the plan is then optimal for the human: unknown (the budget ran "
+                    "out before it was established).")
     elif result.type in ("contrastive", "approx", "ppe"):
         # these types do not claim completeness: say what it is, and that it is not claimed
-        complete = (f"Plan optimal for the human afterwards: {result.complete} "
-                    f"({_NOT_CLAIMED[result.type]} does not claim it)")
+        complete = (f"Afterwards the plan is optimal for the human: "
+                    f"{'yes' if result.complete else 'no'} ({_NOT_CLAIMED[result.type]} "
+                    "does not claim it).")
+    elif result.complete:
+        complete = "With these, the plan is optimal in the human's model too."
     else:
-        complete = f"Complete: {result.complete}"
-    lines.append(f"{complete}; {_effort(result.stats, result.seconds)}.")
+        complete = "Even with these, the plan is not optimal in the human's model."
+    lines.append(complete)
+    lines.append(f"Effort: {_effort(result.stats, result.seconds)}.")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
+
+#: Each explanation type's name in words (``--type`` and the JSON keep the abbreviation).
+_TYPE_NAMES = {"mce": "Minimally complete explanation",
+               "mme": "Minimally monotonic explanation", "ppe": "Plan patch explanation",
+               "mpe": "Model patch explanation",
+               "approx": "Approximate minimally complete explanation",
+               "contrastive": "Contrastive explanation"}
 
 _NOT_CLAIMED = {"contrastive": "a contrastive explanation", "approx": "an approximate MCE",
                 "ppe": "a plan patch"}
@@ -111,15 +132,30 @@ def conformant_text(result: ConformantExplanation) -> str:
         return ("Conformant explanation: budget exhausted before one was found "
                 f"({_effort(result.stats, result.seconds)}); raise --max-nodes/--max-seconds.")
 
-    def value(x: float | None) -> str:
-        return "?" if x is None else f"{x:.3g}"
+    def value(x: float | None) -> str:  # robustness: the probability mass, as a share
+        return "?" if x is None else f"{x:.3g}" if 0 < x < 0.001 else f"{x:.1%}"
 
-    lines = [f"Conformant explanation ({result.size} edit(s); robustness "
-             f"{value(result.robustness_before)} -> {value(result.robustness)}, "
-             f"{'verified' if result.verified else 'NOT verified'}):"]
-    lines += [f"  [{e.label}] {e.text}" for e in result.edits]
+    lines = [f"Conformant explanation ({_count(result.size, 'edit')}): the plan was optimal "
+             f"in {value(result.robustness_before)} of the models the person may have in "
+             f"mind, and is in {value(result.robustness)} afterwards "
+             f"({'verified' if result.verified else 'NOT verified'}):"]
+    lines += [_labelled(e.label, e.text) for e in result.edits]
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
+
+
+#: The book's edit labels in words: what the person believed before the edit (the JSON
+#: keeps the labels).
+_LABEL_WORDS = {"add-known": "new to you", "remove-known": "you were sure of the opposite",
+                "add-annot": "you were unsure", "remove-annot": "you were unsure"}
+
+
+def _labelled(label: str, text: str) -> str:
+    return f"  - {text}  ({_LABEL_WORDS.get(label, label)})"
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}{'' if number == 1 else 's'}"
 
 
 def policy_lines(node: PolicyNode, indent: str = "") -> list[str]:
@@ -139,8 +175,8 @@ def conditional_text(result: ConditionalExplanation) -> str:
     if result.policy is None or result.expected_statements is None:
         return ("Conditional explanation: budget exhausted before a policy was found "
                 f"({_effort(result.stats, result.seconds)}); raise --max-nodes/--max-seconds.")
-    return "\n".join([f"Conditional explanation (expected statements "
-                      f"{result.expected_statements:.3g}, "
+    return "\n".join([f"Conditional explanation (a dialogue: {result.expected_statements:.3g} "
+                      "statements expected on average, "
                       f"{'verified' if result.verified else 'NOT verified'}):",
                       *policy_lines(result.policy, "  "),
                       check_line(result.verified, result.check, result.status)])
@@ -153,7 +189,7 @@ def anytime_text(result: AnytimeExplanation) -> str:
                 f"({len(result.questions)} question(s) asked); raise "
                 "--max-nodes/--max-seconds.")
     return "\n".join(["Anytime explanation:",
-                      *(f"  [{e.label}] {e.text}" for e in result.edits),
+                      *(_labelled(e.label, e.text) for e in result.edits),
                       check_line(result.verified, result.check, result.status)])
 
 
