@@ -57,8 +57,12 @@ def test_bundled_example_in_text(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run([], capsys)
     assert code == 0
     assert "First get to the bus stop, then get to station 1" in out
-    assert "Proposition 3: hierarchical value 8.8 vs policy value 8.8: equal" in out
-    assert "Check against the policy graph (complete): exact" in out
+    assert ("Value check: pursuing the subgoals one after another costs 8.8, the policy "
+            "8.8: equal") in out
+    assert "the exact method's subgoals are exactly right" in out
+    assert "In what order (6 of the 21 orderings shown; 15 follow from these):" in out
+    for internal in ("D(M)", "Proposition 3", "Complete: True"):  # JSON keeps the names
+        assert internal not in out
 
 
 def test_json_has_the_documented_fields(capsys: pytest.CaptureFixture[str]) -> None:

@@ -33,11 +33,18 @@ _EDGE_STYLE: dict[str, dict[str, str]] = {
     "greedy-necessary": {"style": "solid", "penwidth": "2"},
     "natural": {"style": "dashed"},
 }
+#: The landmark sets in words (the JSON and ``--compilation`` keep the paper's names:
+#: ``concise`` is D(M), ``complete`` is D(M)^c, ``model`` the determinisation's).
 _LABEL = {
-    "concise": "Policy landmarks, D(M):",
-    "complete": "Policy landmarks, D(M)^c:",
-    "model": "Model landmarks:",
+    "concise": "Subgoals of this policy (quick method: all real, some may be missing)",
+    "complete": "Subgoals of this policy (exact method)",
+    "model": "Subgoals every policy has (the task's own landmarks)",
 }
+_SOURCE = {"concise": "the quick method's subgoals", "complete": "the exact method's subgoals",
+           "model": "the task's own landmarks"}
+#: What each ordering says, as the drawing's legend says it.
+_ORDER = {"greedy-necessary": "{a} holds right before {b} first becomes true",
+          "natural": "{a} becomes true before {b} on every run"}
 
 
 # --------------------------------------------------------------------------- English
@@ -165,7 +172,8 @@ def _timing(graph: PolicyGraph, fact: int, others: list[int], numbered: dict[int
 @renderer(PolicySummary, "text")
 def summary_text(summary: PolicySummary) -> str:
     """The text report: the English summary, then the landmark sets, orderings, hierarchy,
-    Proposition 3, the checks and the timings."""
+    the value check (the paper's Proposition 3), the checks and the timings, in words (the
+    paper's names are in the JSON)."""
     facts = summary.task.facts
 
     def names(items: Sequence[int]) -> str:
@@ -177,37 +185,45 @@ def summary_text(summary: PolicySummary) -> str:
     graph = summary.graph
     if graph is not None:
         lines.append(f"Policy: {summary.policy_source}; {len(graph.states)} reachable "
-                     f"states, {len(graph.dead_ends)} dead ends, {len(graph.unhandled)} "
-                     "unhandled")
+                     f"states, {len(graph.dead_ends)} of them dead ends, "
+                     f"{len(graph.unhandled)} where the policy has no action")
     for s in (summary.concise, summary.complete, summary.model):
         if s is not None:
             note = "" if s.complete else " (budget ran out: may be incomplete)"
-            lines.append(f"{_LABEL[s.source]} {s.count}: {names(s.subgoals)}{note}")
+            lines.append(f"{_LABEL[s.source]}, {s.count}: {names(s.subgoals)}{note}")
     chosen = summary.policy_landmarks
     if chosen is not None and chosen.complete:
         shown = [f for f in chosen.facts if f not in chosen.initial]
         kinds = {(o.before, o.after): o.kind for o in chosen.orderings}
         reduced = sorted(transitive_reduction(shown, set(kinds)),
                          key=lambda e: (shown.index(e[0]), shown.index(e[1])))
-        lines.append(f"Orderings ({summary.compilation}, {len(chosen.orderings)} in all, "
-                     "implied ones omitted):")
-        lines += [f"  {facts[a]} -> {facts[b]} ({kinds[(a, b)]})"
-                  for a, b in reduced] or ["  none"]
+        among = sum(1 for a, b in kinds if a in shown and b in shown)
+        why = [f"{among - len(reduced)} follow from these"] if among > len(reduced) else []
+        if len(kinds) > among:
+            why.append(f"{len(kinds) - among} involve facts true from the start")
+        lines.append(f"In what order ({len(reduced)} of the {len(kinds)} orderings shown"
+                     + (f"; {' and '.join(why)}):" if why else "):"))
+        lines += ["  " + _ORDER.get(kinds[(a, b)], "{a} before {b} (" + kinds[(a, b)] + ")")
+                  .format(a=facts[a], b=facts[b]) for a, b in reduced] or ["  none"]
     if summary.hierarchy is not None:
-        lines.append(f"Hierarchy: chain {names(summary.hierarchy.chain)}; dropped "
-                     f"{names(summary.hierarchy.dropped)}")
+        lines.append(f"The summary's chain of subgoals: {names(summary.hierarchy.chain)}; "
+                     f"left out of the chain: {names(summary.hierarchy.dropped)}")
     value = summary.value
     if value is not None:
         lines.append(
-            f"Proposition 3: hierarchical value {value.hierarchical:.6g} vs policy value "
-            f"{value.policy:.6g}: {'equal' if value.equal else 'DIFFERENT'}"
+            f"Value check: pursuing the subgoals one after another costs "
+            f"{value.hierarchical:.6g}, the policy {value.policy:.6g}: "
+            f"{'equal' if value.equal else 'DIFFERENT'}"
         )
     for check in summary.checks:
-        verdict = "exact" if check.exact else ("sound" if check.sound else "UNSOUND")
+        verdict = ("are exactly right" if check.exact else "are all real" if check.sound
+                   else "are NOT all real (unsound)")
         extra = ""
         if check.missing_landmarks and check.sound:
-            extra = f", misses {len(check.missing_landmarks)} of {check.exact_landmarks}"
-        lines.append(f"Check against the policy graph ({check.source}): {verdict}{extra}")
+            extra = (f", but {len(check.missing_landmarks)} of the policy's "
+                     f"{check.exact_landmarks} are missing")
+        lines.append(f"Check on every reachable state: "
+                     f"{_SOURCE.get(check.source, check.source)} {verdict}{extra}")
     lines.append(_status_line(summary))
     timings = ", ".join(f"{k} {v:.3f} s" for k, v in summary.timings.items())
     lines.append(f"Time: {summary.seconds:.3f} s ({timings})" if timings
@@ -223,7 +239,7 @@ def _status_line(summary: PolicySummary) -> str:
     if not summary.status.finished:
         return f"Status: budget exhausted (during {summary.stopped_in}); not verified"
     if summary.verified:
-        return "Status: found; verified independently on the policy graph"
+        return "Status: found; verified independently on the policy's reachable states"
     if summary.check_details.startswith(CHECKER_BUDGET):
         return f"Status: found; {summary.check_details}"
     if summary.check_details:
