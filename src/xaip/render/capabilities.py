@@ -99,6 +99,12 @@ def card_text(capability: Capability, vocabulary: Vocabulary | None = None) -> s
     return f"{head} agent can act so that {_join(eff) or 'nothing changes'}."
 
 
+#: Why a fact's role stayed open, in words (the JSON keeps the reason names).
+_OPEN_WORDS = {"unobservable": "that no query can observe",
+               "ambiguous": "that the agent's answers did not decide",
+               "never-true": "that never held in any state seen"}
+
+
 def card(capability: Capability) -> str:
     """A multi-line card: name, parameters, when, then, and what stayed open."""
     lines = [f"Capability {capability.name}"
@@ -109,8 +115,11 @@ def card(capability: Capability) -> str:
         reasons: dict[str, int] = {}
         for t in capability.open:
             reasons[t.reason] = reasons.get(t.reason, 0) + 1
-        lines.append(f"  ({len(capability.open)} atoms left open: " + ", ".join(
-            f"{n} {r}" for r, n in sorted(reasons.items())) + "; see --json)")
+        count = len(capability.open)
+        lines.append(f"  ({count} fact{'' if count == 1 else 's'} not settled, written as "
+                     "the likeliest: " + "; ".join(
+                         f"{n} {_OPEN_WORDS.get(r, r)}" for r, n in sorted(reasons.items()))
+                     + "; --json lists them)")
     if not capability.reliable:
         lines.append("  unreliable: " + "; ".join(capability.notes))
     return "\n".join(lines)
