@@ -29,6 +29,10 @@ def _number(value: float | None) -> str:
     return "infinite" if value is None else f"{value:g}"
 
 
+def _plans(number: int, kind: str) -> str:
+    return f"{number} {kind} plan{'' if number == 1 else 's'}"
+
+
 @renderer(PlanDistances, "text")
 def distances_text(result: PlanDistances) -> str:
     w = result.weights
@@ -60,15 +64,17 @@ def explicable_text(result: ExplicablePlan) -> str:
         lines.append("The person's model cannot execute it.")
     else:
         lines.append(f"It costs {result.human_cost} in the person's model.")
-    lines.append(f"Inexplicability ({result.distance} distance): "
-                 f"{_number(result.inexplicability)}; explicability {result.score:.4f}.")
+    lines.append(f"Inexplicability, its distance from the nearest plan the person expects "
+                 f"({result.distance} distance): {_number(result.inexplicability)}; "
+                 f"explicability {result.score:.4f} (1 is exactly as expected).")
     if result.nearest_expected is not None:
         lines.append(f"Nearest expected plan: {_steps(result.nearest_expected)}")
     if not result.plan:
         lines.append(EMPTY_PLAN_NOTE[0].upper() + EMPTY_PLAN_NOTE[1:] + ".")
     expected = f"{result.expected_count}{'+' if result.stats.get('expected_truncated') else ''}"
-    lines.append(f"{result.candidates} candidate plan(s), {expected} expected "
-                 f"plan(s), method {result.method}, {result.seconds:.3f} s.")
+    lines.append(f"{_plans(result.candidates, 'candidate')}, {expected} expected "
+                 f"plan{'' if expected == '1' else 's'}; method: {result.method}; "
+                 f"{result.seconds:.3f} s.")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
