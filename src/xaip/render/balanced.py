@@ -36,7 +36,8 @@ def _number(value: float) -> str:
 @renderer(BalancedResult, "text")
 def balanced_text(result: BalancedResult) -> str:
     mode = "exact" if result.exact else "approximate"
-    head = f"Balanced planning ({result.objective}, {result.method}, {mode})"
+    head = (f"Balanced planning (objective {result.objective}, method {result.method}, "
+            f"{mode})")
     if result.status == Status.BUDGET_EXHAUSTED and not result.has_plan:
         return "\n".join([f"{head}: the budget ran out before any plan was found.",
                           check_line(result.verified, result.check, result.status)])

@@ -89,10 +89,15 @@ def observer_text(result: ObserverResult) -> str:
     return "\n".join(lines)
 
 
+#: ``--method`` in words (the JSON keeps the name).
+_METHOD_WORDS = {"ip": "solved as an integer program", "search": "solved by search"}
+
+
 @renderer(MixedResult, "text")
 def mixed_text(result: MixedResult) -> str:
-    lines = [f"Mixed observers ({result.method}; true goal {result.true_goal}; "
-             f"{len(result.goals)} candidate goals): {result.status}."]
+    method = _METHOD_WORDS.get(result.method, result.method)
+    lines = [f"Mixed observers ({method}; true goal {result.true_goal}; "
+             f"{len(result.goals)} candidate goals): {str(result.status).replace('_', ' ')}."]
     if result.plan:
         lines.append(f"Plan ({len(result.plan)} steps, cost {result.cost}): "
                      + ", ".join(f"({s})" for s in result.plan))
