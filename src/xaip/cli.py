@@ -198,7 +198,9 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         report = check_plan(domain, problem, result, args.cost_bound, budget_from(args))
         verified = report.ok is True
         payload.update(verified=verified, check=report.details)
-        text += ("\n; verified: " if verified else "\n; NOT verified: ") + report.details
+        said = report.details.startswith("unverified")  # "unverified: checker budget ..."
+        text += ("\n; verified: " if verified else "\n; " if said else "\n; NOT verified: ") \
+            + report.details
     else:
         verified = False
         payload.update(verified=False, check="not checked (--no-check)"
