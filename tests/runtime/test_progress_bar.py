@@ -55,6 +55,11 @@ def test_live_line_has_bar_eta_nodes_and_time() -> None:
     stage_text = stages.status_text(width=200)
     assert stage_text.startswith("summarize 1/7: policy graph") and "ETA" not in stage_text
     assert len(bar.status_text(width=40)) <= 40 and "nodes" in bar.status_text(width=40)
+    bar(ProgressEvent("queries", 76, 76, "asked"))  # a finished part, then more work
+    assert "still running" not in bar.status_text(width=200)
+    bar._event_at -= 2.0
+    assert "queries [####################] 76/76 100%: asked; that part is done, the rest " \
+        "is still running" in bar.status_text(width=200)
 
 
 def test_clocks_are_counted_with_bounded_memory() -> None:

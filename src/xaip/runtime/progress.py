@@ -142,6 +142,7 @@ class StderrProgress:
         self.started = time.monotonic()
         self._lock = threading.Lock()
         self._event: ProgressEvent | None = None
+        self._event_at = self.started
         self._phase_started = self.started
         self._phase_first: tuple[float, int] | None = None  # (time, done) of its 1st event
         self._last_line = 0.0  # when the last line was written (line mode)
@@ -168,6 +169,7 @@ class StderrProgress:
                 self._phase_started = now
                 self._phase_first = (now, event.done)
             self._event = event
+            self._event_at = now
             if now - self.started < self.delay:
                 return
             if self.live:
@@ -236,6 +238,9 @@ class StderrProgress:
                 head += f" {event.done:,}"
             if event.message:
                 head += f": {event.message}" if event.total is not None else f" {event.message}"
+            if event.total is not None and event.done >= event.total \
+                    and now - self._event_at >= 1.0:
+                head = f"{head}; that part is done, the rest is still running"
             parts.append(head)
             eta = self._eta(event, now)
             if eta is not None:
