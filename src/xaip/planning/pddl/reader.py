@@ -216,6 +216,20 @@ class _Reader:
         index = 0
         while index < len(items):
             item = items[index]
+            glued = (isinstance(item, Symbol) and len(item.text) > 1
+                     and item.text.startswith("-") and item.text[1].isalpha())
+            if glued:
+                # ``?loc -zone``: the dash glued to the type (IPPC 2008's search-and-rescue
+                # writes it so, and mdpsim reads it). No PDDL name starts with '-', so the
+                # token can only mean ``- zone``.
+                if not pending:
+                    raise self.source.error(item.offset, f"expected {what} before '-'")
+                type_name = self.name(Symbol(item.text[1:], item.offset + 1), "a type name")
+                out.extend(TypedName(name, type_name) for name in pending)
+                self.declare_all(record, pending, offsets, type_name)
+                pending, offsets = [], []
+                index += 1
+                continue
             if isinstance(item, Symbol) and item.text == "-":
                 if index + 1 >= len(items):
                     raise self.source.error(item.offset, "expected a type name after '-'")
