@@ -299,6 +299,22 @@ def wait_for(client: Any, run: str, seconds: float = 60) -> dict[str, Any]:
     raise AssertionError(f"run {run} did not finish")
 
 
+def assert_capability_picture(client: Any, run_id: str, png: bytes) -> None:
+    """The workbench's capability picture is the CLI's (``discover --pictures``): the
+    capability's sheet drawn with xaip.figures -- titled, legend, named cells -- and at
+    least twice the old hand-drawn 120x96 state picture in each direction."""
+    from xaip.render.capabilities import capability_png
+    from xaip.vocab.registry import get_game
+
+    run = client.app.state.bench.extras["discoveries"].get(run_id)
+    width = int.from_bytes(png[16:20], "big")
+    height = int.from_bytes(png[20:24], "big")
+    assert width >= 240 and height >= 192
+    capability = run.result.model.capabilities[0]
+    assert png == capability_png(run.simulator, capability, "before",
+                                 get_game("zelda").vocabulary())
+
+
 def test_discovery_runs_and_reloads_from_its_store(tmp_path: Path) -> None:
     from tests.web.conftest import TestClient
 
@@ -312,6 +328,7 @@ def test_discovery_runs_and_reloads_from_its_store(tmp_path: Path) -> None:
         assert done["events"][-1]["phase"] == "done"
         picture = client.get(f"/capabilities/runs/{started['run']}/pictures/0/before.png")
         assert picture.status_code == 200 and picture.content[:8] == b"\x89PNG\r\n\x1a\n"
+        assert_capability_picture(client, started["run"], picture.content)
         page = client.get(f"/capabilities/runs/{started['run']}", headers=HTML)
         assert "capability-card" in page.text
     with TestClient(create_app(app_settings)) as later:  # a new server, the same runs

@@ -338,8 +338,12 @@ class Discoveries:
             self._record(run)                  # entry is missing
 
     def picture(self, run_id: str, index: int, which: str) -> bytes:
-        """The PNG of capability ``index``'s example state ``which`` (before/after)."""
-        import tempfile
+        """The PNG of capability ``index``'s example state ``which`` (before/after): the
+        same picture as ``xaip discover --pictures`` (titled with the capability and its
+        card, the cells its parameters name framed, objects named, a legend), drawn with
+        :mod:`xaip.figures` by :func:`~xaip.render.capabilities.capability_png`."""
+        from xaip.render.capabilities import capability_png
+        from xaip.vocab.registry import get_game
 
         run = self._runs.get(run_id)
         if run is None or run.result is None or run.simulator is None:
@@ -347,14 +351,12 @@ class Discoveries:
         capabilities = run.result.model.capabilities
         if not 0 <= index < len(capabilities) or which not in ("before", "after"):
             raise WebProblem(404, "no such picture", kind="not_found")
-        example = capabilities[index].example
-        state = None if example is None else example[0 if which == "before" else 1]
-        if state is None:
+        capability = capabilities[index]
+        example = capability.example
+        if example is None or example[0 if which == "before" else 1] is None:
             raise WebProblem(404, "this capability has no example state", kind="not_found")
-        with tempfile.TemporaryDirectory(prefix="xaip-picture-") as folder:
-            path = Path(folder) / "state.png"
-            run.simulator.render_png(state, path)
-            return path.read_bytes()
+        vocabulary = get_game(run.params.game).vocabulary()
+        return capability_png(run.simulator, capability, which, vocabulary)
 
 
 __all__ = ["Discoveries", "Run", "RunParams", "params"]
