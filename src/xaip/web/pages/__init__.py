@@ -39,12 +39,36 @@ def inline_svg(svg: str) -> Markup:
     return Markup(_PROLOGUE.sub("", svg, count=1))
 
 
-def svg_of(dot_text: str, seconds: float | None) -> Markup:
-    """The picture of DOT text (Graphviz when installed, else our own layout), inline."""
+#: The smallest a graph picture is shown, as a share of its own size: Graphviz's 14 pt
+#: labels stay about 10 px high. A wider graph scrolls inside its box rather than shrink
+#: to a grey smudge (the landmark graph of a 5-block task is ~1900 px wide).
+MIN_SCALE = 0.55
+_SVG_WIDTH = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)(pt|px)?"')
+
+
+def svg_of(dot_text: str, seconds: float | None, min_scale: float = 0.0) -> Markup:
+    """The picture of DOT text (Graphviz when installed, else our own layout), inline;
+    with ``min_scale`` (e.g. :data:`MIN_SCALE`) never shown smaller than that share of its
+    own size (:func:`readable`), else shrunk to its box like any picture."""
     from xaip.render.dot import dot_to_svg
 
     timeout = 60.0 if seconds is None else max(1.0, seconds)
-    return inline_svg(dot_to_svg(dot_text, timeout=timeout))
+    svg = inline_svg(dot_to_svg(dot_text, timeout=timeout))
+    return readable(svg, min_scale) if min_scale > 0 else svg
+
+
+def readable(svg: Markup, min_scale: float = MIN_SCALE) -> Markup:
+    """``svg`` with a ``min-width`` of ``min_scale`` times its own width (Graphviz
+    gives points, 4/3 px each), so the page's ``max-width: 100%`` shrinks a large graph
+    only as far as its labels stay legible; past that its box scrolls sideways."""
+    found = _SVG_WIDTH.search(str(svg))
+    if found is None:
+        return svg
+    pixels = float(found.group(1)) * (4 / 3 if found.group(2) == "pt" else 1)
+    floor = f' style="min-width: {pixels * min_scale:.0f}px"'
+    at = found.start() + len("<svg")
+    text = str(svg)
+    return Markup(text[:at] + floor + text[at:])
 
 
 def status_class(payload: dict[str, Any]) -> str:
@@ -58,5 +82,5 @@ def status_class(payload: dict[str, Any]) -> str:
     return "unverified"
 
 
-__all__ = ["PAGE_MODULES", "Bench", "Page", "bench", "budget_of", "budget_query",
-           "inline_svg", "load_pages", "respond", "status_class", "svg_of"]
+__all__ = ["MIN_SCALE", "PAGE_MODULES", "Bench", "Page", "bench", "budget_of", "budget_query",
+           "inline_svg", "load_pages", "readable", "respond", "status_class", "svg_of"]

@@ -19,7 +19,7 @@ from markupsafe import Markup
 from xaip.errors import InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, svg_of
+from xaip.web.pages import MIN_SCALE, Page, bench, budget_of, budget_query, respond, svg_of
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -63,7 +63,7 @@ def compute(model: Model, budget: Budget) -> PlanView:
                "checked": ["valid"],
                "landmarks": graph.to_dict()}
     left = clock.remaining().max_seconds
-    picture = svg_of(render(graph, "dot"), left) if graph.landmarks else None
+    picture = svg_of(render(graph, "dot"), left, MIN_SCALE) if graph.landmarks else None
     return PlanView(payload, render(result), picture)
 
 
