@@ -1,0 +1,188 @@
+"""xaip as a unified-planning engine: ``OneshotPlanner`` and ``PlanValidator``.
+
+Two engines, named as unified-planning names its planners: ``xaip`` (satisficing: GBFS with
+h_FF and preferred operators) and ``xaip-opt`` (optimal: A* with LM-cut). Both validate plans.
+
+Every answer is checked as ``xaip plan`` checks its own (:func:`xaip.planning.check.check_plan`:
+the plan replayed on the lifted model, optimality and unsolvability proved by uniform-cost
+search on a fresh grounding, never the search that found the answer), under the same
+budget (``timeout`` seconds, ``max_nodes``) started afresh. The status claims only what the
+checker confirmed: ``SOLVED_OPTIMALLY`` needs the optimality proof; when the checker's
+budget runs out first the answer is ``SOLVED_SATISFICING`` (the plan was replayed) and the
+log says "unverified: checker budget". The metrics say ``verified`` and what was checked.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import IO, Any, ClassVar
+
+from unified_planning.engines import (  # type: ignore[import-untyped]
+    Engine,
+    LogLevel,
+    LogMessage,
+    PlanGenerationResult,
+    PlanGenerationResultStatus,
+    ValidationResult,
+    ValidationResultStatus,
+)
+from unified_planning.engines.mixins import (  # type: ignore[import-untyped]
+    OneshotPlannerMixin,
+    OptimalityGuarantee,
+    PlanValidatorMixin,
+)
+from unified_planning.engines.results import FailedValidationReason  # type: ignore[import-untyped]
+from unified_planning.model import ProblemKind  # type: ignore[import-untyped]
+from unified_planning.model.metrics import MinimizeActionCosts, MinimizeSequentialPlanLength  # type: ignore[import-untyped]
+from unified_planning.plans import PlanKind  # type: ignore[import-untyped]
+
+from xaip.errors import InputError, UnsupportedFeature
+from xaip.interop.unified_planning.convert import UPModel, as_up_plan, from_up, from_up_plan
+from xaip.interop.unified_planning.kind import supported_kind
+from xaip.planning.check import check_plan
+from xaip.planning.engines import DEFAULT_ENGINE
+from xaip.planning.planner import plan_model
+from xaip.planning.plans import validate
+from xaip.planning.search.result import PlanResult
+from xaip.runtime import Budget, Status
+
+__all__ = ["XaipOptimalPlanner", "XaipPlanner"]
+
+_RESULT = PlanGenerationResultStatus
+
+
+class XaipPlanner(Engine, OneshotPlannerMixin, PlanValidatorMixin):
+    """xaip's satisficing planner and plan validator, for unified-planning's factory.
+
+    Parameters (``OneshotPlanner(name="xaip", params={...})``): ``search`` and
+    ``heuristic`` (xaip's names, as ``xaip plan --search/--heuristic``), ``engine``
+    (``default``, ``builtin`` or ``compiled``) and ``max_nodes`` (a node budget for the
+    search and, afresh, for its checker).
+    """
+
+    OPTIMAL: ClassVar[bool] = False
+    NAME: ClassVar[str] = "xaip"
+
+    def __init__(self, search: str | None = None, heuristic: str | None = None,
+                 engine: str = DEFAULT_ENGINE, max_nodes: int | None = None) -> None:
+        Engine.__init__(self)
+        OneshotPlannerMixin.__init__(self)
+        if max_nodes is not None and (not isinstance(max_nodes, int) or max_nodes < 1):
+            raise InputError(f"max_nodes must be a positive integer, not {max_nodes!r}")
+        self._search, self._heuristic = search, heuristic
+        self._engine, self._max_nodes = engine, max_nodes
+
+    @property
+    def name(self) -> str:
+        return self.NAME
+
+    @staticmethod
+    def supported_kind() -> ProblemKind:
+        return supported_kind()
+
+    @staticmethod
+    def supports(problem_kind: ProblemKind) -> bool:
+        return bool(problem_kind <= supported_kind())
+
+    @staticmethod
+    def supports_plan(plan_kind: PlanKind) -> bool:
+        return bool(plan_kind == PlanKind.SEQUENTIAL_PLAN)
+
+    @classmethod
+    def satisfies(cls, optimality_guarantee: OptimalityGuarantee) -> bool:
+        return cls.OPTIMAL or optimality_guarantee == OptimalityGuarantee.SATISFICING
+
+    # -- OneshotPlanner ------------------------------------------------------------------
+
+    def _solve(self, problem: Any, heuristic: Any = None, timeout: float | None = None,
+               output_stream: IO[str] | None = None) -> PlanGenerationResult:
+        if heuristic is not None:
+            warnings.warn("xaip uses its own heuristics; the given heuristic is ignored",
+                          stacklevel=3)
+        if timeout is not None and timeout <= 0:
+            raise InputError(f"timeout must be positive, not {timeout!r}")
+        try:
+            model = from_up(problem)
+        except UnsupportedFeature as error:
+            return self._result(_RESULT.UNSUPPORTED_PROBLEM, None, str(error), LogLevel.ERROR)
+        budget = Budget(max_nodes=self._max_nodes, max_seconds=timeout)
+        result = plan_model(model.domain, model.problem, optimal=self.OPTIMAL,
+                            search=self._search, heuristic=self._heuristic,
+                            engine=self._engine, budget=budget)
+        answer = self._checked(model, result, budget)
+        if output_stream is not None:
+            output_stream.write(f"xaip: {answer.status.name}; "
+                                f"{answer.metrics.get('check', '')}\n")
+        return answer
+
+    def _checked(self, model: UPModel, result: PlanResult, budget: Budget
+                 ) -> PlanGenerationResult:
+        metrics = {"engine": result.engine, "search": result.search,
+                   "heuristic": result.heuristic, "expanded": str(result.expanded),
+                   "seconds": f"{result.seconds:.3f}"}
+        if result.status == Status.BUDGET_EXHAUSTED:
+            return self._result(_RESULT.TIMEOUT, None, "budget exhausted (timeout or "
+                                "max_nodes) before an answer", LogLevel.INFO, metrics)
+        report = check_plan(model.domain, model.problem, result, None, budget)
+        metrics.update(verified=str(report.ok is True).lower(), check=report.details)
+        if report.ok is False:
+            return self._result(_RESULT.INTERNAL_ERROR, None, "xaip's checker refuted the "
+                                f"answer (a bug, please report it): {report.details}",
+                                LogLevel.ERROR, metrics)
+        if result.status == Status.UNSOLVABLE:
+            status = _RESULT.UNSOLVABLE_PROVEN if report.ok else _RESULT.UNSOLVABLE_INCOMPLETELY
+            return self._result(status, None, report.details, LogLevel.INFO, metrics)
+        metrics["cost"] = str(result.cost)
+        plan = as_up_plan(result, model)
+        # the optimal status only when the checker proved it
+        status = (_RESULT.SOLVED_OPTIMALLY if result.optimal and report.ok
+                  else _RESULT.SOLVED_SATISFICING)
+        level = LogLevel.INFO if report.ok else LogLevel.WARNING
+        return self._result(status, plan, report.details, level, metrics)
+
+    def _result(self, status: PlanGenerationResultStatus, plan: Any, message: str,
+                level: LogLevel, metrics: dict[str, str] | None = None
+                ) -> PlanGenerationResult:
+        return PlanGenerationResult(status, plan, self.name, metrics=metrics or {},
+                                    log_messages=[LogMessage(level, message)])
+
+    # -- PlanValidator -------------------------------------------------------------------
+
+    def _validate(self, problem: Any, plan: Any) -> ValidationResult:
+        try:
+            model = from_up(problem)
+        except UnsupportedFeature as error:
+            return ValidationResult(ValidationResultStatus.UNKNOWN, self.name,
+                                    [LogMessage(LogLevel.ERROR, str(error))])
+        steps = from_up_plan(plan, model)
+        replay = validate(model.domain, model.problem, steps)
+        log = [LogMessage(LogLevel.INFO, replay.reason or "valid")]
+        if replay.valid:
+            return ValidationResult(ValidationResultStatus.VALID, self.name, log,
+                                    metric_evaluations=_metrics(problem, replay.cost,
+                                                                len(steps)))
+        failed = replay.failed_step
+        if failed is not None and failed < len(steps):
+            return ValidationResult(ValidationResultStatus.INVALID, self.name, log,
+                                    reason=FailedValidationReason.INAPPLICABLE_ACTION,
+                                    inapplicable_action=plan.actions[failed])
+        return ValidationResult(ValidationResultStatus.INVALID, self.name, log,
+                                reason=FailedValidationReason.UNSATISFIED_GOALS)
+
+
+def _metrics(problem: Any, cost: int, length: int) -> dict[Any, int]:
+    """The value of each quality metric xaip prices (action costs, plan length)."""
+    out: dict[Any, int] = {}
+    for metric in problem.quality_metrics:
+        if isinstance(metric, MinimizeActionCosts):
+            out[metric] = cost
+        elif isinstance(metric, MinimizeSequentialPlanLength):
+            out[metric] = length
+    return out
+
+
+class XaipOptimalPlanner(XaipPlanner):
+    """xaip's optimal planner (A* with LM-cut by default), checked by uniform-cost search."""
+
+    OPTIMAL = True
+    NAME = "xaip-opt"
