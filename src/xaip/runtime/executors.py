@@ -21,13 +21,12 @@ that keep such state register a reset with :func:`on_worker_start`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, TypeVar
 
 from xaip.errors import EngineUnavailable, InputError, XaipError
@@ -46,6 +45,9 @@ class Executor(Protocol):
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]: ...
 
+    def completed(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[tuple[int, R]]:
+        ...
+
     def close(self) -> None: ...
 
 
@@ -62,6 +64,11 @@ class SerialExecutor:
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         return [fn(item) for item in items]
+
+    def completed(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[tuple[int, R]]:
+        """``(index, result)`` of each item as soon as it is answered (here: in order)."""
+        for index, item in enumerate(items):
+            yield index, fn(item)
 
     def close(self) -> None:
         return None
@@ -143,11 +150,15 @@ class ProcessExecutor:
     def __init__(self, workers: int | None = None,
                  initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = ()) -> None:
+        from concurrent.futures import ProcessPoolExecutor  # here: start-up (issue 26)
+
         self.workers = _workers(workers)
         self._pool = ProcessPoolExecutor(max_workers=self.workers, initializer=_start_worker,
                                          initargs=(os.getpid(), initializer, initargs))
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+        from concurrent.futures.process import BrokenProcessPool
+
         items = list(items)
         chunk = max(1, len(items) // (self.workers * 4))
         try:
@@ -155,6 +166,24 @@ class ProcessExecutor:
         except BrokenProcessPool:
             raise WorkerLost("a worker process died before answering (killed from outside "
                              "or out of memory); run again, or without --workers") from None
+
+    def completed(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[tuple[int, R]]:
+        """``(index, result)`` of each item as soon as any worker answers it (a study keeps
+        every answer at once, so a killed run loses only the calls in flight). Closing the
+        iterator early cancels the calls not started yet."""
+        from concurrent.futures import as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        futures = {self._pool.submit(fn, item): index for index, item in enumerate(items)}
+        try:
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+        except BrokenProcessPool:
+            raise WorkerLost("a worker process died before answering (killed from outside "
+                             "or out of memory); run again, or without --workers") from None
+        finally:
+            for future in futures:
+                future.cancel()
 
     def pids(self) -> list[int]:
         """The worker processes' ids (for tests and diagnostics)."""
@@ -173,8 +202,14 @@ class ProcessExecutor:
 class RayExecutor:
     """Ray tasks on a local or existing Ray cluster (the optional ``xaip[ray]`` extra).
 
-    ``address=None`` starts a local Ray with ``workers`` CPUs; pass an address to join a
-    running cluster. ``initializer`` runs inside every task's worker once per process.
+    ``address=None`` starts a private local Ray with ``workers`` CPUs. An ``address``
+    (``"auto"`` for the cluster started on this machine by ``ray start``, or
+    ``"HOST:PORT"`` of a head node) joins that cluster instead: Ray refuses ``num_cpus``
+    when it joins (the cluster's nodes declared their CPUs when they started), so none is
+    passed, and ``workers`` defaults to the cluster's CPU count. A ``HOST:PORT`` that no
+    process answers is refused at once as bad input rather than after Ray's long retries.
+    ``initializer`` runs inside every task's worker once per process. Items and results
+    travel through Ray's object store, so tasks need no shared file system.
     """
 
     name = "ray"
@@ -188,23 +223,56 @@ class RayExecutor:
             raise EngineUnavailable(
                 "the Ray executor needs Ray: pip install 'xaip[ray]'") from exc
         self._ray = ray
-        self.workers = _workers(workers)
+        self.address = address
         self._started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+            kwargs: dict[str, Any] = {"log_to_driver": False}
             if address is None:
-                kwargs["num_cpus"] = self.workers
+                kwargs.update(num_cpus=_workers(workers), include_dashboard=False)
             else:
+                _check_address(address)
                 kwargs["address"] = address
-            ray.init(**kwargs)
+            try:
+                ray.init(**kwargs)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                where = "a local Ray" if address is None else f"the Ray cluster at {address}"
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else \
+                    type(exc).__name__
+                raise InputError(f"cannot start or join {where}: {first}") from None
             self._started = True
+        if workers is None and address is not None:
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+            self.workers = max(1, min(cpus, MAX_WORKERS))
+        else:
+            self.workers = _workers(workers)
         self._initializer = initializer
         self._initargs = initargs
+
+    def nodes(self) -> int:
+        """How many live nodes the cluster has (for reports and tests)."""
+        return sum(1 for node in self._ray.nodes() if node.get("Alive"))
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         remote = self._ray.remote(_ray_call)
         refs = [remote.remote(fn, item, self._initializer, self._initargs) for item in items]
         return list(self._ray.get(refs))
+
+    def completed(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[tuple[int, R]]:
+        """``(index, result)`` of each item as soon as its task finishes (``ray.wait``);
+        closing the iterator early cancels the tasks still pending."""
+        remote = self._ray.remote(_ray_call)
+        refs = {remote.remote(fn, item, self._initializer, self._initargs): index
+                for index, item in enumerate(items)}
+        pending = list(refs)
+        try:
+            while pending:
+                ready, pending = self._ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    yield refs[ref], self._ray.get(ref)
+        finally:
+            for ref in pending:
+                with contextlib.suppress(Exception):  # finished meanwhile
+                    self._ray.cancel(ref)
 
     def close(self) -> None:
         if self._started:
@@ -216,6 +284,31 @@ class RayExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: Seconds to wait for a TCP answer from a Ray head's ``HOST:PORT`` before refusing it.
+RAY_CONNECT_SECONDS = 5.0
+
+
+def _check_address(address: str) -> None:
+    """Refuse a malformed ``HOST:PORT`` or one where nothing listens, in one line (Ray
+    itself retries for a minute and then raises a long error)."""
+    if address == "auto":
+        return
+    text = address.removeprefix("ray://")
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise InputError(f"Ray address must be 'auto' or HOST:PORT, not {address!r}")
+    import socket
+
+    try:
+        with socket.create_connection((host.strip("[]"), int(port_text)),
+                                      timeout=RAY_CONNECT_SECONDS):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise InputError(f"no Ray cluster answers at {address} ({reason}); start one with "
+                         f"'ray start --head --port {port_text}'") from None
 
 
 _INITIALISED: set[tuple[Any, ...]] = set()
@@ -248,12 +341,17 @@ def _workers(workers: int | None) -> int:
 
 def get_executor(kind: str = "serial", workers: int | None = None,
                  initializer: Callable[..., None] | None = None,
-                 initargs: tuple[Any, ...] = ()) -> Executor:
-    """The executor called ``kind`` (``serial``, ``processes`` or ``ray``)."""
+                 initargs: tuple[Any, ...] = (), address: str | None = None) -> Executor:
+    """The executor called ``kind`` (``serial``, ``processes`` or ``ray``); ``address``
+    (``auto`` or ``HOST:PORT``) makes the Ray executor join that existing cluster and is
+    refused for the others, which run on this machine only."""
+    if address is not None and kind != "ray":
+        raise InputError(f"--address joins a Ray cluster: use it with --executor ray, "
+                         f"not {kind}")
     if kind == "serial":
         return SerialExecutor(initializer, initargs)
     if kind == "processes":
         return ProcessExecutor(workers, initializer, initargs)
     if kind == "ray":
-        return RayExecutor(workers, initializer, initargs)
+        return RayExecutor(workers, initializer, initargs, address=address)
     raise InputError(f"unknown executor '{kind}' (one of {', '.join(EXECUTORS)})")
