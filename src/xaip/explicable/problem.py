@@ -14,6 +14,7 @@ from pathlib import Path
 
 from xaip.planning.features.diff import model_diff
 from xaip.planning.grounding import ground
+from xaip.planning.inputs import UPProblem, models
 from xaip.planning.pddl import check_problem, read_domain, read_problem
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, parse_plan, read_plan
@@ -32,10 +33,13 @@ class ExplicableProblem:
     human_task: Task = field(repr=False, compare=False)
 
 
-def make_problem(robot_domain: Domain, robot_problem: Problem, human_domain: Domain,
-                 human_problem: Problem | None = None) -> ExplicableProblem:
-    """Check the two models share a vocabulary and ground both."""
-    human_problem = human_problem or robot_problem
+def make_problem(robot_domain: Domain | UPProblem, robot_problem: Problem | None,
+                 human_domain: Domain | UPProblem, human_problem: Problem | None = None
+                 ) -> ExplicableProblem:
+    """Check the two models share a vocabulary and ground both. Either model may be a
+    unified-planning ``Problem`` given alone (its problem ``None``)."""
+    robot_domain, robot_problem, human_domain, human_problem = models(
+        robot_domain, robot_problem, human_domain, human_problem)
     check_problem(robot_domain, robot_problem)
     check_problem(human_domain, human_problem)
     difference = model_diff(human_domain, robot_domain, human_problem, robot_problem)

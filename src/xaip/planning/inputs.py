@@ -15,12 +15,16 @@ from typing import Any
 
 from xaip.errors import InputError
 from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.plans import PlanStep
 
-__all__ = ["UPProblem", "is_up_problem", "model_pair", "optional_model_pair"]
+__all__ = ["UPPlan", "UPProblem", "is_up_plan", "is_up_problem", "model_pair", "models",
+           "optional_model_pair", "plan_input"]
 
 #: A ``unified_planning.model.Problem``; typed ``Any`` so that xaip never imports the
 #: package to name it (it is the optional ``xaip[up]`` extra).
 UPProblem = Any
+#: A ``unified_planning.plans.SequentialPlan`` (typed ``Any`` for the same reason).
+UPPlan = Any
 
 
 def is_up_problem(value: object) -> bool:
@@ -69,3 +73,33 @@ def model_pair(first: Domain | UPProblem, second: Problem | UPProblem | None = N
     if problem is None:
         raise InputError(f"the domain '{domain.name}' needs a problem to plan for")
     return domain, problem
+
+
+def models(robot_domain: Domain | UPProblem, robot_problem: Problem | None,
+           human_domain: Domain | UPProblem, human_problem: Problem | None
+           ) -> tuple[Domain, Problem, Domain, Problem]:
+    """A robot's and a person's models (the two-model families' front doors): each half a
+    ``Domain`` with its ``Problem`` or a unified-planning ``Problem`` alone; the person's
+    problem defaults to the robot's."""
+    robot = model_pair(robot_domain, robot_problem)
+    human_domain, human_problem = optional_model_pair(human_domain, human_problem)
+    return (*robot, human_domain, human_problem or robot[1])
+
+
+def is_up_plan(value: object) -> bool:
+    """Is ``value`` a unified-planning plan (decided without importing the package)?"""
+    return (type(value).__module__ or "").startswith("unified_planning.plans")
+
+
+def plan_input(plan: Any, model: Domain | UPProblem) -> Any:
+    """``plan`` as xaip plan steps when it is a unified-planning plan (``model`` must then be
+    the unified-planning ``Problem`` it is for); any other plan is returned unchanged."""
+    if not is_up_plan(plan):
+        return plan
+    if not is_up_problem(model):
+        raise InputError("a unified-planning plan needs its model as a unified-planning "
+                         "Problem (to map its actions and objects)")
+    from xaip.interop.unified_planning.convert import from_up_plan
+
+    steps: tuple[PlanStep, ...] = from_up_plan(plan, model)
+    return steps

@@ -13,6 +13,7 @@ from typing import TypedDict, Unpack
 from xaip.errors import InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.engines.builtin import choose
+from xaip.planning.inputs import UPProblem, is_up_problem, model_pair
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.result import PlanResult
 from xaip.planning.task import Task
@@ -84,14 +85,19 @@ def plan_files(domain_path: str | Path, problem_path: str | Path,
     return plan_model(domain, problem, **options)
 
 
-def plan(model: Task | tuple[Domain, Problem] | tuple[str | Path, str | Path],
+def plan(model: Task | tuple[Domain, Problem] | tuple[str | Path, str | Path] | UPProblem,
          **options: Unpack[PlanOptions]) -> PlanResult:
-    """Plan for a grounded task, a ``(domain, problem)`` pair, or two PDDL file paths."""
+    """Plan for a grounded task, a ``(domain, problem)`` pair, two PDDL file paths or a
+    unified-planning ``Problem`` (``xaip.interop.unified_planning.as_up_plan`` turns the
+    result into a UP plan)."""
     if isinstance(model, Task):
         return plan_task(model, **options)
+    if is_up_problem(model):
+        return plan_model(*model_pair(model), **options)
     first, second = model
     if isinstance(first, Domain) and isinstance(second, Problem):
         return plan_model(first, second, **options)
     if isinstance(first, str | Path) and isinstance(second, str | Path):
         return plan_files(first, second, **options)
-    raise TypeError("plan() takes a Task, a (Domain, Problem) pair or two file paths")
+    raise TypeError("plan() takes a Task, a (Domain, Problem) pair, two file paths or a "
+                    "unified-planning Problem")

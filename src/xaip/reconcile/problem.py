@@ -16,6 +16,7 @@ from typing import Any
 from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.grounding import ground
+from xaip.planning.inputs import UPPlan, UPProblem, models, plan_input
 from xaip.planning.pddl import check_problem, read_domain, read_problem
 from xaip.planning.pddl.model import NO_EFFECT, TRUE, Domain, Problem
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, read_plan, validate
@@ -44,11 +45,11 @@ class MRP:
 
 
 def make_mrp(
-    robot_domain: Domain,
-    robot_problem: Problem,
-    human_domain: Domain,
+    robot_domain: Domain | UPProblem,
+    robot_problem: Problem | None,
+    human_domain: Domain | UPProblem,
     human_problem: Problem | None = None,
-    plan: Sequence[PlanStep] | str | None = None,
+    plan: Sequence[PlanStep] | str | UPPlan | None = None,
     budget: Budget | None = None,
     engine: str | Engine = DEFAULT_ENGINE,
 ) -> MRP:
@@ -57,9 +58,13 @@ def make_mrp(
     Raises :class:`~xaip.errors.InputError` when the plan is invalid in the robot's model
     (naming the failing step and precondition) or not optimal there, and
     :class:`BudgetExhausted` when ``budget`` (nodes of this one search, seconds) runs out
-    before the robot's optimal plan is found.
+    before the robot's optimal plan is found. Either model may be a unified-planning
+    ``Problem`` given alone (its problem ``None``), and then ``plan`` a UP plan
+    (:mod:`xaip.planning.inputs`).
     """
-    human_problem = human_problem or robot_problem
+    plan = plan_input(plan, robot_domain)
+    robot_domain, robot_problem, human_domain, human_problem = models(
+        robot_domain, robot_problem, human_domain, human_problem)
     check_problem(robot_domain, robot_problem)
     check_problem(human_domain, human_problem)
     clock = (budget or Budget()).start()  # grounding counts against the seconds
