@@ -36,12 +36,9 @@ from xaip.errors import (
     InputError,
     XaipError,
 )
-from xaip.planning.engines import DEFAULT_ENGINE, engine_names
-from xaip.planning.heuristics import HEURISTICS
-from xaip.planning.search import ALGORITHMS
 from xaip.render import render
-from xaip.runtime import Status
 from xaip.runtime.progress import report as show_progress
+from xaip.runtime.status import Status
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -59,9 +56,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 #: Each family's sub-commands live in its own ``command`` module with an ``add_parser(sub)``
-#: function; adding a family's command is one line here. A module that is not in this
-#: checkout (a family still being built) is skipped, as ``xaip.contract.FAMILY_MODULES`` is
-#: (:func:`xaip.contract.import_family`).
+#: function; adding a family's command is one line here and one row in :data:`COMMANDS`. A
+#: module that is not in this checkout (a family still being built) is skipped, as
+#: ``xaip.contract.FAMILY_MODULES`` is (:func:`xaip.contract.import_family`).
 COMMAND_MODULES = (
     "xaip.reconcile.command",
     "xaip.summaries.command",
@@ -74,8 +71,123 @@ COMMAND_MODULES = (
     "xaip.examples_command",
 )
 
+#: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
+#: it (``xaip.cli`` for the planning commands defined here) and its one-line help. Why a
+#: table: printing the list must not import every family, and ``xaip plan`` must not import
+#: the explainers (start-up CPU, issue 26); a command's module is imported only when that
+#: command is chosen (:class:`_LazyCommands`). ``tests/test_startup.py`` checks this table
+#: against what the modules register; a command missing here still runs (every module is
+#: then imported to find it), it is only missing from ``xaip --help``.
+COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("plan", __name__, "find a plan (optimal with --optimal)"),
+    ("validate", __name__, "check a plan file against a model"),
+    ("landmarks", __name__, "fact landmarks and their orderings"),
+    ("diff", __name__, "differences between two models, as features"),
+    ("explain", "xaip.reconcile.command",
+     "explain a plan by model reconciliation (MCE, MME, ...)"),
+    ("summarize", "xaip.summaries.command", "summarise a policy by its landmarks (TLdR)"),
+    ("discover", "xaip.capabilities.command",
+     "discover what a black-box agent can do in a game (KR 2022)"),
+    ("learn-model", "xaip.capabilities.command",
+     "learn a hidden PDDL action model by queries (AIA setting)"),
+    ("why-not", "xaip.concepts.command",
+     "why not my plan? explain a foil of a black-box agent in concepts"),
+    ("distance", "xaip.explicable.command",
+     "distances between two plans of a task (action, causal, state)"),
+    ("explicable", "xaip.explicable.command",
+     "the robot plan the person finds most explicable, then cheapest"),
+    ("design", "xaip.explicable.command",
+     "environment design for explicability (default: the restaurant)"),
+    ("balance", "xaip.balanced.command",
+     "choose a plan and its explanation together (balanced planning)"),
+    ("observe", "xaip.observers.command",
+     "plans legible to friends or obfuscating to adversaries who see only tokens"),
+    ("serve", "xaip.web.command", "start the workbench in the browser (needs the xaip[web] extra)"),
+    ("examples", "xaip.examples_command",
+     "list the bundled examples, or copy one into a folder"),
+    ("demo", __name__, "plan, validate and explain the bundled example"),
+)
 
-def build_parser() -> argparse.ArgumentParser:
+
+class _LazyCommands(argparse._SubParsersAction):
+    """Sub-commands whose parsers are built when chosen.
+
+    Each command of :data:`COMMANDS` starts as a placeholder parser carrying only its help
+    line, which is all ``xaip --help`` prints. When argparse reaches the command word, the
+    module that owns the command registers its real parsers (replacing the placeholders in
+    place, so the listed order never changes) and parsing goes on as usual: options,
+    ``COMMAND --help`` and errors are exactly those of the eagerly built parser.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pending: dict[str, str] = {}  # placeholder command -> module that registers it
+        self.loaded: set[str] = set()  # modules whose commands are registered
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if name not in self.pending:
+            return super().add_parser(name, **kwargs)
+        del self.pending[name]  # the real parser replaces the placeholder, in its place
+        names = list(self._name_parser_map)
+        del self._name_parser_map[name]
+        slot = next(i for i, action in enumerate(self._choices_actions) if action.dest == name)
+        del self._choices_actions[slot]
+        parser = super().add_parser(name, **kwargs)
+        self._choices_actions.insert(slot, self._choices_actions.pop())
+        ordered = {key: self._name_parser_map[key] for key in names}
+        self._name_parser_map.clear()
+        self._name_parser_map.update(ordered)
+        return parser
+
+    def load(self, name: str | None) -> None:
+        """Register the real parsers of ``name``'s module; every module not registered yet
+        when ``name`` is None or is in no row of :data:`COMMANDS` (a new command)."""
+        if name in self.pending:
+            modules = [self.pending[name]]
+        elif name in self._name_parser_map:
+            return
+        else:
+            modules = [m for m in dict.fromkeys([*(m for _, m, _ in COMMANDS), *COMMAND_MODULES])
+                       if m not in self.loaded]
+        for module_name in modules:
+            self.loaded.add(module_name)
+            _register(self, module_name)
+        for command in self._name_parser_map.values():  # after the module's own options
+            _add_quiet(command)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        name = values[0]
+        self.load(name)
+        if name in self.pending:  # its module is not in this checkout
+            parser.exit(EXIT_BAD_INPUT, f"{parser.prog}: error: the {name!r} command is not "
+                                        "available in this installation\n")
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _add_quiet(command: argparse.ArgumentParser) -> None:
+    """Progress on stderr, off with ``--quiet`` (or ``--json``): every command takes it."""
+    if "--quiet" not in command._option_string_actions:
+        command.add_argument("--quiet", action="store_true",
+                             help="no progress bar or notes on stderr")
+
+
+def _register(sub: _LazyCommands, module_name: str) -> None:
+    """Let ``module_name`` register its sub-commands (the planning ones are here)."""
+    if module_name == __name__:
+        for name in [n for n, module, _ in COMMANDS if module == __name__ and n in sub.pending]:
+            _PLANNING_COMMANDS[name](sub)
+        return
+    from xaip.contract import import_family
+
+    module = import_family(module_name)
+    if module is not None:
+        module.add_parser(sub)
+
+
+def build_parser(*, lazy: bool = False) -> argparse.ArgumentParser:
+    """The ``xaip`` parser. With ``lazy`` (what :func:`main` uses), a command's module is
+    imported only when the command line chooses it; otherwise every command is built now."""
     parser = _Parser(
         prog="xaip",
         description="Explain planning agents: plan, validate, landmarks, model differences.",
@@ -85,7 +197,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-memory", type=non_negative_int, default=None, metavar="MB",
                         help="memory budget in MB (default: 80%% of this machine's memory); "
                              "work that needs more ends as 'budget exhausted'")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                action=_LazyCommands)
+    assert isinstance(sub, _LazyCommands)
+    for name, module_name, help_line in COMMANDS:
+        sub.add_parser(name, help=help_line)
+        sub.pending[name] = module_name
+    if not lazy:
+        sub.load(None)
+    return parser
+
+
+def _add_plan(sub: Any) -> None:
+    from xaip.planning.engines import DEFAULT_ENGINE, engine_names
+    from xaip.planning.heuristics import HEURISTICS
+    from xaip.planning.search import ALGORITHMS
 
     plan = sub.add_parser("plan", help="find a plan (optimal with --optimal)")
     plan.add_argument("domain")
@@ -112,6 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(plan)
     plan.set_defaults(handler=_cmd_plan)
 
+
+def _add_validate(sub: Any) -> None:
     validate = sub.add_parser("validate", help="check a plan file against a model")
     validate.add_argument("domain")
     validate.add_argument("problem")
@@ -119,6 +247,8 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(validate)
     validate.set_defaults(handler=_cmd_validate)
 
+
+def _add_landmarks(sub: Any) -> None:
     landmarks = sub.add_parser("landmarks", help="fact landmarks and their orderings")
     landmarks.add_argument("domain")
     landmarks.add_argument("problem")
@@ -129,6 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(landmarks)
     landmarks.set_defaults(handler=_cmd_landmarks)
 
+
+def _add_diff(sub: Any) -> None:
     diff = sub.add_parser("diff", help="differences between two models, as features")
     diff.add_argument("domain_a")
     diff.add_argument("domain_b")
@@ -138,21 +270,21 @@ def build_parser() -> argparse.ArgumentParser:
     _json_arg(diff)
     diff.set_defaults(handler=_cmd_diff)
 
-    from xaip.contract import import_family
 
-    for module_name in COMMAND_MODULES:
-        module = import_family(module_name)
-        if module is not None:
-            module.add_parser(sub)
-
+def _add_demo(sub: Any) -> None:
     demo = sub.add_parser("demo", help="plan, validate and explain the bundled example")
     _json_arg(demo)
     demo.set_defaults(handler=_cmd_demo)
-    for command in sub.choices.values():  # progress on stderr, off with --quiet (or --json)
-        if "--quiet" not in command._option_string_actions:
-            command.add_argument("--quiet", action="store_true",
-                                 help="no progress bar or notes on stderr")
-    return parser
+
+
+#: The planning sub-commands this module defines, by name (see :func:`_register`).
+_PLANNING_COMMANDS: dict[str, Callable[[Any], None]] = {
+    "plan": _add_plan,
+    "validate": _add_validate,
+    "landmarks": _add_landmarks,
+    "diff": _add_diff,
+    "demo": _add_demo,
+}
 
 
 # --------------------------------------------------------------------------- commands
@@ -355,7 +487,7 @@ def _run(handler: Handler, args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(lazy=True)
     try:
         args = parser.parse_args(argv)
     except SystemExit as stop:  # --help, --version or a usage error (already printed)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
-from xaip.runtime import Budget
+from xaip.runtime.budget import Budget
 from xaip.sidefiles import files_read
 
 #: The largest whole number an option accepts: the compiled core's 64-bit signed integers.
