@@ -232,8 +232,10 @@ def test_gym_adapter_errors() -> None:
         def reset(self, seed: int | None = None) -> Any:
             return 0, {}
 
-    with pytest.raises(InputError, match="getter and setter"):
+    with pytest.raises(InputError, match="no step"):
         GymSimulator(NoSetter())
+    with pytest.raises(InputError, match="get_state= and set_state="):
+        GymSimulator(Corridor(), get_state=lambda: 0)
 
     class ListState(Corridor):
         def get_state(self) -> Any:
@@ -249,7 +251,7 @@ def test_gym_adapter_errors() -> None:
 
     boxy = Corridor()
     boxy.action_space = object()  # type: ignore[assignment]  # a Box space: no n
-    with pytest.raises(InputError, match="action_names"):
+    with pytest.raises(InputError, match="discrete action space"):
         GymSimulator(boxy)
     with pytest.raises(InputError, match="render images"):
         GymSimulator(Corridor(render_mode="ansi")).render_png(GymState(0), "x.png")

@@ -84,9 +84,29 @@ def test_cost_explanation_through_the_adapter() -> None:
     assert sum(c.at_least for c in result.claims) > result.plan_cost
 
 
-def test_needs_a_state_setter() -> None:
+def test_an_env_without_state_methods_is_restored_by_replay() -> None:
+    """Without get_state/set_state the one adapter replays action prefixes from a seeded
+    reset; the black box behaves exactly as with the environment's own methods."""
+
+    class Bare(Ledge):
+        get_state = None  # type: ignore[assignment]
+        set_state = None  # type: ignore[assignment]
+
+    replayed = GymBlackBox(Bare(), name="ledge/cost", action_names=("left", "right", "jump",
+                                                                     "wait"),
+                           noop="wait", is_goal=lambda s: s.snapshot.key == 6)
+    assert replayed.adapter.restore_kind == "replay"
+    direct = box()
+    plan = ["right", "right", "right", "jump", "right"]
+    for actions in (plan, ["left"], ["right", "right", "right", "right"], ["jump", "wait"]):
+        a, b = run_trace(replayed, actions), run_trace(direct, actions)
+        assert a.failed_step == b.failed_step and a.costs == b.costs
+        assert [s.snapshot.key for s in a.states] == [s.snapshot for s in b.states]
+
+
+def test_needs_reset_and_step() -> None:
     class NoState:
         action_space = Space()
 
-    with pytest.raises(InputError, match="getter and setter"):
+    with pytest.raises(InputError, match="no reset"):
         GymBlackBox(NoState())
