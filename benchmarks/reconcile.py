@@ -9,7 +9,14 @@ Python process); it runs on the first MRPs (``--baseline N``) and the speed-up r
 printed. Then a scaling curve: MCE time for k = 1..20 features removed from the logistics
 and rover robot models.
 
+``--checker`` measures the independent checker against the search instead: per instance
+(bundled Fetch, the shared MRPs, ``--random N`` MRPs of the differential generator
+``tests/differential/reconcile.py``) the search's seconds (the whole ``explain`` call but
+its check), the checker's seconds and their ratio, then the median and max ratio per
+explanation type (target: median at most ~3x).
+
     python benchmarks/reconcile.py [--quick] [--json] [--baseline N] [--scaling-only]
+    python benchmarks/reconcile.py --checker [--random N] [--types mce,mme,contrastive]
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from xaip.planning.features import Edit, FeatureKind, model_features
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.pddl import read_domain, read_problem, write_domain, write_problem
 from xaip.planning.plans import validate
-from xaip.reconcile import BudgetExhausted, explain, load_mrp, make_mrp
+from xaip.reconcile import BudgetExhausted, explain, load_mrp, make_mrp, parse_foil
 from xaip.reconcile.goals import Verdict
 from xaip.reconcile.search import mce_search
 from xaip.reconcile.space import ModelSpace
@@ -159,6 +166,92 @@ def scaling(name: str, ks: Sequence[int], seeds: int) -> list[dict[str, Any]]:
     return rows
 
 
+def timed(mrp: Any, kind: str, seconds: float, **options: Any) -> dict[str, Any]:
+    """One explanation: the search's and the checker's seconds and their ratio."""
+    began = time.perf_counter()
+    explanation = explain(mrp, kind, budget=Budget(max_seconds=seconds), **options)
+    total = time.perf_counter() - began
+    check = float(explanation.stats.get("check_seconds", 0.0))
+    search = total - check
+    # the model-space search alone (without the session's set-up: compiling the model
+    # space, the human's optimum before): the stricter ratio
+    alone = max(explanation.seconds - check, 1e-6)
+    return {"type": kind + (" grounded" if options.get("grounded") else ""),
+            "search_seconds": search, "check_seconds": check,
+            "ratio": check / max(search, 1e-6), "strict_ratio": check / alone,
+            "verified": explanation.verified,
+            "size": explanation.size}
+
+
+def checker_rows(random_count: int, kinds: Sequence[str], seconds: float,
+                 quick: bool) -> list[dict[str, Any]]:
+    """Search vs checker time on Fetch, the shared MRPs and ``random_count`` random MRPs."""
+    rows = []
+    files = mrp_files()
+    if quick:
+        files = files[:1] + files[1::6]
+    for label, robot, human, problem in files:
+        mrp = load_mrp(robot, human, problem, budget=Budget(max_seconds=seconds))
+        for kind in kinds:
+            if kind == "mme" and label != "fetch (book)":
+                continue  # MME checks every superset: only the small Fetch MRP
+            options = {"foils": [parse_foil("avoid:" + mrp.plan_names[0].split()[0])]} \
+                if kind == "contrastive" else {}
+            row = {"mrp": label, "source": "shared" if label != "fetch (book)" else "fetch",
+                   **timed(mrp, kind, seconds, **options)}
+            rows.append(row)
+            print(f"  {label} {kind}: search {row['search_seconds']:.3f} s, check "
+                  f"{row['check_seconds']:.3f} s ({row['ratio']:.1f}x)", file=sys.stderr,
+                  flush=True)
+    sys.path.insert(0, str(ROOT))
+    from tests.differential.reconcile import instance
+
+    for seed in range(random_count):
+        case = instance(seed)
+        if case.mrp is None or not case.differences:
+            continue
+        for kind in kinds:
+            options: dict[str, Any] = {}
+            if kind == "contrastive":
+                options = {"foils": [parse_foil(f"{case.foil[0]}:{case.foil[1]}")]}
+            try:
+                row = {"mrp": f"random {seed}", "source": "random",
+                       **timed(case.mrp, kind, seconds, **options)}
+            except InputError:
+                continue  # e.g. no explanation exists for this type
+            rows.append(row)
+    return rows
+
+
+def print_checker(rows: Sequence[dict[str, Any]], show: bool = True) -> dict[str, Any]:
+    """Median and max ratio (checker / search) per source and type."""
+    summary: dict[str, Any] = {}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["source"], row["type"]), []).append(row)
+        groups.setdefault(("all", row["type"]), []).append(row)
+    out = sys.stdout if show else sys.stderr
+    print(f"{'source':<8}{'type':<13}{'n':>5}{'search s':>10}{'check s':>10}"
+          f"{'median x':>10}{'max x':>9}{'strict median/max x':>22}{'verified':>10}",
+          file=out)
+    for (source, kind), group in sorted(groups.items()):
+        ratios = [r["ratio"] for r in group]
+        strict = [r["strict_ratio"] for r in group]
+        entry = {"instances": len(group), "median_ratio": statistics.median(ratios),
+                 "max_ratio": max(ratios), "strict_median_ratio": statistics.median(strict),
+                 "strict_max_ratio": max(strict),
+                 "search_seconds": sum(r["search_seconds"] for r in group),
+                 "check_seconds": sum(r["check_seconds"] for r in group),
+                 "verified": sum(1 for r in group if r["verified"])}
+        summary[f"{source} {kind}"] = entry
+        print(f"{source:<8}{kind:<13}{len(group):>5}{entry['search_seconds']:>10.2f}"
+              f"{entry['check_seconds']:>10.2f}{entry['median_ratio']:>10.1f}"
+              f"{entry['max_ratio']:>9.1f}{entry['strict_median_ratio']:>12.1f}/"
+              f"{entry['strict_max_ratio']:<9.1f}{entry['verified']:>6}/{len(group)}",
+              file=out)
+    return summary
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer MRPs, k and seeds")
@@ -169,10 +262,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="budget per MRP (default 120)")
     parser.add_argument("--scaling-only", action="store_true",
                         help="only the scaling series (k = 1..20 removed features)")
+    parser.add_argument("--checker", action="store_true",
+                        help="checker vs search seconds per instance (median/max ratio)")
+    parser.add_argument("--random", type=int, default=100, metavar="N",
+                        help="with --checker: random MRPs of the differential generator")
+    parser.add_argument("--types", default="mce",
+                        help="with --checker: explanation types, comma-separated")
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}", file=sys.stderr)
         return 2
+    if args.checker:
+        kinds = [k for k in args.types.split(",") if k]
+        rows = checker_rows(args.random, kinds, args.seconds, args.quick)
+        if args.json:
+            print(json.dumps({"rows": rows, "summary": print_checker(rows, False)}, indent=2))
+        else:
+            print_checker(rows)
+        return 0
     if args.scaling_only:
         ks = [1, 2, 4, 8] if args.quick else list(range(1, 21))
         seeds = 2 if args.quick else 3

@@ -33,6 +33,7 @@ import itertools
 import random
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from xaip.errors import InputError
 from xaip.planning.pddl import parse_domain, parse_problem
@@ -307,7 +308,25 @@ def _grounded(mrp: object, human: Model, robot: Model, start: frozenset[str], go
 # --------------------------------------------------------------------------- check
 
 
-def check(seed: int) -> str | None:
+@dataclass
+class Instance:
+    """One random MRP with the oracle's own view of it (for :func:`check` and the
+    checker-speed benchmark, ``benchmarks/reconcile.py --checker``)."""
+
+    robot: Model
+    human: Model
+    start: frozenset[str]
+    goal: set[str]
+    differences: list[OEdit]
+    optimum: int | None
+    robot_actions: dict[str, Action]
+    mrp: object = None
+    refused: str | None = None  # make_mrp's InputError
+    foil: tuple[str, str] = ("avoid", "a0")
+
+
+def instance(seed: int) -> Instance:
+    """The random instance of ``seed`` (``mrp`` is None when ``make_mrp`` refused it)."""
     rng = random.Random(seed)
     robot = _random_model(rng, rng.randint(3, 5))
     human = _perturb(rng, robot)
@@ -325,16 +344,31 @@ def check(seed: int) -> str | None:
         differences = _differences(human, robot)
     robot_actions = _ground({n: a.copy(robot.price(n)) for n, a in robot.actions.items()})
     start = frozenset(init)
-    optimum = _cheapest(robot_actions, start, goal)
+    found = Instance(robot, human, start, goal, differences,
+                     _cheapest(robot_actions, start, goal), robot_actions)
     try:
-        mrp = make_mrp(parse_domain(_domain_text(robot)),
-                       parse_problem(_problem_text(init, goal, robot.metric)),
-                       parse_domain(_domain_text(human)),
-                       parse_problem(_problem_text(init, goal, human.metric)))
+        found.mrp = make_mrp(parse_domain(_domain_text(robot)),
+                             parse_problem(_problem_text(init, goal, robot.metric)),
+                             parse_domain(_domain_text(human)),
+                             parse_problem(_problem_text(init, goal, human.metric)))
     except InputError as error:
-        if optimum is None and "no solution" in str(error):
+        found.refused = str(error)
+    # the foil of the contrastive comparison, drawn after the instance (as before)
+    name = rng.choice(sorted(robot.actions))
+    found.foil = (rng.choice(("avoid", "use")), name)
+    return found
+
+
+def check(seed: int) -> str | None:
+    case = instance(seed)
+    robot, human, start, goal = case.robot, case.human, case.start, case.goal
+    differences, optimum, robot_actions = case.differences, case.optimum, case.robot_actions
+    if case.mrp is None:
+        assert case.refused is not None
+        if optimum is None and "no solution" in case.refused:
             return None
-        return f"make_mrp refused: {error} (oracle optimum {optimum})"
+        return f"make_mrp refused: {case.refused} (oracle optimum {optimum})"
+    mrp: Any = case.mrp
     if optimum is None:
         return "xaip found a robot plan where the oracle finds none"
     plan = mrp.plan_names
@@ -375,8 +409,7 @@ def check(seed: int) -> str | None:
     if mme.size != want or not mme.verified:
         problems.append(f"MME size {mme.size} (oracle {want}), verified {mme.verified} "
                         f"({mme.check})")
-    name = rng.choice(sorted(robot.actions))
-    kind = rng.choice(("avoid", "use"))
+    kind, name = case.foil
     try:
         contrastive = explain(mrp, "contrastive", budget=budget,
                               foils=[parse_foil(f"{kind}:{name}")])
