@@ -122,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
 
-    xaip = [sys.executable, "-m", "xaip.cli"]
+    script = Path(sys.executable).with_name("xaip")  # the console script users run
+    xaip = [str(script)] if script.is_file() else [sys.executable, "-m", "xaip.cli"]
     with tempfile.TemporaryDirectory() as scratch:
         plan_file = os.path.join(scratch, "plan.txt")
         subprocess.run([*xaip, "plan", str(DOMAIN), str(PROBLEM), "-o", plan_file, "--quiet"],
