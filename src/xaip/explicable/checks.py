@@ -176,7 +176,8 @@ def _check(problem: ExplicableProblem, result: ExplicablePlan,
         own = score_trace(robot, plan, traces, result.distance, mapping, weights)
     claimed = INF if result.inexplicability is None else result.inexplicability
     if not _same(own, claimed):
-        return CheckReport(False, f"IE recomputed as {own}, the answer claims {claimed}")
+        return CheckReport(False, f"inexplicability recomputed as {own}, the answer claims "
+                                  f"{claimed}")
     nearest = _nearest_wrong(problem, result, plan, expected, human_optimum, weights)
     if nearest is not None:
         return CheckReport(False, nearest)
@@ -189,18 +190,19 @@ def _check(problem: ExplicableProblem, result: ExplicablePlan,
     if _less(best, key):
         shown = " ".join(str(a) for a in optimum.plan or ()) or "the empty plan"
         return CheckReport(False, f"a robot plan within the bound is more explicable or "
-                                  f"cheaper: {shown} (IE {best[0]}, cost {best[1]})")
+                                  f"cheaper: {shown} (inexplicability {best[0]}, cost {best[1]})")
     if _less(key, best):
-        return CheckReport(False, "the plan's (IE, cost) is below every plan that stops at "
-                                  "its first goal state (it passes a goal state earlier)")
+        return CheckReport(False, "the plan's inexplicability and cost are below those of "
+                                  "every plan that stops at its first goal state (it passes a "
+                                  "goal state earlier)")
     counted = _candidates_wrong(problem, result, bound, clock, optimum.plans_scored)
     if counted is not None:
         return CheckReport(False, counted)
     where = "robot plans within the bound (enumerated)" if result.distance != "cost" else (
-        "plans valid in both models (product label search)")
-    return CheckReport(True, f"plan valid (lifted validation); IE {_shown(claimed)} and "
-                             f"cost {result.robot_cost} are the least (IE, cost) over "
-                             f"{where}; {len(expected)} expected plan(s) listed again")
+        "plans valid in both models (the checker's own search over both models at once)")
+    return CheckReport(True, f"plan valid (lifted validation); inexplicability "
+                             f"{_shown(claimed)}, then cost {result.robot_cost}, are the least "
+                             f"over {where}; {len(expected)} expected plan(s) listed again")
 
 
 def _same(a: float, b: float) -> bool:

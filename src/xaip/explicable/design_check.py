@@ -156,9 +156,9 @@ def _check(spec: DesignProblem, result: DesignResult, clock: BudgetClock) -> Che
     if better is not None:
         return CheckReport(False, better)
     return CheckReport(True, f"objective {claimed:g} recomputed; {evaluated} of "
-                             f"{2 ** len(spec.modifications)} designs could beat it (design "
-                             "cost bound) and none does; each task's plan valid with the "
-                             "least (IE, cost)")
+                             f"{2 ** len(spec.modifications)} designs could beat it (by a bound on "
+                             "their design cost) and none does; each task's plan valid with the "
+                             "least inexplicability, then cost")
 
 
 def _outcomes_wrong(spec: DesignProblem, result: DesignResult, chosen: frozenset[int],
@@ -177,8 +177,8 @@ def _outcomes_wrong(spec: DesignProblem, result: DesignResult, chosen: frozenset
             continue
         if outcome.robot_cost is None or not _same(outcome.robot_cost, robot_cost) \
                 or not _same(claimed_ie, ie):
-            return (f"task {task.name}: the least (IE, cost) is ({ie}, {robot_cost}), the "
-                    f"answer says ({claimed_ie}, {outcome.robot_cost})")
+            return (f"task {task.name}: the least inexplicability and cost are {ie} and "
+                    f"{robot_cost}, the answer says {claimed_ie} and {outcome.robot_cost}")
         problem = values.problem(task, chosen)
         valid = validate(spec.robot_domain, problem.robot_problem, steps_of(outcome.plan))
         if not valid.valid or valid.cost is None or not _same(valid.cost, robot_cost):

@@ -118,7 +118,8 @@ def _check_plan(problem: ObserverProblem, world: World, result: ObserverResult) 
     if problems:
         return CheckReport(False, "; ".join(problems))
     details = (f"lifted re-simulation and the checker's own belief count agree: "
-               f"{seen.count} consistent plan(s), goals left {list(seen.goals)}")
+               f"{seen.count} consistent plan(s); goals it still thinks possible: "
+               f"{', '.join(seen.goals) or 'none'}")
     if result.cheapest:
         cheaper = _cheaper(world, result, lifted.cost)
         if cheaper is not None:

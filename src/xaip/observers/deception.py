@@ -329,7 +329,7 @@ def check_deceptive(grid: Grid, result: DeceptivePlan) -> CheckReport:
         return CheckReport(None, "no path to check")
     path = result.path
     if path[0] != grid.start or path[-1] != grid.real:
-        return CheckReport(False, "the path does not run from S to G")
+        return CheckReport(False, "the path does not run from the start S to the real goal G")
     for a, b in pairwise(path):
         if b in grid.walls or abs(a[0] - b[0]) + abs(a[1] - b[1]) != 1:
             return CheckReport(False, f"{_cell_name(a)} -> {_cell_name(b)} is not a move")
@@ -341,11 +341,11 @@ def check_deceptive(grid: Grid, result: DeceptivePlan) -> CheckReport:
                    and dist[d][cell] - dist[d][grid.start] <= real for d in grid.decoys)
 
     if result.ldp_index is None or path[result.ldp_index] != result.ldp:
-        return CheckReport(False, "the LDP is not on the path")
+        return CheckReport(False, "the last deceptive point is not on the path")
     for i in range(result.ldp_index + 1):
         if not deceptive(path[i]):
-            return CheckReport(False, f"step {i} ({_cell_name(path[i])}) before the LDP makes "
-                                      "the real goal the most probable")
+            return CheckReport(False, f"after {i} moves ({_cell_name(path[i])}), before the last "
+                                      "deceptive point, the real goal is the most probable")
     # breadth first through deceptive cells only: which are reachable, and in how few moves
     steps, frontier = {grid.start: 0}, [grid.start]
     while frontier:
@@ -360,11 +360,14 @@ def check_deceptive(grid: Grid, result: DeceptivePlan) -> CheckReport:
     nearest = min(dist["G"][c] for c in seen)
     if dist["G"][result.ldp] != nearest:
         return CheckReport(False, f"a deceptive cell {nearest} moves from G is reachable; the "
-                                  f"LDP is {dist['G'][result.ldp]} away")
+                                  f"last deceptive point is {dist['G'][result.ldp]} away")
     if result.ldp_index != steps.get(result.ldp):
-        return CheckReport(False, f"the path reaches the LDP in {result.ldp_index} moves; "
+        return CheckReport(False, f"the path reaches the last deceptive point in "
+                                  f"{result.ldp_index} moves; "
                                   f"{steps.get(result.ldp)} deceptive moves suffice")
     if len(path) - 1 - result.ldp_index != dist["G"][result.ldp]:
-        return CheckReport(False, "the path after the LDP is not a shortest path to G")
-    return CheckReport(True, f"deceptive through step {result.ldp_index}, LDP "
-                             f"{dist['G'][result.ldp]} moves from G (nearest possible)")
+        return CheckReport(False, "the path after the last deceptive point is not a shortest "
+                                  "path to G")
+    return CheckReport(True, f"deceptive for the first {result.ldp_index} moves; the last "
+                             f"deceptive point is {dist['G'][result.ldp]} moves from G (as near as "
+                             "any deceptive cell reachable from S)")

@@ -181,8 +181,8 @@ def _check_plan(inputs: MixedInputs, result: Any, clock: BudgetClock) -> CheckRe
     for i, observer in enumerate(inputs.observers):
         seen = [show_token(t) for t in raw[i]]
         if tuple(seen) != tuple(result.observations.get(observer.name, ())):
-            return CheckReport(False, f"observer {observer.name} sees {seen}, not "
-                                      f"{list(result.observations.get(observer.name, ()))}")
+            return CheckReport(False, f"observer {observer.name} sees {' '.join(seen)}, not "
+                                      f"{' '.join(result.observations.get(observer.name, ()))}")
         goals = _belief_goals(inputs, i, raw[i])
         labels = {inputs.goal_labels[g] for g in goals}
         claimed = set(result.goals_in_final_belief.get(observer.name, ()))
@@ -199,8 +199,8 @@ def _check_plan(inputs: MixedInputs, result: Any, clock: BudgetClock) -> CheckRe
     score = inputs.goal_difference(counts)
     if result.score is None or abs(score - result.score) > 1e-9:
         return CheckReport(False, f"GD is {score:.3f}, the result says {result.score}")
-    details = (f"plan reaches the true goal; tokens, final beliefs and GD = {score:.2f} "
-               "recomputed from scratch")
+    details = (f"plan reaches the true goal; what each observer sees, the goals it keeps "
+               f"and GD = {score:.2f} recomputed from scratch")
     if result.method == "ip":
         wrong = _check_optimal(inputs, result, score, clock)
         if wrong is not None:

@@ -106,7 +106,7 @@ def design_text(result: DesignResult) -> str:
     lines.append(f"Objective {result.objective:g} against {_number(result.baseline_objective)}"
                  f" without design (horizon {result.horizon}).")
     for task in result.tasks:
-        lines.append(f"  {task.name} (p={task.probability:g}): robot cost "
+        lines.append(f"  {task.name} (probability {task.probability:g}): robot cost "
                      f"{_number(task.robot_cost)}, inexplicability "
                      f"{_number(task.inexplicability)}: {_steps(task.plan)}")
     lines.append(f"{result.configurations} configuration(s) evaluated"
@@ -239,7 +239,7 @@ def design_sheet(result: DesignResult) -> Sheet:
     plans = [_grid_moves(task.plan) for task in result.tasks]
     size = _size(*plans)
     panels = [_plan_grid(task.plan, _ROBOT, size,
-                         f"{task.name} (p={task.probability:g}): cost "
+                         f"{task.name} (probability {task.probability:g}): cost "
                          f"{_number(task.robot_cost)}, inexplicability "
                          f"{_number(task.inexplicability)}", barriers)
               for task in result.tasks]

@@ -124,15 +124,21 @@ def deception_text(result: DeceptivePlan) -> str:
     ldp = result.ldp
     lines = [f"Deceptive path on {grid.name} ({grid.rows}x{grid.cols}): {result.cost} moves "
              f"(the shortest is {result.stats.get('optimal_cost', 0):g}).",
-             f"Last deceptive point r{ldp[0]}c{ldp[1]} at step {result.ldp_index}: until then "
-             "some decoy is at least as probable as the real goal."
+             f"Last deceptive point r{ldp[0]}c{ldp[1]}, reached after {result.ldp_index} "
+             f"move{'' if result.ldp_index == 1 else 's'}: until then some decoy is at least "
+             "as probable as the real goal G."
              if ldp is not None else "No deceptive point.",
-             f"Deceptive steps: {result.score:.0%}. Radius of maximum probability: "
-             + ", ".join(f"{k} {v:g}" for k, v in result.rmp.items()) + "."]
+             f"{result.score:.0%} of the moves end where a decoy looks at least as likely "
+             "as G (marked *)."]
+    if result.rmp:
+        lines.append("Close to G no cell looks headed for a decoy: within "
+                     + ", ".join(f"{v:g} moves for decoy {k}" for k, v in result.rmp.items())
+                     + " (the radius of maximum probability).")
+    lines.append("  moves  cell   probability of each goal")
     for step, (cell, probs) in enumerate(zip(result.path, result.probabilities, strict=True)):
         shown = " ".join(f"{g}={p:.2f}" for g, p in probs.items())
         mark = " *" if result.deceptive[step] else ""
-        lines.append(f"  {step:3d} r{cell[0]}c{cell[1]}  {shown}{mark}")
+        lines.append(f"  {step:5d}  r{cell[0]}c{cell[1]}  {shown}{mark}")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
