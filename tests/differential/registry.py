@@ -15,6 +15,7 @@ FAMILIES: tuple[str, ...] = (
     "summaries",
     "concepts",
     "capabilities",
+    "interop",
 )
 
 

@@ -110,7 +110,7 @@ def check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRep
     if kind in ("ppe", "mpe", "approx"):
         return _patches(session, outcome, method)
     if result.complete is not outcome.complete:
-        return CheckReport(False, f"the answer claims complete={result.complete}, but "
+        return CheckReport(False, f"the answer says {_claimed(result.complete)}, but "
                                   f"{outcome.reason} ({method})")
     if not outcome.complete:
         return CheckReport(False, f"{outcome.reason}; {method}")
@@ -182,6 +182,16 @@ def _minimal(session: _Session, complete: str, explains: object) -> CheckReport:
                              f"{report.nodes} examined, {took:.2f} s)")
 
 
+#: The patch explanations' names in words (the JSON keeps ``ppe``/``mpe``).
+_PATCH = {"ppe": "plan patch explanation", "mpe": "model patch explanation"}
+
+
+def _claimed(complete: bool | None) -> str:
+    """What an answer's ``complete`` flag claims, in words (the JSON keeps the flag)."""
+    return ("the plan is then optimal for the human" if complete else
+            "the plan is still not optimal for the human")
+
+
 def _monotonic(session: _Session, complete: str) -> CheckReport:
     """Every superset (within the difference) is complete, and no set with one edit fewer
     is monotonic (so the MME is the smallest)."""
@@ -199,11 +209,12 @@ def _monotonic(session: _Session, complete: str) -> CheckReport:
                 raise BudgetExhausted("the checker's budget ran out")
             others = [e for e in candidates if e not in set(smaller)]
             if _all_supersets_complete(session, list(smaller), others):
+                shown = "; ".join(str(e.feature) for e in smaller) or "no edits at all"
                 return CheckReport(False, f"{complete}, monotonic; but the smaller set "
-                                          f"{[str(e.feature) for e in smaller]} is "
-                                          "monotonic too")
-    return CheckReport(True, f"{complete}; monotonic over all {2 ** len(rest)} supersets; "
-                             "no smaller monotonic set")
+                                          f"({shown}) is monotonic too")
+    return CheckReport(True, f"{complete}; monotonic over all {2 ** len(rest)} ways of "
+                             "adding the other differences (none of them leaves the plan "
+                             "unexplained); no smaller set is")
 
 
 def _all_supersets_complete(session: _Session, base: list[Edit], rest: list[Edit]) -> bool:
@@ -219,7 +230,7 @@ def _all_supersets_complete(session: _Session, base: list[Edit], rest: list[Edit
 def _patches(session: _Session, outcome: CheckResult, method: str) -> CheckReport:
     result, mrp = session.result, session.mrp
     if result.complete is not None and result.complete is not outcome.complete:
-        return CheckReport(False, f"the answer claims complete={result.complete}, but "
+        return CheckReport(False, f"the answer says {_claimed(result.complete)}, but "
                                   f"{outcome.reason} ({method})")
     if result.type == "approx":
         from xaip.reconcile.check_approx import proxies_hold
@@ -237,10 +248,10 @@ def _patches(session: _Session, outcome: CheckResult, method: str) -> CheckRepor
             not result.grounded or " ".join((e.feature.action, *e.feature.parameters))
             in names)}
     if set(result.edits) != wanted:
-        return CheckReport(False, f"the edits are not the {result.type.upper()}: "
+        return CheckReport(False, f"the edits are not the {_PATCH[result.type]}'s: "
                                   f"{len(result.edits)} given, {len(wanted)} by definition")
     optimal = "optimal" if outcome.complete else "not optimal"
-    return CheckReport(True, f"exactly the {result.type.upper()}'s {len(wanted)} edits; "
+    return CheckReport(True, f"exactly the {_PATCH[result.type]}'s {len(wanted)} edits; "
                              f"afterwards the plan is {optimal} for the human "
                              f"({outcome.reason}; {method})")
 

@@ -15,13 +15,23 @@ The way back (:func:`to_up`) is symmetric: xaip's writer, then unified-planning'
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from xaip.errors import InputError, UnsupportedFeature
 from xaip.planning.inputs import is_up_problem
-from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.pddl.model import (
+    COST_FLUENT,
+    NO_EFFECT,
+    AndEffect,
+    Domain,
+    FunctionTerm,
+    Increase,
+    Problem,
+)
 from xaip.planning.plans import PlanStep
 from xaip.planning.search.result import PlanResult
 from xaip.planning.task import GroundAction
@@ -80,11 +90,61 @@ def from_up(problem: Any) -> UPModel:
     except UnsupportedFeature as error:
         raise UnsupportedFeature(f"unified-planning problem '{problem.name}': "
                                  f"{_drop_place(str(error))}") from error
+    repaired = _restore_dropped_costs(problem, writer, domain)
+    if repaired is not domain:
+        from xaip.planning.pddl import write_domain
+
+        domain, domain_text = repaired, write_domain(repaired)
     return UPModel(problem, domain, parsed, writer, domain_text, problem_text)
 
 
+def _restore_dropped_costs(problem: Any, writer: Any, domain: Domain) -> Domain:
+    """Give back the cost of actions without effects, which unified-planning 1.3.0's PDDL
+    writer leaves out (it writes ``(increase (total-cost) c)`` inside an action's effects,
+    and writes no effects for an action that has none), so such an action would cost 0.
+
+    Found by the differential test (``tests/differential/interop.py``). Only constant costs
+    can be restored this way; a cost computed from fluents on an effect-less action is
+    refused as unsupported.
+    """
+    from unified_planning.model.metrics import MinimizeActionCosts  # type: ignore[import-untyped]
+
+    metrics = problem.quality_metrics
+    if len(metrics) != 1:
+        return domain
+    metric = metrics[0]
+    if not (isinstance(metric, MinimizeActionCosts)
+            or metric.is_minimize_sequential_plan_length()):
+        return domain
+    actions, changed = [], False
+    for action in domain.actions:
+        source = writer.get_item_named(action.name)
+        cost = (metric.get_action_cost(source) if isinstance(metric, MinimizeActionCosts)
+                else None if source.effects else 1)
+        if source.effects or action.effect != NO_EFFECT or cost is None:
+            actions.append(action)
+            continue
+        if not isinstance(cost, int):
+            if not cost.is_constant():
+                raise UnsupportedFeature(f"unified-planning problem '{problem.name}': the "
+                                         f"action '{source.name}' has no effects and a cost "
+                                         "that is not a number")
+            cost = cost.constant_value()
+        value = Fraction(str(cost))
+        if value == 0:
+            actions.append(action)
+            continue
+        effect = AndEffect((Increase(FunctionTerm(COST_FLUENT), value),))
+        actions.append(dataclasses.replace(action, effect=effect))
+        changed = True
+    return dataclasses.replace(domain, actions=tuple(actions)) if changed else domain
+
+
 def _drop_place(message: str) -> str:
-    """The reader's ``<string>:L:C: reason`` without the place in text nobody wrote."""
+    """The reader's ``<string>:L:C: reason`` without the place in text nobody wrote, and
+    without a ``unified-planning problem 'name':`` prefix already given."""
+    if message.startswith("unified-planning problem '"):
+        message = message.partition("': ")[2] or message
     head, _, rest = message.partition(": ")
     return rest if head.startswith("<string>") and rest else message
 
@@ -159,7 +219,7 @@ def from_up_plan(plan: Any, model: UPModel | Any) -> tuple[PlanStep, ...]:
         except (UPException, InputError) as error:
             raise InputError(f"step {number} '{instance}' is not an action of the problem "
                              f"applied to its objects") from error
-        out.append(PlanStep(name, args, line=number))
+        out.append(PlanStep(name, args))
     return tuple(out)
 
 

@@ -37,7 +37,13 @@ from unified_planning.model.metrics import MinimizeActionCosts, MinimizeSequenti
 from unified_planning.plans import PlanKind  # type: ignore[import-untyped]
 
 from xaip.errors import InputError, UnsupportedFeature
-from xaip.interop.unified_planning.convert import UPModel, as_up_plan, from_up, from_up_plan
+from xaip.interop.unified_planning.convert import (
+    UPModel,
+    _drop_place,
+    as_up_plan,
+    from_up,
+    from_up_plan,
+)
 from xaip.interop.unified_planning.kind import supported_kind
 from xaip.planning.check import check_plan
 from xaip.planning.engines import DEFAULT_ENGINE
@@ -101,14 +107,15 @@ class XaipPlanner(Engine, OneshotPlannerMixin, PlanValidatorMixin):
                           stacklevel=3)
         if timeout is not None and timeout <= 0:
             raise InputError(f"timeout must be positive, not {timeout!r}")
+        budget = Budget(max_nodes=self._max_nodes, max_seconds=timeout)
         try:
             model = from_up(problem)
-        except UnsupportedFeature as error:
-            return self._result(_RESULT.UNSUPPORTED_PROBLEM, None, str(error), LogLevel.ERROR)
-        budget = Budget(max_nodes=self._max_nodes, max_seconds=timeout)
-        result = plan_model(model.domain, model.problem, optimal=self.OPTIMAL,
-                            search=self._search, heuristic=self._heuristic,
-                            engine=self._engine, budget=budget)
+            result = plan_model(model.domain, model.problem, optimal=self.OPTIMAL,
+                                search=self._search, heuristic=self._heuristic,
+                                engine=self._engine, budget=budget)
+        except UnsupportedFeature as error:  # found in the model or while grounding it
+            message = f"unified-planning problem '{problem.name}': {_drop_place(str(error))}"
+            return self._result(_RESULT.UNSUPPORTED_PROBLEM, None, message, LogLevel.ERROR)
         answer = self._checked(model, result, budget)
         if output_stream is not None:
             output_stream.write(f"xaip: {answer.status.name}; "
