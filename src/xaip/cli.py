@@ -69,6 +69,7 @@ COMMAND_MODULES = (
     "xaip.observers.command",
     "xaip.web.command",
     "xaip.examples_command",
+    "xaip.gymnasium.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -105,6 +106,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("serve", "xaip.web.command", "start the workbench in the browser (needs the xaip[web] extra)"),
     ("examples", "xaip.examples_command",
      "list the bundled examples, or copy one into a folder"),
+    ("check-env", "xaip.gymnasium.command",
+     "can xaip use this Gymnasium environment? (like check_env)"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 

@@ -33,7 +33,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Run an agent in one of the bundled games, collect its traces, and "
                     "complete a capability model in the game's vocabulary by asking the "
                     "agent state-reachability queries.")
-    discover.add_argument("game", help="a registered game: " + ", ".join(game_names()))
+    discover.add_argument("game", help="a registered game: " + ", ".join(game_names()) +
+                          "; or a Gymnasium environment file (FILE.json, docs/gymnasium.md)")
     discover.add_argument("--grid", default="4x5", metavar="RxC",
                           help="grid size, rows x columns (default 4x5)")
     discover.add_argument("--agent", choices=("search", "policy"), default="search",
@@ -97,6 +98,10 @@ def run(args: argparse.Namespace) -> int:
     """Run ``discover`` or ``learn-model``."""
     if getattr(args, "command", None) == "learn-model" or hasattr(args, "domain"):
         return _learn_model(args)
+    from xaip.gymnasium.command import is_env_file, run_discover
+
+    if is_env_file(args.game):  # a Gymnasium environment file: xaip.gymnasium
+        return run_discover(args)
     return _discover(args)
 
 

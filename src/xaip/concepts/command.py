@@ -44,7 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Say why the agent's plan is preferred over the foil: the foil fails "
                     "(a missing precondition) or costs more (an abstract cost function), in "
                     "the user's concepts, with a confidence (ICLR'22, book ch. 8).")
-    parser.add_argument("env", choices=ENVS)
+    parser.add_argument("env", metavar="ENV",
+                        help=f"{', '.join(ENVS)}, or a Gymnasium environment file (FILE.json, "
+                             "docs/gymnasium.md)")
     parser.add_argument("--level", default=None, metavar="FILE",
                         help="level text file, or a bundled level name (default: the "
                              "bundled example)")
@@ -100,7 +102,13 @@ def _montezuma(args: argparse.Namespace) -> object:
 
 def _query(args: argparse.Namespace) -> object:
     from xaip.concepts.bundled import LEVELS, bundled, bundled_files, load_query
+    from xaip.gymnasium.command import is_env_file, why_not_query
 
+    if is_env_file(args.env):  # a Gymnasium environment file: xaip.gymnasium
+        return why_not_query(args)
+    if args.env not in ENVS:
+        raise InputError(f"unknown environment {args.env[:60]!r} (one of {', '.join(ENVS)}, "
+                         "or a Gymnasium environment file FILE.json)")
     if args.env == "montezuma":
         return _montezuma(args)
     variant = args.variant

@@ -96,6 +96,16 @@ EXAMPLES: tuple[Example, ...] = (
              "--foil switch-1.foil.txt",
              "xaip why-not sokoban-cells --level cells-1.txt --plan cells-1.plan.txt "
              "--foil cells-1.foil.txt --vocabulary cells.json")),
+    Example("frozenlake", "gymnasium", "gymnasium/frozenlake",
+            "Gymnasium's FrozenLake with a file of concepts: capabilities, and why not "
+            "the user's route (needs xaip[gym])",
+            ("xaip check-env frozenlake.json",
+             "xaip discover frozenlake.json --quiet",
+             "xaip why-not frozenlake.json --plan plan.txt --foil foil.txt")),
+    Example("cliffwalking", "gymnasium", "gymnasium/cliffwalking",
+            "Gymnasium's CliffWalking: why the agent's longer route, in the user's concepts "
+            "(needs xaip[gym])",
+            ("xaip why-not cliffwalking.json",)),
     Example("montezuma", "concepts", "montezuma",
             "Montezuma's Revenge routes and foils: why not the user's route?",
             ("xaip why-not montezuma --plan screen-1.ladder-left.plan.txt "

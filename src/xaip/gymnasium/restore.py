@@ -249,8 +249,7 @@ def choose(env: Any, kind: str, seed: int | None, *,
             raise InputError("the environment is not an Arcade Learning Environment game "
                              "(no clone_state/restore_state)")
     if kind in ("auto", "attribute"):
-        if isinstance(getattr(unwrapped, "s", None), int | _Integer()) \
-                and hasattr(unwrapped, "P"):
+        if _toy_text(unwrapped):
             return AttributeRestorer(env)
         if kind == "attribute":
             raise InputError("the environment keeps no integer state 's' with a transition "
@@ -258,10 +257,9 @@ def choose(env: Any, kind: str, seed: int | None, *,
     return ReplayRestorer(env, seed)
 
 
-def _Integer() -> type:  # noqa: N802 - a type, found lazily
-    """numpy's integer base class when numpy is there (toy-text keeps ``s`` as np.int64)."""
-    try:
-        import numpy
-    except ImportError:  # pragma: no cover - numpy comes with ale-py
-        return int
-    return numpy.integer
+def _toy_text(unwrapped: Any) -> bool:
+    """Gymnasium's toy-text signature: a discrete observation space of ``n`` states and the
+    transition table ``P`` over them (the state ``s`` itself appears only after reset)."""
+    table = getattr(unwrapped, "P", None)
+    n = getattr(getattr(unwrapped, "observation_space", None), "n", None)
+    return isinstance(table, dict) and n is not None and len(table) == int(n)

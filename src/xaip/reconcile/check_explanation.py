@@ -214,7 +214,7 @@ def _monotonic(session: _Session, complete: str) -> CheckReport:
                                           f"({shown}) is monotonic too")
     return CheckReport(True, f"{complete}; monotonic over all {2 ** len(rest)} ways of "
                              "adding the other differences (none of them leaves the plan "
-                             "unexplained); no smaller set is")
+                             "unexplained); no smaller monotonic set")
 
 
 def _all_supersets_complete(session: _Session, base: list[Edit], rest: list[Edit]) -> bool:
