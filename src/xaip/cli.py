@@ -70,6 +70,7 @@ COMMAND_MODULES = (
     "xaip.web.command",
     "xaip.examples_command",
     "xaip.gymnasium.command",
+    "xaip.studies.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -108,6 +109,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
      "list the bundled examples, or copy one into a folder"),
     ("check-env", "xaip.gymnasium.command",
      "can xaip use this Gymnasium environment? (like check_env)"),
+    ("study", "xaip.studies.command",
+     "run explainers x instances x parameters from a study file"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 
