@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from xaip.planning.features.diff import ModelDiff
 from xaip.planning.landmarks.graph import LandmarkGraph
 from xaip.planning.plans import ValidationResult, format_plan
@@ -49,10 +51,36 @@ def validation_text(result: ValidationResult) -> str:
     return "\n".join([text, *(f"note: {note}" for note in result.notes)])
 
 
+#: The ordering kinds in words, in the order the text lists them (A before B); the JSON
+#: keeps the paper's names (``greedy-necessary``, ``natural``, ``reasonable``).
+_ORDERING_WORDS = {
+    "greedy-necessary": "necessary: A holds right before B first becomes true",
+    "natural": "natural: A becomes true before B in every plan",
+    "reasonable": "reasonable (a rule of thumb, not a proof): making B true before A "
+                  "would only have to be undone",
+}
+
+
 @renderer(LandmarkGraph, "text")
 def landmarks_text(graph: LandmarkGraph) -> str:
+    """The landmarks one a line, marked when a goal or true at the start, then the
+    orderings grouped by kind, each kind said in words and each ordering as its facts."""
     payload = graph.to_dict()
-    lines = [f"{len(payload['landmarks'])} landmarks, {len(payload['orderings'])} orderings"]
+    landmarks, orderings = payload["landmarks"], payload["orderings"]
+
+    def plural(n: int, word: str) -> str:
+        return f"{n} {word}{'' if n == 1 else 's'}"
+
+    def name(landmark: dict[str, Any]) -> str:
+        joiner = " or " if landmark.get("disjunctive") else " and "
+        return joiner.join(landmark["facts"])
+
+    goals = sum(1 for lm in landmarks if lm.get("is_goal"))
+    initial = sum(1 for lm in landmarks if lm.get("is_initial"))
+    lines = [f"{plural(len(landmarks), 'landmark')}: facts every plan makes true at some point"
+             f" ({goals} of them {'a goal' if goals == 1 else 'goals'}, {initial} true at "
+             "the start); "
+             f"{plural(len(orderings), 'ordering')} between them."]
     if not graph.solvable:
         lines.append("the goal is unreachable even ignoring deletes: the task has no plan")
     elif graph.task is not None and graph.task.is_goal(graph.task.init):
@@ -60,11 +88,18 @@ def landmarks_text(graph: LandmarkGraph) -> str:
                      "facts true initially are landmarks")
     if not graph.complete:
         lines.append("budget exhausted: the landmarks shown are sound, others may be missing")
-    for i, landmark in enumerate(payload["landmarks"]):
-        joiner = " or " if landmark.get("disjunctive") else " and "
-        lines.append(f"  L{i}: {joiner.join(landmark['facts'])}")
-    for ordering in payload["orderings"]:
-        lines.append(f"  L{ordering['before']} -> L{ordering['after']} ({ordering['kind']})")
+    for landmark in landmarks:
+        marks = [m for m, on in (("a goal", landmark.get("is_goal")),
+                                 ("true at the start", landmark.get("is_initial")),
+                                 ("only a side effect", not landmark.get("causal", True)))
+                 if on]
+        lines.append(f"  {name(landmark)}" + (f"  ({', '.join(marks)})" if marks else ""))
+    for kind, words in _ORDERING_WORDS.items():
+        chosen = [o for o in orderings if o["kind"] == kind]
+        if chosen:
+            lines.append(f"{plural(len(chosen), 'ordering')} A before B, {words}:")
+            lines += [f"  {name(landmarks[o['before']])} before {name(landmarks[o['after']])}"
+                      for o in chosen]
     return "\n".join(lines)
 
 
