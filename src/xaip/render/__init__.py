@@ -29,7 +29,7 @@ FORMATS = ("text", "json", "pddl", "dot", "svg", "png", "gif")
 Renderer = Callable[[Any], "str | bytes"]
 F = TypeVar("F", bound=Callable[..., Any])
 
-_RENDERERS: dict[tuple[type, str], Renderer] = {}
+_RENDERERS: dict[tuple[type | str, str], Renderer] = {}
 
 _loaded: set[str] = set()
 #: Held while a family's renderers are imported: the workbench renders from worker threads,
@@ -38,8 +38,11 @@ _loaded: set[str] = set()
 _loading = threading.RLock()  # re-entrant: a renderer module may render on import
 
 
-def renderer(result_type: type, fmt: str) -> Callable[[F], F]:
-    """Register the decorated function as ``fmt`` renderer of ``result_type``."""
+def renderer(result_type: type | str, fmt: str) -> Callable[[F], F]:
+    """Register the decorated function as ``fmt`` renderer of ``result_type``: the class,
+    or its dotted name (``"xaip.planning.landmarks.graph.LandmarkGraph"``), which lets a
+    renderer module register types without importing their modules (so rendering a plan
+    does not load the landmark and feature code: start-up, issue 26)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}")
 
@@ -74,7 +77,8 @@ def _load(result: Any) -> None:
 
 def _find(result: Any, fmt: str) -> Renderer | None:
     for cls in type(result).__mro__:
-        found = _RENDERERS.get((cls, fmt))
+        found = _RENDERERS.get((cls, fmt)) or _RENDERERS.get(
+            (f"{cls.__module__}.{cls.__qualname__}", fmt))
         if found is not None:
             return found
     return None

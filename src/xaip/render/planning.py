@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from xaip.planning.features.diff import ModelDiff
-from xaip.planning.landmarks.graph import LandmarkGraph
 from xaip.planning.plans import ValidationResult, format_plan
 from xaip.planning.search.result import COSTS_IGNORED_NOTE, PlanResult
 from xaip.planning.semantics import EMPTY_PLAN_NOTE
 from xaip.render import renderer
-from xaip.render.dot import Graph
-from xaip.runtime import Status
+from xaip.runtime.status import Status
+
+if TYPE_CHECKING:  # registered by name: `xaip plan` loads neither (start-up, issue 26)
+    from xaip.planning.features.diff import ModelDiff
+    from xaip.planning.landmarks.graph import LandmarkGraph
+    from xaip.render.dot import Graph
+
+_LANDMARK_GRAPH = "xaip.planning.landmarks.graph.LandmarkGraph"
+_MODEL_DIFF = "xaip.planning.features.diff.ModelDiff"
 
 
 @renderer(PlanResult, "pddl")
@@ -61,7 +66,7 @@ _ORDERING_WORDS = {
 }
 
 
-@renderer(LandmarkGraph, "text")
+@renderer(_LANDMARK_GRAPH, "text")
 def landmarks_text(graph: LandmarkGraph) -> str:
     """The landmarks one a line, marked when a goal or true at the start, then the
     orderings grouped by kind, each kind said in words and each ordering as its facts."""
@@ -110,10 +115,12 @@ _EDGE_STYLE: dict[str, dict[str, str]] = {
 }
 
 
-@renderer(LandmarkGraph, "dot")
+@renderer(_LANDMARK_GRAPH, "dot")
 def landmarks_dot(graph: LandmarkGraph) -> str:
     """Goals double-bordered, initial facts grey, disjunctions with "or", side-effect
     (non-causal) landmarks dashed; gn edges bold, natural dashed, reasonable dotted."""
+    from xaip.render.dot import Graph
+
     task = graph.task
     if task is None:
         raise ValueError("this landmark graph was built without its task")
@@ -163,7 +170,7 @@ def _landmark_keys(drawing: Graph, graph: LandmarkGraph) -> None:
             drawing.key(_EDGE_MEANING[kind], edge=True, **_EDGE_STYLE[kind])
 
 
-@renderer(ModelDiff, "text")
+@renderer(_MODEL_DIFF, "text")
 def diff_text(diff: ModelDiff) -> str:
     """The difference in English, one line per feature."""
     from xaip.planning.features.sentences import sentence
