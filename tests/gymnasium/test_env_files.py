@@ -1,0 +1,146 @@
+"""Environment files: the bundled FrozenLake and CliffWalking examples through
+``xaip why-not``, ``xaip discover`` and ``xaip check-env``, and one-line errors on bad
+files."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from xaip.cli import main
+from xaip.errors import InputError
+from xaip.gymnasium.vocabulary import (
+    discovery_vocabulary,
+    load_env_file,
+    why_not_vocabulary,
+)
+
+pytest.importorskip("gymnasium")
+
+EXAMPLES = Path(str(resources.files("xaip") / "domains" / "gymnasium"))
+FROZEN = EXAMPLES / "frozenlake" / "frozenlake.json"
+CLIFF = EXAMPLES / "cliffwalking" / "cliffwalking.json"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_the_frozenlake_file_gives_concepts_and_their_negations() -> None:
+    spec = load_env_file(FROZEN)
+    assert spec.adapter.restore_kind == "attribute" and spec.env_id == "FrozenLake-v1"
+    vocab = why_not_vocabulary(spec)
+    assert "hole-right" in vocab.names and "not-hole-right" in vocab.names
+    assert len(vocab) == 2 * len(spec.concepts)
+    start = spec.adapter.initial()
+    assert vocab["on-start"].truth(start) and vocab["edge-left"].truth(start)
+    assert vocab["not-hole-down"].truth(start)
+    below = spec.adapter.step(start, "right").state  # (0, 1): the hole (1, 1) is below
+    assert vocab["hole-down"].truth(below) and not vocab["not-hole-down"].truth(below)
+    preds = discovery_vocabulary(spec).predicates
+    assert [p.name for p in preds] == [c.name for c in spec.concepts]  # no negations
+    assert all(p.arity == 0 for p in preds)
+
+
+def test_why_not_on_frozenlake_names_the_hole(capsys: pytest.CaptureFixture[str]) -> None:
+    folder = FROZEN.parent
+    code, out, _ = run(capsys, "why-not", str(FROZEN), "--plan", str(folder / "plan.txt"),
+                       "--foil", str(folder / "foil.txt"), "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["verified"] is True
+    assert payload["foil_outcome"] == "invalid" and payload["failed_step"] == 2
+    assert payload["action"] == "down" and payload["concepts"] == ["not-hole-down"]
+    assert payload["steps_numbered_from"] == 1
+
+
+def test_why_not_on_cliffwalking_prices_the_cliff(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "why-not", str(CLIFF), "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["verified"] is True
+    assert payload["foil_outcome"] == "costlier" and payload["foil_cost"] == 115.0
+    assert payload["concepts"] == ["cliff-down"]
+
+
+def test_discover_on_frozenlake_is_verified(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "discover", str(FROZEN), "--quiet", "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["verified"] is True and payload["status"] == "complete"
+    assert payload["restore"] == "attribute" and payload["capabilities"]
+    truth = payload["checks"]["truth"]
+    assert truth["states"] == 16 and truth["precision"] == 1.0
+    code, out, _ = run(capsys, "discover", str(FROZEN), "--quiet", "--max-queries", "0",
+                       "--tasks", "1", "--json")
+    assert json.loads(out)["status"] in ("complete", "budget_exhausted")
+
+
+def test_check_env_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check-env", "Taxi-v3", "--json")
+    assert code == 0 and json.loads(out)["restore"] == "attribute"
+    code, out, _ = run(capsys, "check-env", "FrozenLake-v1", "--make", "is_slippery=true")
+    assert code == 2
+    code, out, err = run(capsys, "check-env", "NoSuchEnv-v0")
+    assert code == 2 and "cannot make 'NoSuchEnv-v0'" in err and "Traceback" not in err
+    code, out, _ = run(capsys, "check-env", str(FROZEN))
+    assert code == 0 and "restored by attribute" in out
+
+
+def write(tmp_path: Path, **changes: Any) -> Path:
+    data = json.loads(FROZEN.read_text())
+    for key, value in changes.items():
+        if value is None:
+            data.pop(key, None)
+        else:
+            data[key] = value
+    path = tmp_path / "env.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize(("changes", "message"), [
+    ({"colour": 1}, "unknown key 'colour'"),
+    ({"env": 3}, "'env' names a registered"),
+    ({"concepts": {"x": "tile = H"}}, "cannot read condition"),
+    ({"concepts": {"x": "tyle == H"}}, "unknown feature 'tyle'"),
+    ({"concepts": {"x": "tile == Q"}}, "'Q' is not a value of tile"),
+    ({"concepts": {"x": "tile < F"}}, "compares numbers"),
+    ({"concepts": {"x": "row < H"}}, "not a value of row"),
+    ({"concepts": {"not-x": "row == 0"}}, "generated negations"),
+    ({"concepts": {"x": {"when": "row == 0", "colour": 1}}}, "a concept is a condition"),
+    ({"concepts": {}}, "'concepts' maps"),
+    ({"plan": ["jump"]}, "unknown action 'jump'"),
+    ({"cost": "money"}, "'cost' is one of"),
+    ({"make": {"is_slippery": True}}, "not deterministic"),
+    ({"make": {"no_such_option": 1}}, "cannot make 'FrozenLake-v1'"),
+    ({"goal": "tile in H"}, "takes a list"),
+])
+def test_bad_files_are_one_line(tmp_path: Path, changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(InputError, match=message) as caught:
+        load_env_file(write(tmp_path, **changes))
+    assert "\n" not in str(caught.value)
+
+
+def test_conditions_in_lists_and_any(tmp_path: Path) -> None:
+    spec = load_env_file(write(tmp_path, concepts={
+        "corner": {"when": ["row in [0, 3]", "col in [0, 3]"]},
+        "middle": {"any": ["row == 1", "row == 2"], "when": "col >= 1"}}))
+    vocab = why_not_vocabulary(spec)
+    start = spec.adapter.initial()
+    assert vocab["corner"].truth(start) and not vocab["middle"].truth(start)
+    down_right = spec.adapter.step(spec.adapter.step(start, "down").state, "down").state
+    assert not vocab["middle"].truth(down_right)  # (2, 0): column 0
+    assert vocab["middle"].truth(spec.adapter.step(down_right, "right").state)
+
+
+def test_cli_refuses_options_that_do_not_apply(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "why-not", str(FROZEN), "--level", "x.txt")
+    assert code == 2 and "takes no --level" in err
+    code, _, err = run(capsys, "discover", str(FROZEN), "--grid", "5x5")
+    assert code == 2 and "takes no --grid" in err
+    code, _, err = run(capsys, "why-not", "chess")
+    assert code == 2 and "unknown environment 'chess'" in err
