@@ -310,3 +310,28 @@ def test_xaip_imports_unified_planning_only_for_up_inputs() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_balanced_and_observers_take_up_problems() -> None:
+    from xaip.balanced import balance, balanced_problem
+    from xaip.observers import load_problem
+
+    def read(domain: str, problem: str) -> Any:
+        return PDDLReader().parse_problem(str(DOMAINS / domain), str(DOMAINS / problem))
+
+    robot = read("balanced/robot.pddl", "balanced/problem.pddl")
+    human = read("balanced/human.pddl", "balanced/human-problem.pddl")
+    from_up = balance(balanced_problem(robot, None, human))
+    own = balance(balanced_problem(read_domain(DOMAINS / "balanced/robot.pddl"),
+                                   read_problem(DOMAINS / "balanced/problem.pddl"),
+                                   read_domain(DOMAINS / "balanced/human.pddl"),
+                                   read_problem(DOMAINS / "balanced/human-problem.pddl")))
+    assert from_up.verified and own.verified
+    assert from_up.to_dict()["total"] == own.to_dict()["total"]
+    port = read("observers/port/domain.pddl", "observers/port/problem.pddl")
+    observed = load_problem(port, None, DOMAINS / "observers/port/observer.json",
+                            DOMAINS / "observers/port/goals.json")
+    assert observed.goals.true_goal.reachable
+    with pytest.raises(InputError, match="problem file"):
+        load_problem(DOMAINS / "observers/port/domain.pddl", None,
+                     DOMAINS / "observers/port/observer.json")

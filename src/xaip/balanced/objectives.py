@@ -32,6 +32,7 @@ from typing import Any
 from xaip.errors import InputError
 from xaip.planning.features import Edit, Feature
 from xaip.planning.features.sentences import sentence
+from xaip.planning.inputs import UPProblem, models
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.sidefiles import read_json
 
@@ -217,9 +218,9 @@ class BalancedProblem:
 
 
 def balanced_problem(
-    robot_domain: Domain,
-    robot_problem: Problem,
-    human_domain: Domain,
+    robot_domain: Domain | UPProblem,
+    robot_problem: Problem | None,
+    human_domain: Domain | UPProblem,
     human_problem: Problem | None = None,
     *,
     objective: Objective | str = Objective.BALANCED,
@@ -234,8 +235,11 @@ def balanced_problem(
 
     Raises :class:`~xaip.errors.InputError` for an unknown objective or penalty, negative
     weights or costs, a cost naming no candidate explanation item, an observable
-    predicate neither model declares, and models in different vocabularies.
+    predicate neither model declares, and models in different vocabularies. Either model
+    may be a unified-planning ``Problem`` given alone (its problem ``None``).
     """
+    robot_domain, robot_problem, human_domain, human_problem = models(
+        robot_domain, robot_problem, human_domain, human_problem)
     try:
         chosen = Objective(objective)
     except ValueError:
@@ -246,7 +250,7 @@ def balanced_problem(
         raise InputError(f"the communication cost must be a non-negative number, "
                          f"not {default_cost!r}")
     problem = BalancedProblem(
-        robot_domain, robot_problem, human_domain, human_problem or robot_problem,
+        robot_domain, robot_problem, human_domain, human_problem,
         chosen, weights or Weights(), dict(explanation_costs or {}), float(default_cost),
         penalty if isinstance(penalty, Penalty) else Penalty.named(penalty),
         frozenset(observable), infer_conditions)

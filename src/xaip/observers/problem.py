@@ -27,6 +27,7 @@ from xaip.observers.beliefs import Belief, BeliefTracker, initial_belief
 from xaip.observers.goals import Goal, GoalSet, load_goals, problem_goal
 from xaip.observers.sensors import Hook, ObservationModel, load_observers
 from xaip.planning import ground, read_domain, read_problem
+from xaip.planning.inputs import UPProblem, is_up_problem, model_pair
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import resolve
 from xaip.planning.task import GroundAction, Task
@@ -76,7 +77,7 @@ class ObserverProblem:
         return tuple(out)
 
 
-def load_problem(domain_path: str | Path, problem_path: str | Path,
+def load_problem(domain_path: str | Path | UPProblem, problem_path: str | Path | None,
                  observations_path: str | Path, goals_path: str | Path | None = None,
                  observer: str | None = None, hooks: Mapping[str, Hook] | None = None,
                  budget: Budget | None = None) -> ObserverProblem:
@@ -84,10 +85,16 @@ def load_problem(domain_path: str | Path, problem_path: str | Path,
     ``observer`` picks the one the single-observer modes use, default the first).
 
     Without a goals file the only candidate is the problem's own goal (plan legibility and
-    plan obfuscation need no others).
+    plan obfuscation need no others). The model may be a unified-planning ``Problem``
+    instead of the two paths (``problem_path`` ``None``).
     """
-    domain = read_domain(domain_path)
-    problem = read_problem(problem_path)
+    if is_up_problem(domain_path):
+        domain, problem = model_pair(domain_path, problem_path)
+    elif problem_path is None:
+        raise InputError("the observers need a problem file with the domain file")
+    else:
+        domain = read_domain(domain_path)
+        problem = read_problem(problem_path)
     task = ground(domain, problem, budget=budget)
     models = load_observers(observations_path, task, domain, hooks)
     if observer is not None and observer not in models:
