@@ -16,6 +16,7 @@ FAMILIES: tuple[str, ...] = (
     "concepts",
     "capabilities",
     "interop",
+    "gymnasium",
 )
 
 

@@ -176,6 +176,7 @@ def features_of(env: Any, restore_kind: str) -> FeatureSet:
     if restore_kind == "ale":
         return ale(unwrapped)
     make = BY_CLASS.get(type(unwrapped).__name__)
-    if make is not None and restore_kind == "attribute":
+    # the toy-text state ``s`` is also the observation, so replayed states have the same key
+    if make is not None and restore_kind in ("attribute", "replay"):
         return make(unwrapped)
     return generic(unwrapped)
