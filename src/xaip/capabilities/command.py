@@ -47,6 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     discover.add_argument("--grounded", action="store_true",
                           help="keep cells as constants (grounded capabilities, as the "
                                "reference code) instead of parameters")
+    discover.add_argument("--no-split", action="store_true",
+                          help="keep lifted capabilities that discovery's own evidence "
+                               "refuted (marked unreliable) instead of re-learning them "
+                               "grounded (the default)")
     discover.add_argument("--check", action="store_true",
                           help="run the independent checks (the default; kept for old "
                                "scripts): trace consistency, realisability by simulator "
@@ -156,7 +160,8 @@ def _discover(args: argparse.Namespace) -> int:
     game = spec.name
     lifted: tuple[str, ...] = () if args.grounded else ("cell",)
     config = DiscoveryConfig(seed=args.seed, tasks=args.tasks, lifted_types=lifted,
-                             recheck=args.recheck, budget=_budget(args))
+                             recheck=args.recheck, budget=_budget(args),
+                             split=not args.no_split)
     store = None
     if args.store:
         store = SQLiteStore(args.store, {

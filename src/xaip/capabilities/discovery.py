@@ -27,6 +27,7 @@ from xaip.capabilities.answers import (
     within,
 )
 from xaip.capabilities.candidates import ABSENT, POS, ground_candidates
+from xaip.capabilities.gameover import guard, probe_game_over
 from xaip.capabilities.generalise import test_generalisation
 from xaip.capabilities.lifting import default_lifted_types, merge
 from xaip.capabilities.model import (
@@ -46,6 +47,7 @@ from xaip.capabilities.pal import (
 )
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
+from xaip.capabilities.split import grounded_caps, refuted, replace
 from xaip.capabilities.traces import (
     Abstractor,
     AbstractTrace,
@@ -75,7 +77,9 @@ class DiscoveryConfig:
     more than four objects). ``recheck`` earlier queries are asked again at the end to
     detect non-determinism. ``generalise`` asks the agent to apply each lifted capability
     with a few bindings it was never seen with, and marks it unreliable on a failure
-    (:mod:`~xaip.capabilities.generalise`). ``budget`` bounds the whole run:
+    (:mod:`~xaip.capabilities.generalise`). ``split`` re-learns the lifted capabilities
+    that discovery's own evidence refuted as grounded ones (:mod:`~xaip.capabilities.split`).
+    ``budget`` bounds the whole run:
     ``max_seconds`` every phase (traces, the state pool, queries), ``max_nodes`` the number
     of reachability queries;
     when it runs out the model is built from what was learned, the status is
@@ -94,6 +98,7 @@ class DiscoveryConfig:
     recheck: int = 0
     budget: Budget | None = None
     generalise: bool = True
+    split: bool = True
 
 
 @dataclass(frozen=True)
@@ -234,7 +239,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     asker = Asker(agent, answers, cfg.engine.query_budget, executor, clock)
     engine: QueryEngine | None = None
     finished = True
-    mismatches = overgeneral = 0
+    mismatches = overgeneral = game_over_claims = regrounded = 0
     trace_seconds = 0.0
     transitions = pal = settled_traces = 0
     try:
@@ -284,13 +289,40 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
 
         engine = QueryEngine(asker, abstractor, refine, caps, pool, cfg.engine, progress)
         finished = engine.complete(clock)
+        game_over: list[Any] = []
+        if finished and not (clock is not None and spent(clock)):
+            known = [ps.concrete for ps in pool.states]
+            known += [s for trace in traces for s in trace.states]
+            game_over = probe_game_over(simulator, known, abstractor)
+            caps[:], game_over_claims = guard(caps, game_over, engine.matcher,
+                                              lambda target, like:
+                                              engine.refine(target, like) is not None)
         if finished and cfg.generalise and not (clock is not None and spent(clock)):
             overgeneral = test_generalisation(engine, cfg.seed)
+        if finished and cfg.split and lifted and not (clock is not None and spent(clock)):
+            old = refuted(caps)
+            if old:
+                sources = {f"c{i + 1}": lc for i, lc in enumerate(lifted_candidates)}
+                new = grounded_caps(old, sources, objects, predicates, pool)
+                report(progress, "regrounding", len(new), None,
+                       f"{len({c.parent or c.name for c in old})} refuted lifted "
+                       f"capabilities re-learned as {len(new)} grounded ones")
+                grounded_engine = QueryEngine(asker, abstractor, refine, new, pool,
+                                              cfg.engine, progress)
+                finished = grounded_engine.complete(clock)
+                if finished and not (clock is not None and spent(clock)):
+                    new[:], marked = guard(new, game_over, grounded_engine.matcher,
+                                           lambda target, like:
+                                           grounded_engine.refine(target, like) is not None)
+                    game_over_claims += marked
+                caps[:] = replace(caps, old, new)
+                regrounded = len({c.parent or c.name for c in old})
+                engine.plans += grounded_engine.plans
         if finished and not (clock is not None and spent(clock)):
             mismatches = engine.recheck(cfg.recheck)
     except OutOfTime:
         finished = False
-    constants = {o: t for o, t in objects.items() if t not in lifted}
+    constants = {o: t for o, t in objects.items() if t not in lifted or regrounded}
     model = build_model(name, vocabulary, caps, constants, lifted, lifted_candidates)
     records = tuple(asker.records)
     seconds = time.perf_counter() - began
@@ -315,6 +347,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         nondeterministic=mismatches,
         exhausted=not finished,
         overgeneral=overgeneral,
+        game_over=game_over_claims,
+        split=regrounded,
     )
     report(progress, "done", len(records), len(records),
            f"{stats.asked} asked, {stats.cached} from the store, {seconds:.2f} s")
@@ -335,7 +369,7 @@ def build_model(name: str, vocabulary: Vocabulary, caps: list[CapState],
     from xaip.render.capabilities import card_text  # the card is part of the model's data
 
     capabilities = []
-    for index, cap in enumerate(caps):
+    for cap in caps:
         pre: list[Literal] = []
         eff: list[Literal] = []
         open_tuples: list[OpenTuple] = []
@@ -353,10 +387,7 @@ def build_model(name: str, vocabulary: Vocabulary, caps: list[CapState],
                                                  reason))
         pre.sort(key=lambda lit: (str(lit.atom), lit.positive))
         eff.sort(key=lambda lit: (not lit.positive, str(lit.atom)))
-        example = None
-        if lifted_candidates is not None:
-            grounding = lifted_candidates[index].groundings[0]
-            example = (grounding.candidate.example, grounding.candidate.example_after)
+        example = cap.example if lifted_candidates is not None else None
         draft = Capability(cap.name, cap.params, tuple(pre), tuple(eff), "", cap.instances,
                            tuple(open_tuples), cap.reliable, tuple(cap.notes), example)
         capabilities.append(Capability(

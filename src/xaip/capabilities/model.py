@@ -174,6 +174,11 @@ class DiscoveryStats(Mapping[str, Any]):
     exhausted: bool = False
     #: Lifted capabilities an unseen binding refuted (see :mod:`~xaip.capabilities.generalise`).
     overgeneral: int = 0
+    #: Capabilities still claimed in a game-over state (see :mod:`~xaip.capabilities.gameover`).
+    game_over: int = 0
+    #: Refuted lifted capabilities replaced by grounded ones (see
+    #: :mod:`~xaip.capabilities.split`).
+    split: int = 0
 
     @property
     def seconds_per_query(self) -> float:
@@ -196,6 +201,8 @@ class DiscoveryStats(Mapping[str, Any]):
             "errors": self.errors,
             "plans": self.plans,
             "overgeneral": self.overgeneral,
+            "game_over": self.game_over,
+            "split": self.split,
             "seconds": self.seconds,
             "seconds_per_query": self.seconds_per_query,
             "query_seconds": self.query_seconds,

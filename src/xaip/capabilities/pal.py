@@ -62,6 +62,11 @@ class CapState:
     effect_cache: tuple[Any, list[tuple[Atom, str]]] | None = None
     #: Bumped whenever the tables, clauses or notes may have changed (keys memos).
     revision: int = 0
+    #: Every successful execution (binding, abstract state before): what a precondition
+    #: made stricter later must still admit (:mod:`~xaip.capabilities.gameover`).
+    executions: list[tuple[dict[str, str], AbstractState]] = field(default_factory=list)
+    #: The capability this one was split from (its example and lifted candidate).
+    parent: str | None = None
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -156,6 +161,7 @@ def observe(cap: CapState, binding: Mapping[str, str], before: AbstractState,
     """
     cap.instances += 1
     cap.revision += 1
+    cap.executions.append((dict(binding), before))
     if len(cap.seen_bindings) < 16 and dict(binding) not in cap.seen_bindings:
         cap.seen_bindings.append(dict(binding))
     changed = False

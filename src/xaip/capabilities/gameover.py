@@ -1,0 +1,228 @@
+"""Capabilities are never claimed where the game is over.
+
+Why: Def. 7 (realisability) quantifies over *every* state whose abstraction meets a
+capability's precondition, game-over states included: Link dead on Ganon's cell, the pasta
+ruined, the level won. There no agent can do anything, so a capability whose precondition
+holds there with an effect that changes the state claims what no agent can do. Discovery
+never sees such states in its traces (the agent does not die on purpose), and an atom that
+never held in a known state is left out of the PAL tables (``never_true``), so nothing in
+the learned precondition excluded them: ``discover zelda --grid 3x4 --seed 0 --grounded``
+claimed "pick up the key" with Link dead next to it (68/69 predictions realised).
+
+What this module does, with the simulator only (no checker code, no agent): search a few
+actions out of every known state and keep the states with no action at all
+(:func:`probe_game_over`); then, for every capability and every such state where its
+best-guess precondition holds under some binding and its prediction describes a state
+(:func:`guard`), require one more literal false that is false in every execution seen and
+true there -- an open ``-/0`` precondition tuple, or an atom never seen true at all (both
+are consistent with every execution, so Def. 5 still holds). The literal excluding most
+offending cases is chosen first, until none is left. When no literal can (the vocabulary
+cannot tell the game-over state from a live one, or only by an atom over objects the
+capability does not name), the capability is marked unreliable with the reason, never
+silently kept.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from xaip.agents.simulator import check_deadline
+from xaip.capabilities.candidates import ABSENT, NEG, POS
+from xaip.capabilities.matching import Matcher, Requirement, compile_requirements
+from xaip.capabilities.pal import CapState, apply_capability, default_pre
+from xaip.capabilities.pool import PoolState, gkey, index_state
+from xaip.capabilities.traces import Abstractor, AbstractState
+from xaip.planning.pddl.model import Atom
+
+#: At most this many game-over states are kept (the guard's cost is linear in them).
+MAX_STATES = 2_000
+#: How many actions away from a known state game-over states are looked for.
+DEPTH = 8
+#: At most this many states are visited looking for them.
+MAX_VISITS = 20_000
+#: Splitting stops at names this long (each split adds a letter: at most 2**6 parts).
+MAX_NAME = 8
+#: At most this many literals are added to one capability.
+MAX_LITERALS = 12
+
+
+def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor,
+                    depth: int = DEPTH, limit: int = MAX_STATES,
+                    visits: int = MAX_VISITS) -> list[PoolState]:
+    """Game-over states at most ``depth`` actions away from ``known`` states (the known
+    ones included), one per abstraction: the states where no action is possible. A
+    breadth-first search from all known states at once, stopped after ``visits`` states."""
+    out: dict[AbstractState, PoolState] = {}
+    seen: set[Any] = set()
+    frontier: list[Any] = []
+    for state in known:
+        if state not in seen:
+            seen.add(state)
+            frontier.append(state)
+    for level in range(depth + 1):
+        following: list[Any] = []
+        for state in frontier:
+            check_deadline()
+            actions = simulator.actions(state)
+            if not actions:
+                fluent = abstractor.fluent(state)
+                if fluent not in out and len(out) < limit:
+                    out[fluent] = PoolState(state, fluent, index_state(fluent))
+                continue
+            if level == depth:
+                continue
+            for action in actions:
+                nxt = simulator.step(state, action)
+                if nxt not in seen and len(seen) < visits:
+                    seen.add(nxt)
+                    following.append(nxt)
+        frontier = following
+    return list(out.values())
+
+
+def precondition(cap: CapState) -> list[Requirement]:
+    """The best-guess precondition of ``cap`` (what the model will write down)."""
+    out: list[Requirement] = []
+    for atom in cap.atoms:
+        mode = default_pre(cap, atom)
+        if mode != ABSENT:
+            out.append((atom, mode == POS))
+    return out
+
+
+def _offending(cap: CapState, states: list[PoolState], matcher: Matcher,
+               describes: Callable[[AbstractState, Any], bool]
+               ) -> list[tuple[PoolState, dict[str, str]]]:
+    compiled = compile_requirements(precondition(cap))
+    out = []
+    for ps in states:
+        for binding in matcher.match(cap, compiled, ps, {}):
+            target = apply_capability(cap, binding, ps.fluent)
+            if target != ps.fluent and describes(target, ps.concrete):
+                out.append((ps, dict(binding)))
+    return out
+
+
+def _holds(atom: Atom, binding: dict[str, str], keys: frozenset[Any]) -> bool:
+    return gkey(atom, binding) in keys
+
+
+def _requirable(cap: CapState) -> list[Atom]:
+    """Atoms a precondition may still require false: not already required either way."""
+    return [a for a in cap.atoms if default_pre(cap, a) == ABSENT] + list(cap.never_true)
+
+
+def _exclusions(cap: CapState, offending: list[tuple[PoolState, dict[str, str]]],
+                executions: list[tuple[dict[str, str], frozenset[Any]]]
+                ) -> dict[tuple[Atom, bool], int]:
+    """Literals that every execution seen meets (``(atom, value)``: the atom must have
+    that value), with how many offending cases each excludes."""
+    counts: dict[tuple[Atom, bool], int] = {}
+    for atom in _requirable(cap):
+        values = {_holds(atom, b, keys) for b, keys in executions}
+        if len(values) != 1:
+            continue
+        value = values.pop()
+        n = sum(1 for ps, binding in offending if _holds(atom, binding, ps.keys) != value)
+        if n:
+            counts[(atom, value)] = n
+    return counts
+
+
+def _require(cap: CapState, atom: Atom, value: bool) -> None:
+    if atom in cap.never_true:
+        cap.never_true.remove(atom)
+        cap.atoms.append(atom)
+        cap.eff[atom] = {ABSENT}
+        cap.obs_eff[atom] = {ABSENT}
+    cap.pre[atom] = {POS if value else NEG}
+    cap.obs_pre[atom] = set(cap.pre[atom])
+    cap.revision += 1
+    cap.effect_cache = None
+
+
+def _part(cap: CapState, suffix: str, atom: Atom, value: bool) -> CapState:
+    part = copy.deepcopy(cap)
+    part.name, part.parent = f"{cap.name}{suffix}", cap.parent or cap.name
+    _require(part, atom, value)
+    part.executions = [e for e in cap.executions if _holds(atom, e[0], _keys(e[1])) == value]
+    part.instances = len(part.executions)
+    return part
+
+
+def _split(cap: CapState, offending: list[tuple[PoolState, dict[str, str]]],
+           executions: list[tuple[dict[str, str], frozenset[Any]]]
+           ) -> tuple[CapState, CapState] | None:
+    """Split ``cap`` on an atom ``a`` whose value in the first offending case some
+    executions share and some do not: a copy that requires the value the offending case
+    has (still to be guarded, with fewer executions to admit) and a copy that requires the
+    other value (which excludes the case). Every execution meets one copy's precondition,
+    so both stay consistent with the traces (Def. 5); together they claim no more than
+    ``cap``. The atom splitting the executions most evenly is chosen."""
+    ps, binding = offending[0]
+    best: tuple[int, str, Atom, bool] | None = None
+    for atom in _requirable(cap):
+        value = _holds(atom, binding, ps.keys)
+        same = sum(1 for b, keys in executions if _holds(atom, b, keys) == value)
+        if 0 < same < len(executions):
+            score = (-abs(2 * same - len(executions)), str(atom))
+            if best is None or score > best[:2]:
+                best = (*score, atom, value)
+    if best is None:
+        return None
+    _, _, atom, value = best
+    return _part(cap, "a", atom, value), _part(cap, "b", atom, not value)
+
+
+def _keys(state: AbstractState) -> frozenset[Any]:
+    return frozenset((x.predicate, x.args) for x in state)
+
+
+def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
+          describes: Callable[[AbstractState, Any], bool]) -> tuple[list[CapState], int]:
+    """Exclude the game-over ``states`` from every capability's precondition (module
+    docstring), splitting a capability in two where no single literal can. Returns the
+    capabilities (split ones replaced by their parts, in place) and how many had to be
+    marked unreliable."""
+    if not states:
+        return caps, 0
+    marked = 0
+    out: list[CapState] = []
+    work = list(reversed(caps))
+    while work:
+        cap = work.pop()
+        for _ in range(MAX_LITERALS + 1):
+            check_deadline()
+            executions = [(b, _keys(before)) for b, before in cap.executions]
+            offending = _offending(cap, states, matcher, describes)
+            if not offending:
+                out.append(cap)
+                break
+            counts = _exclusions(cap, offending, executions)
+            if counts:
+                atom, value = max(sorted(counts, key=str), key=lambda k: counts[k])
+                _require(cap, atom, value)
+                continue
+            parts = None if len(cap.name) > MAX_NAME else _split(cap, offending, executions)
+            if parts is not None:
+                work.extend(reversed(parts))
+                break
+            _, binding = offending[0]
+            cap.mark(f"claimed where the game is over: {len(offending)} game-over "
+                     f"case(s) meet its precondition (e.g. with {_binding_text(binding)}) "
+                     "and no literal over its parameters and constants tells them from "
+                     "the executions seen")
+            marked += 1
+            out.append(cap)
+            break
+        else:
+            cap.mark("claimed where the game is over (too many game-over states to exclude)")
+            marked += 1
+            out.append(cap)
+    return out, marked
+
+
+def _binding_text(binding: dict[str, str]) -> str:
+    return ", ".join(f"{v[1:]}={o}" for v, o in sorted(binding.items())) or "no parameters"
