@@ -217,6 +217,8 @@ class RayExecutor:
     def __init__(self, workers: int | None = None,
                  initializer: Callable[..., None] | None = None,
                  initargs: tuple[Any, ...] = (), address: str | None = None) -> None:
+        if address is not None:
+            _send_ray_token()  # before Ray reads its configuration
         try:
             import ray
         except ImportError as exc:  # pragma: no cover - depends on the extra
@@ -284,6 +286,31 @@ class RayExecutor:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _send_ray_token() -> None:
+    """Send the Ray token of this user when joining a cluster, as ``ray start`` does.
+
+    Why: Ray 2.60's ``ray start --head`` enables token authentication by default and
+    saves the token in ``~/.ray/auth_token``, but a process joining with an address sends
+    no token unless ``RAY_AUTH_MODE=token`` is set, and then retries for a minute with
+    "Authentication token is missing". When ``RAY_AUTH_MODE`` is unset and a token is at
+    hand (that file, ``RAY_AUTH_TOKEN`` or ``RAY_AUTH_TOKEN_PATH``), token mode is set for
+    this process; a user's own ``RAY_AUTH_MODE`` is never changed.
+    """
+    if "RAY_AUTH_MODE" in os.environ:
+        return
+    from pathlib import Path
+
+    token_file = Path.home() / ".ray" / "auth_token"
+    if "RAY_AUTH_TOKEN" in os.environ or "RAY_AUTH_TOKEN_PATH" in os.environ or \
+            token_file.exists():
+        os.environ["RAY_AUTH_MODE"] = "token"
+        if "ray" in sys.modules:  # Ray read its configuration already: read it again
+            with contextlib.suppress(Exception):
+                from ray._raylet import Config  # type: ignore[attr-defined,import-untyped,unused-ignore]
+
+                Config.initialize("")
 
 
 #: Seconds to wait for a TCP answer from a Ray head's ``HOST:PORT`` before refusing it.
