@@ -144,3 +144,18 @@ def test_cli_refuses_options_that_do_not_apply(capsys: pytest.CaptureFixture[str
     assert code == 2 and "takes no --grid" in err
     code, _, err = run(capsys, "why-not", "chess")
     assert code == 2 and "unknown environment 'chess'" in err
+
+
+def test_replayed_toy_text_keeps_its_features(tmp_path: Path) -> None:
+    """Regression (differential campaign): with ``"restore": "replay"`` FrozenLake's
+    features fell back to the generic ``state`` only, so every file naming ``tile`` was
+    refused. The replayed key is the observation, which for toy-text is ``s`` itself."""
+    replayed = load_env_file(write(tmp_path, restore="replay"))
+    own = load_env_file(FROZEN)
+    assert replayed.adapter.restore_kind == "replay"
+    a, b = why_not_vocabulary(replayed), why_not_vocabulary(own)
+    state_a, state_b = replayed.adapter.initial(), own.adapter.initial()
+    for action in ("down", "down", "right"):
+        state_a = replayed.adapter.step(state_a, action).state
+        state_b = own.adapter.step(state_b, action).state
+        assert [c.truth(state_a) for c in a.concepts] == [c.truth(state_b) for c in b.concepts]
