@@ -59,7 +59,7 @@ def test_before_and_after_a_veto(page: Any, server: str, shots: Path) -> None:
 
 def test_two_explanation_types(page: Any, server: str) -> None:
     page.goto(f"{server}/explain?model=fetch&type=mce")
-    page.get_by_role("link", name="MCE with MME").click()
+    page.get_by_role("link", name="minimally monotonic (MME)").click()
     page.wait_for_selector("#comparison")
     header = page.locator("#comparison thead th").all_inner_texts()
     assert header[1:] == ["A: mce", "B: mme"]

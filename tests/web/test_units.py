@@ -194,3 +194,17 @@ def test_a_model_parses_each_file_once_also_from_many_threads(
     assert model.domain() is model.domain() and model.problem() is model.problem()
     assert sorted(set(calls)) == ["domain.pddl", "human-domain.pddl"]
     assert len(calls) <= 16  # not one per request (32 requests parse the domain 64 times)
+
+
+def test_explanation_types_in_words_on_the_explain_page(client: Any) -> None:
+    """The page names the type ('minimally complete (MCE)'), never the bare abbreviation,
+    in its heading, its type menu and its comparison links (issue 23: plain words)."""
+    from tests.web.conftest import HTML
+    from xaip.web.wording import explanation_type
+
+    assert explanation_type("mce") == "minimally complete (MCE)"
+    assert explanation_type("conformant") == "conformant (for an uncertain model)"
+    page = client.get("/explain?model=fetch&type=mce", headers=HTML).text
+    assert "Explanation: minimally complete (MCE)" in page
+    assert '<option value="mme">minimally monotonic (MME)</option>' in page
+    assert ">minimally monotonic (MME)</a>" in page and "MCE with MME" not in page

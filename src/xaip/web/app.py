@@ -107,6 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # page computes it for its template.
     templates.env.globals["status_class"] = status_class
     templates.env.filters.update(ticks=wording.ticks, score_words=wording.score_words,
+                                 explanation_type=wording.explanation_type,
                                  score_value=wording.score_value)
     templates.env.globals.update(api_link=downloads.api_link, data_link=downloads.data_link,
                                  plan_link=downloads.plan_link, file_stem=downloads.file_stem)

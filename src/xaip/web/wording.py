@@ -23,6 +23,24 @@ SCORE_WORDS = {
 }
 
 
+#: Explanation types (``--type``) in words; the abbreviation follows in brackets where the
+#: book uses one, so a reader can find it there (the JSON and the URLs keep ``mce`` ...).
+EXPLANATION_TYPES = {
+    "mce": "minimally complete", "mme": "minimally monotonic", "ppe": "plan patch",
+    "mpe": "model patch", "approx": "approximate minimally complete",
+    "contrastive": "contrastive", "conformant": "conformant (for an uncertain model)",
+    "conditional": "conditional (questions first)", "anytime": "anytime (best so far)",
+}
+_ABBREVIATED = ("mce", "mme", "ppe", "mpe")
+
+
+def explanation_type(kind: object) -> str:
+    """An explanation type as words, e.g. ``minimally complete (MCE)``."""
+    key = str(kind)
+    words = EXPLANATION_TYPES.get(key, key)
+    return f"{words} ({key.upper()})" if key in _ABBREVIATED else words
+
+
 def ticks(text: object) -> Markup:
     """``text`` escaped, each `literal` in backticks shown as code (no backticks left)."""
     escaped = str(escape("" if text is None else str(text)))
