@@ -35,6 +35,12 @@ from xaip.planning.features import Edit, model_diff
 from xaip.planning.plans import PlanStep, validate
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
 from xaip.reconcile.check_minimal import prove_minimal
+from xaip.reconcile.check_tasks import (
+    FeatureTasks,
+    complete_on_task,
+    contrastive_on_task,
+    usable,
+)
 from xaip.reconcile.checks import (
     OWN_ENGINES,
     cheaper_plan,
@@ -53,6 +59,35 @@ class _Session:
     def __init__(self, mrp: MRP, result: Explanation, budget: Budget) -> None:
         self.mrp, self.result, self.budget = mrp, result, budget
         self.clock: BudgetClock = budget.start()
+        self._tasks: FeatureTasks | None | bool = False  # False: not built yet
+
+    def tasks(self) -> FeatureTasks | None:
+        """The checker's own updated tasks built by toggling features (:mod:`.check_tasks`),
+        when the models allow it and xaip's engines plan; else None (fresh groundings)."""
+        if self._tasks is False:
+            candidates, _ = self.candidates()
+            self._tasks = FeatureTasks(self.mrp, candidates, self.search_budget()) if (
+                not self.result.grounded and self.result.engine in OWN_ENGINES
+                and usable(self.mrp, candidates)) else None
+        assert self._tasks is not True
+        return self._tasks
+
+    def node(self, edits: Sequence[Edit]) -> CheckResult:
+        """Is the plan explained in ``H + edits``? For the proofs' many edit sets: on the
+        updated task built by toggling features when possible (else :meth:`complete`)."""
+        tasks = self.tasks()
+        if tasks is None:
+            return self.complete(edits)
+        budget = self.search_budget()
+        complete, valid, cost, optimum, cheaper = complete_on_task(
+            tasks.task(edits), self.mrp.plan_names, budget, self.result.engine)
+        if complete is None:
+            raise BudgetExhausted("the checker's budget ran out")
+        if not valid:
+            return CheckResult(False, False, None, None, "invalid")
+        return CheckResult(complete, True, cost, optimum,
+                           "valid and optimal" if complete else
+                           f"a plan of cost {optimum} beats the plan's {cost}", cheaper)
 
     def search_budget(self) -> Budget:
         """The node limit afresh (each search on its own), the check's seconds left."""
@@ -79,7 +114,7 @@ class _Session:
     def method(self) -> str:
         if self.result.grounded:
             return "brute force: Dijkstra over sets of atoms"
-        return ("A* with LM-cut on a fresh grounding" if self.result.engine in OWN_ENGINES
+        return ("uniform-cost search on a fresh grounding" if self.result.engine in OWN_ENGINES
                 else f"{self.result.engine} on the lifted PDDL")
 
     def candidates(self) -> tuple[list[Edit], list[int]]:
@@ -155,7 +190,7 @@ def _optimal_verdict(session: _Session, edits: list[Edit], fast: bool = False
     conflict). ``fast`` is accepted for the proof's interface; a separate quick search
     first would only ground the model twice."""
     del fast
-    outcome = session.complete(edits)
+    outcome = session.node(edits)
     if outcome.complete:
         return True, None
     if not outcome.valid:
@@ -222,7 +257,7 @@ def _all_supersets_complete(session: _Session, base: list[Edit], rest: list[Edit
         for extra in itertools.combinations(rest, count):
             if not session.clock.charge():
                 raise BudgetExhausted("the checker's budget ran out")
-            if not session.complete([*base, *extra]).complete:
+            if not session.node([*base, *extra]).complete:
                 return False
     return True
 
@@ -265,8 +300,13 @@ def _contrastive(session: _Session) -> CheckReport:
 
     def explains(edits: list[Edit], fast: bool = False
                  ) -> tuple[bool | None, tuple[str, ...] | None]:
-        ok, _, cheaper = contrastive_verdict(session.mrp, edits, result.foils,
-                                             session.search_budget())
+        tasks = session.tasks()
+        if tasks is not None:  # the proof's many edit sets: toggled, not re-grounded
+            ok, _, cheaper = contrastive_on_task(tasks.task(edits), session.mrp.plan_names,
+                                                 result.foils, session.search_budget())
+        else:
+            ok, _, cheaper = contrastive_verdict(session.mrp, edits, result.foils,
+                                                 session.search_budget())
         if ok is None:
             raise BudgetExhausted("the checker's budget ran out")
         return ok, cheaper

@@ -84,6 +84,10 @@ class _Proof:
         self.plan_schemas = {name for name, _ in self.steps}
         self.nodes = 0
         self.found: tuple[Edit, ...] | None = None
+        # memos: a node differs from its parent by one edit, so most ground actions of the
+        # plan are the same as before (the interpretation itself is unchanged)
+        self._ground: dict[tuple[Feature, tuple[str, ...]], Feature] = {}
+        self._made: dict[tuple[object, ...], _Op | None] = {}
         negatives = (_K.NEGATIVE_PRECONDITION, _K.NEGATIVE_GOAL)
         self.negative = any(f.kind in negatives for f in self.human) or any(
             e.feature.kind in negatives for e in self.candidates)
@@ -121,19 +125,32 @@ class _Proof:
                 by_action.setdefault(feature.action, []).append(feature)
         values = {f.fluent: f.value for f in features if f.kind is _K.INIT_VALUE}
         ops = []
+        schemas = {name: frozenset(found) for name, found in by_action.items()}
+        value_key = tuple(sorted(values.items(), key=repr))
         for name, args in self.steps if steps is None else steps:
-            schema = by_action.get(name, [])
-            ground = {_instantiate(f, args) for f in schema
-                      if len(f.parameters) == len(args)}
+            schema = schemas.get(name, frozenset())
             mine = overrides.get((name, args))
-            if mine:
-                ground = set(update_features(ground, mine, self.default))
-            ops.append(_make_op(name, args, ground, values) if ground else None)
+            made_key = (name, args, schema, tuple(mine or ()), value_key)
+            if made_key not in self._made:
+                ground = {self._instance(f, args) for f in schema
+                          if len(f.parameters) == len(args)}
+                if mine:
+                    ground = set(update_features(ground, mine, self.default))
+                self._made[made_key] = _make_op(name, args, ground, values) if ground \
+                    else None
+            ops.append(self._made[made_key])
         init = frozenset(f.atom for f in features if f.kind is _K.INIT and f.atom is not None)
         goal = [f.atom for f in features if f.kind is _K.GOAL and f.atom is not None]
         negative = [f.atom for f in features
                     if f.kind is _K.NEGATIVE_GOAL and f.atom is not None]
         return ops, init, goal, negative
+
+    def _instance(self, feature: Feature, args: tuple[str, ...]) -> Feature:
+        key = (feature, args)
+        found = self._ground.get(key)
+        if found is None:
+            found = self._ground[key] = _instantiate(feature, args)
+        return found
 
     def _conflicts(self, subset: Sequence[int]) -> list[set[int]]:
         """One conflict per unmet condition of the plan in ``H + subset`` (none: valid)."""
@@ -243,7 +260,7 @@ class _Proof:
             for at, (name, args) in enumerate(steps):
                 if name == feature.action and len(args) == len(feature.parameters) and (
                         not ground or args == feature.parameters):
-                    atom = _instantiate(feature, args).atom
+                    atom = self._instance(feature, args).atom
                     touching.setdefault(index, []).append((at, feature.kind, atom))
                     if feature.kind is _K.PRECONDITION and edit.op == "add" and atom:
                         needs[at].add(atom)
@@ -287,6 +304,8 @@ class _Proof:
             verdict, cheaper = self.explains(edits, True)
             if verdict is False and cheaper and not self._cheaper_here(subset, cheaper):
                 verdict, cheaper = self.explains(edits, False)
+                if cheaper and not self._cheaper_here(subset, cheaper):
+                    cheaper = None  # unconfirmed: prune with nothing it says
             if verdict is None:
                 raise BudgetExhausted("the minimality proof ran out of budget")
             if verdict:

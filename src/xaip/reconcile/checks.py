@@ -84,46 +84,30 @@ def _updated(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:
     return domain, problem
 
 
-def cheaper_plan(domain: Domain, problem: Problem, task: Task | None, bound: int | None,
+def cheaper_plan(domain: Domain | None, problem: Problem | None, task: Task | None,
+                 bound: int | None,
                  budget: Budget, engine: str = DEFAULT_ENGINE
                  ) -> tuple[str, int | None, tuple[str, ...] | None]:
     """(status, cost, step names) of the cheapest plan cheaper than ``bound`` (any plan
     when ``bound`` is None): status "solved", "unsolvable" or "budget_exhausted".
 
     xaip's own engines (``builtin``, ``compiled``, ``default``) answer with uniform-cost
-    search (h^max only prunes) on ``task`` (grounded here when not given); an external
-    engine (``"fd"``) reads the model as lifted PDDL and grounds it itself, sharing nothing
-    with our grounding or search.
+    search (h^max only prunes) on ``task`` (grounded here when not given); an
+    external engine (``"fd"``) reads the model as lifted PDDL and grounds it itself,
+    sharing nothing with our grounding or search.
     """
     if engine in OWN_ENGINES:
-        task = task if task is not None else ground(domain, problem, budget=budget)
+        if task is None:
+            assert domain is not None and problem is not None
+            task = ground(domain, problem, budget=budget)
         result = get_engine(engine, search=CHECK_ALGORITHM, heuristic=CHECK_HEURISTIC
                             ).solve(task, optimal=True, cost_bound=bound, budget=budget)
     else:
+        assert domain is not None and problem is not None
         result = get_engine(engine).solve_model(domain, problem, optimal=True,
                                                 cost_bound=bound, budget=budget)
     names = tuple(a.name for a in result.plan) if str(result.status) == "solved" else None
     return str(result.status), (None if result.cost is None else int(result.cost)), names
-
-
-def any_cheaper_plan(mrp: MRP, edits: Iterable[Edit], budget: Budget
-                     ) -> tuple[str, ...] | None:
-    """Some plan cheaper than ``mrp.plan`` in ``H + edits``, found quickly (GBFS with h_FF
-    under the cost bound: not a proof that none exists), or None. Used to refute a model
-    before the uniform-cost proof; callers confirm the plan themselves."""
-    domain, problem = _updated(mrp, edits)
-    mine = validate(domain, problem, mrp.plan)
-    if not mine.valid or mine.cost is None:
-        return None
-    try:
-        task = ground(domain, problem, budget=budget)
-        result = get_engine(DEFAULT_ENGINE, search="gbfs", heuristic="hff").solve(
-            task, cost_bound=int(mine.cost), budget=budget)
-    except BudgetExhausted:
-        return None
-    if str(result.status) != "solved":
-        return None
-    return tuple(a.name for a in result.plan)
 
 
 def updated_model(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:

@@ -1,0 +1,256 @@
+"""The checker's grounded tasks of ``H + S`` for many edit sets ``S``, without re-grounding.
+
+Why: the minimality and monotonicity proofs ask for the optimal cost in hundreds of
+updated models that differ by one or two features. Writing each as PDDL and grounding it
+afresh made grounding most of the checker's time. Here the human model is grounded
+**once**, as a relaxation that over-approximates every updated model, and each ``H + S``
+is then built by interpreting its feature set (``update_features``, the definition of an
+updated model) on those ground instances: toggling features, not re-reading PDDL.
+
+* The relaxation ``U``: ``H`` with every edit applied that removes a precondition, adds an
+  add or delete effect, adds an initial fact or creates an action, and none that adds a
+  precondition or removes an effect or fact. Relaxed reachability (which the grounder
+  computes, ignoring negative conditions) of ``U`` then contains that of every ``H + S``,
+  and every predicate some ``H + S`` changes is changed in ``U``; so the ground instances
+  of ``U`` (plus the plan's own steps) contain every instance that can ever apply in
+  ``H + S``. Extra instances are real actions of ``H + S`` too (their conditions are
+  evaluated here), so they change nothing.
+* Each instance's preconditions, effects and cost in ``H + S`` come from the features
+  (:func:`~xaip.reconcile.brute_force._instantiate`, ``_make_op``: the direct
+  interpretation shared with :mod:`.brute_force` and :mod:`.check_minimal`); static facts
+  are not removed; ``=`` is evaluated here.
+
+Shares with the explainers only the grounder (for the instances of ``U``) and the feature
+semantics; not the compiled model space, its goal tests or planner cache. Used only when
+both models are wholly features (:func:`usable`): no remainder (quantifiers, disjunctions,
+conditional effects, costs that are not one feature), no derived predicates, lifted edits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from fractions import Fraction
+from typing import Any
+
+from xaip.planning.engines import DEFAULT_ENGINE, get_engine
+from xaip.planning.features import Edit, Feature, FeatureKind, model_features, update_features
+from xaip.planning.features.apply import apply_edits
+from xaip.planning.features.extract import split_action, split_goal
+from xaip.planning.grounding import ground
+from xaip.planning.pddl.model import Atom, Domain, FunctionTerm, Problem
+from xaip.planning.semantics import counts_action_costs
+from xaip.planning.task import GroundAction, Task
+from xaip.reconcile.brute_force import _instantiate, _make_op, _Op
+from xaip.reconcile.problem import MRP
+from xaip.runtime import Budget
+
+_K = FeatureKind
+
+#: Edits that can only enlarge relaxed reachability or the set of changed predicates.
+_RELAXING = {(_K.PRECONDITION, "remove"), (_K.NEGATIVE_PRECONDITION, "remove"),
+             (_K.ADD_EFFECT, "add"), (_K.DELETE_EFFECT, "add"), (_K.INIT, "add"),
+             (_K.COST, "add"), (_K.INIT_VALUE, "add")}
+
+
+def _pure(domain: Domain, problem: Problem) -> bool:
+    if domain.derived or split_goal(problem.goal).rest:
+        return False
+    uses = counts_action_costs(domain, problem)
+    for action in domain.actions:
+        parts = split_action(action, uses)
+        if parts.precondition_rest or parts.effect_rest or parts.cost is None:
+            return False
+    return True
+
+
+def usable(mrp: MRP, candidates: Sequence[Edit]) -> bool:
+    """Can updated models of ``mrp`` be built here (both models wholly features, every
+    candidate a lifted edit)?"""
+    if any(e.feature.is_action_feature and e.feature.parameters and not e.feature.is_lifted
+           for e in candidates):
+        return False
+    return _pure(mrp.human_domain, mrp.human_problem) and _pure(mrp.robot_domain,
+                                                                  mrp.robot_problem)
+
+
+class FeatureTasks:
+    """Grounded tasks of ``H + S`` for subsets ``S`` of ``candidates`` (module docstring)."""
+
+    def __init__(self, mrp: MRP, candidates: Sequence[Edit], budget: Budget) -> None:
+        self.mrp = mrp
+        self.human = model_features(mrp.human_domain, mrp.human_problem)
+        self.default = Fraction(0) if counts_action_costs(mrp.human_domain,
+                                                          mrp.human_problem) else Fraction(1)
+        relaxing = [e for e in candidates if (e.feature.kind, e.op) in _RELAXING]
+        domain, problem = apply_edits(mrp.human_domain, mrp.human_problem, relaxing,
+                                      source_domain=mrp.robot_domain,
+                                      source_problem=mrp.robot_problem)
+        assert problem is not None
+        relaxed = ground(domain, problem, budget=budget)
+        instances = {(a.schema, a.args) for a in relaxed.actions}
+        instances |= {(s.name, tuple(s.args)) for s in mrp.plan}
+        self.by_schema: dict[str, list[tuple[str, ...]]] = {}
+        for schema, args in sorted(instances):
+            self.by_schema.setdefault(schema, []).append(args)
+        self.has_costs = counts_action_costs(mrp.human_domain, mrp.human_problem)
+        self._index: dict[Atom, int] = {}
+        self._facts: list[Atom] = []
+        self._ground: dict[tuple[Feature, tuple[str, ...]], Feature] = {}
+        self._made: dict[tuple[object, ...], tuple[GroundAction, ...]] = {}
+
+    def _bit(self, atom: Atom) -> int:
+        index = self._index.get(atom)
+        if index is None:
+            index = self._index[atom] = len(self._facts)
+            self._facts.append(atom)
+        return 1 << index
+
+    def _mask(self, atoms: frozenset[Atom] | list[Atom]) -> int:
+        mask = 0
+        for atom in atoms:
+            mask |= self._bit(atom)
+        return mask
+
+    def _action(self, op: _Op, schema: str, args: tuple[str, ...]) -> GroundAction | None:
+        pre = 0
+        for atom in op.pre:
+            if atom.predicate == "=":
+                if atom.args[0] != atom.args[1]:
+                    return None  # statically false: never applicable
+                continue
+            pre |= self._bit(atom)
+        neg = 0
+        for atom in op.neg:
+            if atom.predicate == "=":
+                if atom.args[0] == atom.args[1]:
+                    return None
+                continue
+            neg |= self._bit(atom)
+        return GroundAction(schema, args, pre, self._mask(op.add), self._mask(op.delete),
+                            op.cost, neg)
+
+    def task(self, edits: Sequence[Edit]) -> Task:
+        """The grounded task of ``H + edits`` (lifted edits of the candidates)."""
+        features = update_features(self.human, list(edits), self.default)
+        by_action: dict[str, set[Feature]] = {}
+        for feature in features:
+            if feature.action:
+                by_action.setdefault(feature.action, set()).add(feature)
+        values = {f.fluent: f.value for f in features if f.kind is _K.INIT_VALUE}
+        value_key = tuple(sorted(values.items(), key=repr))
+        schemas = {name: frozenset(found) for name, found in by_action.items()}
+        actions: list[GroundAction] = []
+        for schema, instances in self.by_schema.items():
+            mine = schemas.get(schema, frozenset())
+            key = (schema, mine, value_key)
+            made = self._made.get(key)
+            if made is None:
+                made = self._made[key] = tuple(self._ground_schema(schema, instances, mine,
+                                                                   values))
+            actions.extend(made)
+        init = self._mask([f.atom for f in features if f.kind is _K.INIT and f.atom])
+        goal = neg_goal = 0
+        unreachable = False
+        for feature in features:
+            atom = feature.atom
+            if atom is None or feature.kind not in (_K.GOAL, _K.NEGATIVE_GOAL):
+                continue
+            if atom.predicate == "=":
+                holds = atom.args[0] == atom.args[1]
+                unreachable |= holds != (feature.kind is _K.GOAL)
+                continue
+            if feature.kind is _K.GOAL:
+                goal |= self._bit(atom)
+            else:
+                neg_goal |= self._bit(atom)
+        if unreachable:  # a statically false goal literal: a fact nothing adds
+            goal |= self._bit(Atom("xaip-check-unreachable", ()))
+        return Task("check", tuple(self._facts), tuple(actions), init, goal, neg_goal,
+                    frozenset(), self.has_costs)
+
+    def _ground_schema(self, schema: str, instances: Sequence[tuple[str, ...]],
+                       features: frozenset[Feature],
+                       values: Mapping[FunctionTerm | None, object]
+                       ) -> list[GroundAction]:
+        """The ground actions of one schema with these features (absent: no cost)."""
+        out = []
+        for args in instances:
+            ground_features = {self._instance(f, args) for f in features
+                               if len(f.parameters) == len(args)}
+            op = _make_op(schema, args, ground_features, values) if ground_features else None
+            made = None if op is None else self._action(op, schema, args)
+            if made is not None:
+                out.append(made)
+        return out
+
+    def _instance(self, feature: Feature, args: tuple[str, ...]) -> Feature:
+        key = (feature, args)
+        found = self._ground.get(key)
+        if found is None:
+            found = self._ground[key] = _instantiate(feature, args)
+        return found
+
+
+def run_plan(task: Task, plan: Sequence[str]) -> int | None:
+    """The cost of ``plan`` (step names) in ``task``, None when it is invalid there."""
+    state, cost = task.init, 0
+    for name in plan:
+        action = next((task.actions[i] for i in task.action_index.get(name, ())
+                       if task.actions[i].applicable(state)), None)
+        if action is None:
+            return None
+        state = action.apply(state)
+        cost += action.cost
+    return cost if task.is_goal(state) else None
+
+
+def contrastive_on_task(task: Task, plan: Sequence[str], foils: Sequence[Any],
+                        budget: Budget) -> tuple[bool | None, str, tuple[str, ...] | None]:
+    """:func:`~xaip.reconcile.checks.contrastive_verdict` on an updated task built here:
+    the plan valid and no foil cheaper (uniform-cost search on the foil's compilation)."""
+    from xaip.reconcile.checks import _foil_task, cheaper_plan
+
+    cost = run_plan(task, plan)
+    if cost is None:
+        return False, "the plan is invalid in the updated model", None
+    for foil in foils:
+        if foil.kind == "plan":
+            other = run_plan(task, [" ".join(step.lower().split()) for step in foil.steps])
+            if other is not None and other < cost:
+                return False, f"{foil.text} costs {other}, less than {cost}", foil.steps
+            continue
+        status, found, names = cheaper_plan(None, None, _foil_task(task, foil.kind,
+                                                                   foil.action), cost, budget)
+        if status == "budget_exhausted":
+            return None, "the checker's budget ran out", None
+        if status == "solved":
+            real = None if names is None else tuple(n for n in names
+                                                    if not n.startswith("xaip-check-used"))
+            return False, f"{foil.text}: a plan of cost {found} beats {cost}", real
+    return True, "the plan is valid and no foil is cheaper", None
+
+
+def complete_on_task(task: Task, plan: Sequence[str], budget: Budget, engine: str,
+                     quick: bool = True) -> tuple[bool | None, bool, int | None, int | None,
+                                                  tuple[str, ...] | None]:
+    """(complete, valid, plan cost, cheaper cost, cheaper plan) of ``plan`` (step names) in
+    ``task``: simulated step by step; then, with ``quick``, greedy best-first search with
+    h_FF under the cost bound looks for *some* cheaper plan (a witness, not a proof); only
+    when it finds none does :func:`~xaip.reconcile.checks.cheaper_plan`'s uniform-cost
+    search prove optimality (``complete`` None: the budget ran out)."""
+    from xaip.reconcile.checks import cheaper_plan
+
+    cost = run_plan(task, plan)
+    if cost is None:
+        return False, False, None, None, None
+    if quick:
+        result = get_engine(DEFAULT_ENGINE, search="gbfs", heuristic="hff").solve(
+            task, cost_bound=cost, budget=budget)
+        if str(result.status) == "solved" and result.cost is not None and result.cost < cost:
+            return False, True, cost, int(result.cost), tuple(a.name for a in result.plan)
+    status, found, names = cheaper_plan(None, None, task, cost, budget, engine)
+    if status == "budget_exhausted":
+        return None, True, cost, None, None
+    if status == "solved":
+        return False, True, cost, found, names
+    return True, True, cost, cost, None
