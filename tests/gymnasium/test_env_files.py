@@ -24,6 +24,7 @@ pytest.importorskip("gymnasium")
 EXAMPLES = Path(str(resources.files("xaip") / "domains" / "gymnasium"))
 FROZEN = EXAMPLES / "frozenlake" / "frozenlake.json"
 CLIFF = EXAMPLES / "cliffwalking" / "cliffwalking.json"
+TAXI = EXAMPLES / "taxi" / "taxi.json"
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -159,3 +160,29 @@ def test_replayed_toy_text_keeps_its_features(tmp_path: Path) -> None:
         state_a = replayed.adapter.step(state_a, action).state
         state_b = own.adapter.step(state_b, action).state
         assert [c.truth(state_a) for c in a.concepts] == [c.truth(state_b) for c in b.concepts]
+
+
+def test_taxi_pickup_needs_the_passenger(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "why-not", str(TAXI), "--json")
+    payload = json.loads(out)
+    assert code == 0 and payload["verified"] is True
+    assert (payload["failed_step"], payload["action"]) == (6, "pickup")
+    assert payload["concepts"] == ["at-passenger"]
+    spec = load_env_file(TAXI)
+    vocab = why_not_vocabulary(spec)
+    state = spec.adapter.initial()
+    for action in spec.plan[:6]:  # up to the pickup: the taxi is where the passenger waits
+        state = spec.adapter.step(state, action).state
+    assert vocab["at-passenger"].truth(state) and not vocab["passenger-in-taxi"].truth(state)
+    state = spec.adapter.step(state, "pickup").state
+    assert vocab["passenger-in-taxi"].truth(state) and not vocab["at-passenger"].truth(state)
+    for action in spec.plan[7:]:
+        state = spec.adapter.step(state, action).state
+    assert state.terminated and spec.goal(state)
+
+
+def test_env_files_refuse_workers_and_pictures(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "why-not", str(FROZEN), "--workers", "2")
+    assert code == 2 and "one process" in err
+    code, _, err = run(capsys, "why-not", str(FROZEN), "--picture", "x.png")
+    assert code == 2 and "no picture" in err

@@ -78,9 +78,7 @@ class GymBlackBox:
 
     def step(self, state: Hashable, action: str) -> Outcome:
         assert isinstance(state, GymState)
-        index_known = action in self.adapter.actions
-        if not index_known:
-            self.adapter.index(action)  # raises the one-line error
+        self.adapter.index(action)  # an unknown action is one line of bad input
         if state.terminated:
             return INVALID  # the episode is over: nothing more can be done
         move = self.adapter.step(state, action)

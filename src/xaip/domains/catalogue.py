@@ -106,6 +106,10 @@ EXAMPLES: tuple[Example, ...] = (
             "Gymnasium's CliffWalking: why the agent's longer route, in the user's concepts "
             "(needs xaip[gym])",
             ("xaip why-not cliffwalking.json",)),
+    Example("taxi", "gymnasium", "gymnasium/taxi",
+            "Gymnasium's Taxi: why not pick the passenger up here? and what the taxi can do "
+            "(needs xaip[gym])",
+            ("xaip why-not taxi.json", "xaip discover taxi.json --quiet")),
     Example("montezuma", "concepts", "montezuma",
             "Montezuma's Revenge routes and foils: why not the user's route?",
             ("xaip why-not montezuma --plan screen-1.ladder-left.plan.txt "

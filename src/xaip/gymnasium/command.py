@@ -202,6 +202,12 @@ def why_not_query(args: argparse.Namespace) -> Any:
     if args.level is not None or args.variant is not None or args.vocabulary is not None:
         raise InputError("an environment file takes no --level, --variant or --vocabulary "
                          "(the file holds the environment and its concepts)")
+    if args.workers > 1:
+        raise InputError("an environment file runs on one process (--workers 1): its "
+                         "environment and concepts live in this process")
+    if args.picture:
+        raise InputError("--picture draws Sokoban and Montezuma states; a Gymnasium "
+                         "environment file has no picture (use --json for the states)")
     spec = load_env_file(args.env)
     box = black_box(spec)
     plan = _read_actions(args.plan, box) if args.plan else spec.plan

@@ -101,7 +101,9 @@ def cliff_walking(unwrapped: Any) -> FeatureSet:
 
 def taxi(unwrapped: Any) -> FeatureSet:
     """Taxi: the taxi's row and column, where the passenger is (R, G, Y, B or taxi), the
-    destination, the depot the taxi is at (or none), and walls around the taxi."""
+    destination, the depot the taxi is at (or none), walls around the taxi, and whether the
+    taxi is at the waiting passenger's depot, at the destination, and whether the passenger
+    was delivered (yes or no)."""
     names = ("R", "G", "Y", "B")
     locs = [tuple(int(v) for v in loc) for loc in unwrapped.locs]
     desc = [[bytes(ch).decode() if not isinstance(ch, str) else ch for ch in row]
@@ -131,12 +133,17 @@ def taxi(unwrapped: Any) -> FeatureSet:
         "destination": lambda key: names[decoded(key)[3]],
         "taxi-at": at,
         "east": side(1, 0), "west": side(-1, 0), "north": side(0, -1), "south": side(0, 1),
+        "at-passenger": lambda key: "yes" if at(key) == (*names, "taxi")[decoded(key)[2]]
+        else "no",
+        "at-destination": lambda key: "yes" if at(key) == names[decoded(key)[3]] else "no",
+        "delivered": lambda key: "yes" if decoded(key)[2] == decoded(key)[3] else "no",
     }
     values: dict[str, tuple[Value, ...] | None] = {
         "state": tuple(range(500)), "taxi-row": tuple(range(5)), "taxi-col": tuple(range(5)),
         "passenger": (*names, "taxi"), "destination": names, "taxi-at": (*names, "none"),
         "east": ("wall", "open"), "west": ("wall", "open"), "north": ("wall", "open"),
-        "south": ("wall", "open")}
+        "south": ("wall", "open"), "at-passenger": ("yes", "no"),
+        "at-destination": ("yes", "no"), "delivered": ("yes", "no")}
     return FeatureSet("Taxi", readers, values)
 
 
