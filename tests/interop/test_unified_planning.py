@@ -172,9 +172,14 @@ def test_example_plans_judged_as_ups_validator_judges_them(name: str) -> None:
 def test_unsupported_example_is_refused_not_misread(name: str) -> None:
     problem = EXAMPLES[name].problem
     assert not XaipPlanner.supports(problem.kind)
-    if type(problem).__name__ != "Problem":
-        with pytest.raises(InputError):
-            xup.from_up(problem)
+    with pytest.raises(InputError) as refused:
+        plan(problem)
+    assert "\n" not in str(refused.value)
+    if isinstance(problem, Problem):
+        with OneshotPlanner(name="xaip-opt") as planner:
+            planner.skip_checks = True
+            answer = planner.solve(problem)
+        assert answer.status == S.UNSUPPORTED_PROBLEM
 
 
 # ----------------------------------------------------------------- bundled xaip models

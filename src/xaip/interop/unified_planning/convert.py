@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from xaip.errors import InputError, UnsupportedFeature
+from xaip.interop.unified_planning.kind import SUPPORTED_FEATURES
 from xaip.planning.inputs import is_up_problem
 from xaip.planning.pddl.model import (
     COST_FLUENT,
@@ -76,6 +77,12 @@ def from_up(problem: Any) -> UPModel:
 
     if not is_up_problem(problem) or not isinstance(problem, UpProblem):
         raise InputError(f"expected a unified-planning Problem, not {type(problem).__name__}")
+    # one gate for the engines and the front doors: PDDL could carry some of these
+    # (undefined initial values become false), but not with unified-planning's meaning
+    beyond = sorted(set(problem.kind.features) - SUPPORTED_FEATURES)
+    if beyond:
+        raise UnsupportedFeature(f"unified-planning problem '{problem.name}' uses what xaip "
+                                 f"does not support: {', '.join(beyond)}")
     writer = PDDLWriter(problem)
     try:
         domain_text, problem_text = writer.get_domain(), writer.get_problem()
