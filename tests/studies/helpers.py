@@ -23,7 +23,7 @@ max_seconds = 60
 [metrics]
 cost = "cost"
 length = "length"
-expanded = "stats.expanded"
+expanded = "expanded"
 
 [[instances]]
 name = "blocks {{n}}"

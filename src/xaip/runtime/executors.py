@@ -22,6 +22,7 @@ that keep such state register a reset with :func:`on_worker_start`.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import threading
@@ -228,7 +229,9 @@ class RayExecutor:
         self.address = address
         self._started = False
         if not ray.is_initialized():
-            kwargs: dict[str, Any] = {"log_to_driver": False}
+            # Ray's own INFO and WARNING lines (token set-up, "connecting to ...") are not
+            # the user's business on stderr; its errors still are.
+            kwargs: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
             if address is None:
                 kwargs.update(num_cpus=_workers(workers), include_dashboard=False)
             else:

@@ -85,6 +85,9 @@ def _run(args: argparse.Namespace) -> int:
     from xaip.studies import load_study
     from xaip.studies.runner import run_study
 
+    if args.address is not None and args.executor != "ray":
+        raise InputError(f"--address joins a Ray cluster: use it with --executor ray, "
+                         f"not {args.executor}")
     study = load_study(args.study, data=args.data, store=args.store)
     result = run_study(study, args.executor, args.workers, args.address, args.max_seconds)
     emit(args, result, _run_text(result))
