@@ -18,7 +18,8 @@ every action costs 1. It compares
    set of concepts that are false where it fails and true in *every* reachable state
    where it succeeds (the definition of a missing precondition): an answer the checker
    verified must be in that set, "incomplete" only when it is empty; a right answer must
-   not be refused by the checker.
+   not be refused by the checker (a wrong answer of the sampling search that the checker
+   refuses is the system working: it is reported unverified, and counted).
 
 A lake whose goal cannot be reached has no agent plan; then only part 1 runs (agreement).
 """
@@ -229,11 +230,9 @@ def check(seed: int) -> str | None:
     if (result.foil_outcome, result.failed_step, result.action) != ("invalid", index, action):
         return (f"{where}: the foil fails at index {index} ({action}); xaip says "
                 f"{result.foil_outcome} at {result.failed_step} ({result.action})")
-    if not result.verified:
-        return f"{where}: a failing foil's answer was not verified ({result.text})"
     if action == "reach-goal":
         _seen("does not reach the goal")
-        return None
+        return None if result.verified else f"{where}: 'does not reach the goal' unverified"
     concepts = _oracle_concepts(lake)
     vocabulary = [(n, concepts[n], True) for n in names] + \
         [(f"not-{n}", concepts[n], False) for n in names]
@@ -243,8 +242,16 @@ def check(seed: int) -> str | None:
              and all(bool(test(c)) == sign for c in succeeding)}  # type: ignore[operator]
     _seen("fails, explained" if right else "fails, vocabulary incomplete")
     if result.incomplete:
-        if right:
-            return f"{where}: verified 'incomplete' but {sorted(right)} explain it"
-    elif not result.concepts or result.concepts[0] not in right:
-        return f"{where}: verified {result.concepts} but the definition gives {sorted(right)}"
+        correct = not right
+    else:
+        correct = bool(result.concepts) and result.concepts[0] in right
+    if result.verified and not correct:
+        return f"{where}: verified {result.concepts or 'incomplete'} but the definition " \
+               f"gives {sorted(right) or 'no concept'}"
+    if not result.verified:
+        if correct and result.status.finished:
+            return f"{where}: the checker refused a right answer ({result.text})"
+        # the sampling search may keep a concept that only unsampled states refute; the
+        # checker catching it is the system working (the answer is reported unverified)
+        _seen("search wrong, checker refused it")
     return None
