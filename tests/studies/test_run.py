@@ -203,3 +203,18 @@ def _survivors(marker: str, wait: float = 10.0) -> list[int]:
         if not found or time.monotonic() > deadline:
             return found
         time.sleep(0.2)
+
+
+def test_study_budget_is_not_a_reading_deadline_of_its_cells(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The study's --max-seconds used to become the CLI's reading deadline of the whole
+    process: the serial cell running when it passed failed 'while reading' and was kept as
+    answered, so a resumed run never ran it again."""
+    path = plan_study(tmp_path)
+    store = tmp_path / "s.sqlite"
+    assert main(["study", str(path), "--store", str(store), "--max-seconds", "0",
+                 "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["status"] == "budget_exhausted" and payload["ran"] == 1
+    (record,) = records(store).values()
+    assert record["status"] == "solved" and record["verified"] is True

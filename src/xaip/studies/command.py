@@ -58,7 +58,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--address", default=None, metavar="auto|HOST:PORT",
                         help="join an existing Ray cluster (with --executor ray): 'auto' for "
                              "the one 'ray start' started here, or its head's HOST:PORT")
+    # dest is not max_seconds: the CLI would make that a reading deadline of the whole
+    # process, which a serial study's cells would inherit (and then be kept as answered)
     parser.add_argument("--max-seconds", type=non_negative_float, default=None, metavar="S",
+                        dest="study_seconds",
                         help="start no new cell after S seconds (the answers so far are "
                              "kept; run again to go on)")
     parser.add_argument("--csv", default=None, metavar="FILE", help="with export: write CSV")
@@ -89,7 +92,8 @@ def _run(args: argparse.Namespace) -> int:
         raise InputError(f"--address joins a Ray cluster: use it with --executor ray, "
                          f"not {args.executor}")
     study = load_study(args.study, data=args.data, store=args.store)
-    result = run_study(study, args.executor, args.workers, args.address, args.max_seconds)
+    result = run_study(study, args.executor, args.workers, args.address,
+                       args.study_seconds)
     emit(args, result, _run_text(result))
     return EXIT_OK if result["verified"] else EXIT_NEGATIVE
 
@@ -152,7 +156,7 @@ def _export(args: argparse.Namespace) -> int:
                           (args.workers is not None, "--workers"),
                           (args.address is not None, "--address"),
                           (args.data is not None, "--data"), (args.store is not None, "--store"),
-                          (args.max_seconds is not None, "--max-seconds")):
+                          (args.study_seconds is not None, "--max-seconds")):
         if given:
             raise InputError(f"{option} is for running a study, not for export")
     check_export_names(args.csv, args.parquet)
