@@ -88,3 +88,16 @@ def test_capability_pictures_are_labelled_sheets(browser: Any, server: str,
         link = page.locator("#capability-cards figure a").first
         assert link.get_attribute("href") == image.get_attribute("src")  # full size a click away
         snap(page, shots, "capability-pictures", full=True)
+
+
+def test_summary_graph_stays_legible_on_a_phone(browser: Any, server: str,
+                                                shots: Path) -> None:
+    """At desk width the summary's graph fits its column whole (test_everyday); on a phone
+    it keeps :data:`MIN_SCALE` of its own size and scrolls in its box, not the page."""
+    for page in tab(browser, PHONE):
+        page.goto(server + "/summaries")
+        svg = page.locator("#hierarchy svg")
+        own = float(svg.evaluate("s => s.viewBox.baseVal.width")) * 4 / 3
+        assert svg.bounding_box()["width"] >= MIN_SCALE * own - 1
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        snap(page, shots, "summaries-phone", full=True)

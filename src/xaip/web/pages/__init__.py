@@ -49,26 +49,30 @@ _SVG_WIDTH = re.compile(r'<svg\b[^>]*?\bwidth="([0-9.]+)(pt|px)?"')
 def svg_of(dot_text: str, seconds: float | None, min_scale: float = 0.0) -> Markup:
     """The picture of DOT text (Graphviz when installed, else our own layout), inline;
     with ``min_scale`` (e.g. :data:`MIN_SCALE`) never shown smaller than that share of its
-    own size (:func:`readable`), else shrunk to its box like any picture."""
+    own size, else shrunk to its box on a wide screen and kept legible on a phone
+    (:func:`readable`)."""
     from xaip.render.dot import dot_to_svg
 
     timeout = 60.0 if seconds is None else max(1.0, seconds)
-    svg = inline_svg(dot_to_svg(dot_text, timeout=timeout))
-    return readable(svg, min_scale) if min_scale > 0 else svg
+    return readable(inline_svg(dot_to_svg(dot_text, timeout=timeout)), min_scale)
 
 
 def readable(svg: Markup, min_scale: float = MIN_SCALE) -> Markup:
-    """``svg`` with a ``min-width`` of ``min_scale`` times its own width (Graphviz
-    gives points, 4/3 px each), so the page's ``max-width: 100%`` shrinks a large graph
-    only as far as its labels stay legible; past that its box scrolls sideways."""
+    """``svg`` carrying its own width in CSS pixels (Graphviz gives points, 4/3 px each)
+    as ``--natural-width`` -- the stylesheet keeps every graph at least :data:`MIN_SCALE`
+    of it on a phone, where shrinking to the screen would make labels unreadable -- and,
+    with ``min_scale``, a ``min-width`` of that share of it on every screen. The page's
+    ``max-width: 100%`` shrinks a graph only down to that; past it the box scrolls."""
     found = _SVG_WIDTH.search(str(svg))
     if found is None:
         return svg
     pixels = float(found.group(1)) * (4 / 3 if found.group(2) == "pt" else 1)
-    floor = f' style="min-width: {pixels * min_scale:.0f}px"'
+    style = f"--natural-width: {pixels:.0f}px"
+    if min_scale > 0:
+        style += f"; min-width: {pixels * min_scale:.0f}px"
     at = found.start() + len("<svg")
     text = str(svg)
-    return Markup(text[:at] + floor + text[at:])
+    return Markup(f'{text[:at]} style="{style}"{text[at:]}')
 
 
 def status_class(payload: dict[str, Any]) -> str:
