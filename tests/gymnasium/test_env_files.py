@@ -186,3 +186,28 @@ def test_env_files_refuse_workers_and_pictures(capsys: pytest.CaptureFixture[str
     assert code == 2 and "one process" in err
     code, _, err = run(capsys, "why-not", str(FROZEN), "--picture", "x.png")
     assert code == 2 and "no picture" in err
+
+
+def test_a_wrong_sampled_precondition_is_refused_by_the_checker(tmp_path: Path) -> None:
+    """Differential seed 689: on this lake 'right' from the start falls into a hole; 50
+    samples left `not-top-row` as the only candidate (confidence 0.991), but 'right'
+    succeeds in the top row further right, so no concept of this vocabulary explains the
+    failure. The enumerating checker must refuse the sampled answer."""
+    from xaip.concepts import why_not
+    from xaip.gymnasium.vocabulary import black_box
+
+    lake = ["SHFFF", "FFFHF", "FFFFF", "FFFFF", "HFFFG"]
+    path = write(tmp_path, make={"desc": lake, "is_slippery": False}, restore="replay",
+                 concepts={"hole-left": "tile-left == H", "edge-right": "tile-right == edge",
+                           "hole-up": "tile-up == H", "edge-down": "tile-down == edge",
+                           "top-row": "row == 0"}, plan=None, foil=None)
+    spec = load_env_file(path)
+    plan = ["down", "down", "down", "right", "down", "right", "right", "right"]
+    result = why_not(black_box(spec), plan, ["right", "left"], why_not_vocabulary(spec),
+                     seed=689)
+    assert (result.failed_step, result.action) == (0, "right")
+    assert spec.adapter.step(spec.adapter.initial(), "right").terminated  # the hole
+    if result.incomplete:
+        assert result.verified  # the honest answer, confirmed
+    else:
+        assert result.concepts == ("not-top-row",) and not result.verified

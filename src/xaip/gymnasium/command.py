@@ -87,11 +87,14 @@ def enumerate_refine(sim: Any, vocabulary: Any, start: Hashable,
     vocabulary cannot tell several apart."""
     from xaip.agents.agents import AnyOf
     from xaip.agents.simulator import check_deadline
+    from xaip.runtime.progress import report
 
     seen = {start: None}
     frontier = deque([start])
     while frontier:
         check_deadline()
+        if len(seen) % 1000 == 0:
+            report(None, "listing states", len(seen), None, "for the refinement")
         state = frontier.popleft()
         for action in sim.actions(state):
             after = sim.step(state, action)

@@ -26,6 +26,7 @@ from typing import Any
 
 from xaip.errors import InputError
 from xaip.gymnasium.adapter import GymAdapter, GymState, Transition
+from xaip.runtime.progress import report
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,8 @@ def check_env(env: Any, *, steps: int = 60, repeats: int = 3, seed: int = 0,
             group.append(state)
     states = list(visits)
     transitions = 0
-    for state in states:
+    for number, state in enumerate(states):
+        report(None, "check-env", number, len(states), f"{transitions} transitions compared")
         adapter.restore(state)
         now = adapter.current_snapshot()  # None for replay, which checks every replay
         if now is not None and now != state.snapshot:
