@@ -95,3 +95,12 @@ def test_copy_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     payload = json.loads(capsys.readouterr().out)
     assert payload["files"] == ["domain.pddl", "problem.pddl"]
     assert payload["commands"] == ["xaip summarize domain.pddl problem.pddl"]
+
+
+def test_copy_takes_quiet_like_every_command(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Every command takes --quiet (issue 23), also the nested ``examples copy``."""
+    assert main(["examples", "copy", "fetch", str(tmp_path / "a"), "--quiet"]) == 0
+    assert main(["examples", "--quiet", "copy", "fetch", str(tmp_path / "b")]) == 0
+    assert capsys.readouterr().err == ""
+    assert (tmp_path / "a" / "robot.pddl").exists() and (tmp_path / "b" / "robot.pddl").exists()

@@ -60,7 +60,7 @@ def test_text_of_every_example_command_is_plain(tmp_path: Path,
     problems: list[str] = []
     for entry in EXAMPLES:
         target = tmp_path / entry.name
-        assert main(["examples", "copy", entry.name, str(target)]) == 0
+        assert main(["examples", "copy", entry.name, str(target), "--quiet"]) == 0
         capsys.readouterr()
         monkeypatch.chdir(target)
         for command in [*entry.commands, *EXTRA.get(entry.name, ())]:

@@ -36,6 +36,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     copy.add_argument("name", metavar="NAME", help="an example name from 'xaip examples'")
     copy.add_argument("directory", metavar="DIR", help="the folder to copy into")
     add_json_arg(copy)
+    # every command takes --quiet (xaip.cli adds it to ``examples``, not to its ``copy``);
+    # SUPPRESS keeps ``xaip examples --quiet copy ...`` quiet too
+    copy.add_argument("--quiet", action="store_true", default=argparse.SUPPRESS,
+                      help="no progress bar or notes on stderr")
     copy.set_defaults(handler=run_copy)
 
 
