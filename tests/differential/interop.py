@@ -51,6 +51,22 @@ class Literal:
 
 
 @dataclass(frozen=True)
+class Quantified:
+    """``exists``/``forall`` ``v`` of ``of_type``: ``literal`` (which may name ``v``)."""
+
+    kind: str
+    of_type: str
+    literal: Literal
+
+
+@dataclass(frozen=True)
+class Equality:
+    left: str
+    right: str
+    positive: bool = True
+
+
+@dataclass(frozen=True)
 class Schema:
     name: str
     params: tuple[tuple[str, str], ...]  # (name, type)
@@ -58,11 +74,16 @@ class Schema:
     effects: tuple[Literal, ...]  # positive = add, negative = delete
     conditional: tuple[tuple[Literal, Literal], ...]  # (condition, effect)
     cost: int
+    quantified: tuple[Quantified, ...] = ()
+    equalities: tuple[Equality, ...] = ()
+    #: effects on every object of a type: (type, literal naming the variable ``v``)
+    forall_effects: tuple[tuple[str, Literal], ...] = ()
 
 
 @dataclass(frozen=True)
 class Instance:
     types: tuple[str, ...]
+    parents: tuple[tuple[str, str], ...]  # (type, its parent) for subtypes
     objects: tuple[tuple[str, str], ...]  # (name, type)
     fluents: tuple[tuple[str, tuple[str, ...]], ...]  # (name, argument types)
     schemas: tuple[Schema, ...]
@@ -74,10 +95,23 @@ class Instance:
 # --------------------------------------------------------------------------- instances
 
 
-def _atoms(fluents: Any, objects: Any) -> list[Atom]:
+def is_a(of_type: str, wanted: str, parents: tuple[tuple[str, str], ...]) -> bool:
+    """Is ``of_type`` ``wanted`` or below it (PDDL/UP typing: a subtype's objects are
+    objects of every type above it)?"""
+    up = dict(parents)
+    while of_type != wanted and of_type in up:
+        of_type = up[of_type]
+    return of_type == wanted
+
+
+def members(wanted: str, objects: Any, parents: tuple[tuple[str, str], ...]) -> list[str]:
+    return [o for o, t in objects if is_a(t, wanted, parents)]
+
+
+def _atoms(fluents: Any, objects: Any, parents: tuple[tuple[str, str], ...]) -> list[Atom]:
     out = []
     for name, arg_types in fluents:
-        pools = [[o for o, t in objects if t == a] for a in arg_types]
+        pools = [members(a, objects, parents) for a in arg_types]
         out.extend((name, args) for args in itertools.product(*pools))
     return out
 
@@ -85,26 +119,30 @@ def _atoms(fluents: Any, objects: Any) -> list[Atom]:
 def generate(seed: int) -> Instance:
     rng = random.Random(seed)
     types = ("t0",) if rng.random() < 0.5 else ("t0", "t1")
+    # t1 is sometimes a subtype of t0 (then t0's objects include t1's)
+    parents = (("t1", "t0"),) if len(types) == 2 and rng.random() < 0.5 else ()
     while True:
         objects = tuple((f"o{i}", rng.choice(types)) for i in range(rng.randint(1, 3)))
         if all(any(t == ty for _, t in objects) for ty in types):
             break
     fluents = tuple((f"p{i}", tuple(rng.choice(types) for _ in range(rng.randint(0, 2))))
                     for i in range(rng.randint(2, 4)))
-    atoms = _atoms(fluents, objects)
+    atoms = _atoms(fluents, objects, parents)
     while len(atoms) > MAX_ATOMS:
         fluents = fluents[:-1]
-        atoms = _atoms(fluents, objects)
+        atoms = _atoms(fluents, objects, parents)
     schemas = tuple(_schema(rng, f"a{i}", types, fluents) for i in range(rng.randint(1, 4)))
     init = frozenset(a for a in atoms if rng.random() < 0.35)
     goal_atoms = rng.sample(atoms, k=min(len(atoms), rng.randint(1, 3)))
     goal = tuple((a, rng.random() < 0.85) for a in goal_atoms)
     metric = rng.choice(("none", "length", "costs"))
-    return Instance(types, objects, fluents, schemas, init, goal, metric)
+    return Instance(types, parents, objects, fluents, schemas, init, goal, metric)
 
 
 def _literal(rng: random.Random, fluent: tuple[str, tuple[str, ...]],
              params: tuple[tuple[str, str], ...], positive: bool) -> Literal | None:
+    """A literal over ``params`` whose declared types equal the fluent's (so every
+    instance is well typed under any hierarchy)."""
     name, arg_types = fluent
     args = []
     for ty in arg_types:
@@ -115,6 +153,22 @@ def _literal(rng: random.Random, fluent: tuple[str, tuple[str, ...]],
     return Literal(name, tuple(args), positive)
 
 
+def _with_variable(rng: random.Random, fluents: Any, params: tuple[tuple[str, str], ...],
+                   types: tuple[str, ...], positive: bool) -> tuple[str, Literal] | None:
+    """A literal naming the quantified variable ``v`` (of a type the fluent takes)."""
+    name, arg_types = rng.choice(fluents)
+    if not arg_types:
+        return None
+    slot = rng.randrange(len(arg_types))
+    scope = (*params, ("v", arg_types[slot]))
+    literal = _literal(rng, (name, arg_types), scope, positive)
+    if literal is None:
+        return None
+    args = list(literal.args)
+    args[slot] = "v"
+    return arg_types[slot], Literal(name, tuple(args), positive)
+
+
 def _schema(rng: random.Random, name: str, types: tuple[str, ...],
             fluents: tuple[tuple[str, tuple[str, ...]], ...]) -> Schema:
     params = tuple((f"x{i}", rng.choice(types)) for i in range(rng.randint(0, 2)))
@@ -123,11 +177,26 @@ def _schema(rng: random.Random, name: str, types: tuple[str, ...],
         lit = _literal(rng, fluent, params, rng.random() < 0.7)
         if lit is not None:
             pre.append(lit)
+    quantified = []
+    if rng.random() < 0.3:
+        found = _with_variable(rng, fluents, params, types, rng.random() < 0.7)
+        if found is not None:
+            quantified.append(Quantified(rng.choice(("exists", "forall")), *found))
+    equalities = []
+    if len(params) == 2 and params[0][1] == params[1][1] and rng.random() < 0.4:
+        equalities.append(Equality(params[0][0], params[1][0], rng.random() < 0.5))
     effects: list[Literal] = []
     conditional: list[tuple[Literal, Literal]] = []
+    forall_effects: list[tuple[str, Literal]] = []
     # one effect per fluent at most: no instance depends on add-versus-delete rules
     for fluent in rng.sample(fluents, k=rng.randint(1, len(fluents))):
-        lit = _literal(rng, fluent, params, rng.random() < 0.6)
+        positive = rng.random() < 0.6
+        if fluent[1] and rng.random() < 0.15:
+            found = _with_variable(rng, [fluent], params, types, positive)
+            if found is not None:
+                forall_effects.append(found)
+                continue
+        lit = _literal(rng, fluent, params, positive)
         if lit is None:
             continue
         if rng.random() < 0.25:
@@ -137,7 +206,8 @@ def _schema(rng: random.Random, name: str, types: tuple[str, ...],
                 continue
         effects.append(lit)
     return Schema(name, params, tuple(pre), tuple(effects), tuple(conditional),
-                  rng.randint(0, 3))
+                  rng.randint(0, 3), tuple(quantified), tuple(equalities),
+                  tuple(forall_effects))
 
 
 # --------------------------------------------------------------------------- the oracle
@@ -146,7 +216,7 @@ def _schema(rng: random.Random, name: str, types: tuple[str, ...],
 def ground(instance: Instance) -> list[tuple[str, tuple[str, ...], Schema, dict[str, str]]]:
     out = []
     for schema in instance.schemas:
-        pools = [[o for o, t in instance.objects if t == ty] for _, ty in schema.params]
+        pools = [members(ty, instance.objects, instance.parents) for _, ty in schema.params]
         for combo in itertools.product(*pools):
             binding = dict(zip((p for p, _ in schema.params), combo, strict=True))
             out.append((schema.name, tuple(combo), schema, binding))
@@ -157,14 +227,33 @@ def _bound(lit: Literal, binding: dict[str, str]) -> Atom:
     return lit.fluent, tuple(binding[a] for a in lit.args)
 
 
-def applies(schema: Schema, binding: dict[str, str], state: State) -> bool:
-    return all((_bound(lit, binding) in state) == lit.positive for lit in schema.pre)
+def _holds(lit: Literal, binding: dict[str, str], state: State) -> bool:
+    return (_bound(lit, binding) in state) == lit.positive
 
 
-def successor(schema: Schema, binding: dict[str, str], state: State) -> State:
+def applies(instance: Instance, schema: Schema, binding: dict[str, str], state: State
+            ) -> bool:
+    if not all(_holds(lit, binding, state) for lit in schema.pre):
+        return False
+    if not all((binding[e.left] == binding[e.right]) == e.positive
+               for e in schema.equalities):
+        return False
+    for q in schema.quantified:
+        values = [_holds(q.literal, {**binding, "v": o}, state)
+                  for o in members(q.of_type, instance.objects, instance.parents)]
+        if not (any(values) if q.kind == "exists" else all(values)):
+            return False
+    return True
+
+
+def successor(instance: Instance, schema: Schema, binding: dict[str, str], state: State
+              ) -> State:
     adds, dels = set(), set()
     for lit in schema.effects:
         (adds if lit.positive else dels).add(_bound(lit, binding))
+    for of_type, lit in schema.forall_effects:
+        for o in members(of_type, instance.objects, instance.parents):
+            (adds if lit.positive else dels).add(_bound(lit, {**binding, "v": o}))
     for condition, lit in schema.conditional:
         if (_bound(condition, binding) in state) == condition.positive:
             (adds if lit.positive else dels).add(_bound(lit, binding))
@@ -193,8 +282,8 @@ def optimum(instance: Instance) -> int | None:
         if is_goal(instance, state):
             return cost
         for _, _, schema, binding in actions:
-            if applies(schema, binding, state):
-                nxt = successor(schema, binding, state)
+            if applies(instance, schema, binding, state):
+                nxt = successor(instance, schema, binding, state)
                 new = cost + price(instance, schema)
                 if new < best.get(nxt, new + 1):
                     best[nxt] = new
@@ -210,9 +299,9 @@ def simulate(instance: Instance, steps: list[tuple[str, tuple[str, ...]]]
     cost = 0
     for index, key in enumerate(steps):
         schema, binding = by_key[key]
-        if not applies(schema, binding, state):
+        if not applies(instance, schema, binding, state):
             return index, False, cost
-        state = successor(schema, binding, state)
+        state = successor(instance, schema, binding, state)
         cost += price(instance, schema)
     return None, is_goal(instance, state), cost
 
@@ -231,9 +320,21 @@ def to_up(instance: Instance) -> Any:
         MinimizeActionCosts,
         MinimizeSequentialPlanLength,
     )
-    from unified_planning.shortcuts import BoolType, Int, Not, UserType
+    from unified_planning.shortcuts import (
+        BoolType,
+        Equals,
+        Exists,
+        Forall,
+        Int,
+        Not,
+        UserType,
+        Variable,
+    )
 
-    types = {name: UserType(name) for name in instance.types}
+    types: dict[str, Any] = {}
+    for name in instance.types:  # parents first: t0 before t1
+        parent = dict(instance.parents).get(name)
+        types[name] = UserType(name, types[parent]) if parent else UserType(name)
     fluents = {name: Fluent(name, BoolType(), **{f"y{i}": types[t] for i, t in enumerate(args)})
                for name, args in instance.fluents}
     objects = {name: Object(name, types[t]) for name, t in instance.objects}
@@ -245,17 +346,29 @@ def to_up(instance: Instance) -> Any:
     for schema in instance.schemas:
         action = InstantaneousAction(schema.name, **{p: types[t] for p, t in schema.params})
 
-        def expr(lit: Literal, action: Any = action) -> Any:
-            atom = fluents[lit.fluent](*(action.parameter(a) for a in lit.args))
-            return atom
+        def expr(lit: Literal, action: Any = action, variable: Any = None) -> Any:
+            atom = fluents[lit.fluent](*(variable if a == "v" else action.parameter(a)
+                                         for a in lit.args))
+            return atom if lit.positive else Not(atom)
 
         for lit in schema.pre:
-            action.add_precondition(expr(lit) if lit.positive else Not(expr(lit)))
+            action.add_precondition(expr(lit))
+        for e in schema.equalities:
+            same = Equals(action.parameter(e.left), action.parameter(e.right))
+            action.add_precondition(same if e.positive else Not(same))
+        for q in schema.quantified:
+            v = Variable("v", types[q.of_type])
+            body = expr(q.literal, variable=v)
+            action.add_precondition(Exists(body, v) if q.kind == "exists" else Forall(body, v))
         for lit in schema.effects:
-            action.add_effect(expr(lit), lit.positive)
+            action.add_effect(expr(Literal(lit.fluent, lit.args)), lit.positive)
         for condition, lit in schema.conditional:
-            test = expr(condition) if condition.positive else Not(expr(condition))
-            action.add_effect(expr(lit), lit.positive, condition=test)
+            action.add_effect(expr(Literal(lit.fluent, lit.args)), lit.positive,
+                              condition=expr(condition))
+        for of_type, lit in schema.forall_effects:
+            v = Variable("v", types[of_type])
+            action.add_effect(expr(Literal(lit.fluent, lit.args), variable=v), lit.positive,
+                              forall=[v])
         problem.add_action(action)
         actions[schema.name] = action
     for name, args in instance.init:
