@@ -136,4 +136,8 @@ def test_cli_bad_study_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert err.startswith("xaip: error:") and "colour" in err and "\n" not in err
     assert main(["study", str(tmp_path / "none.toml")]) == 2
     assert main(["study", str(path), "--executor", "serial", "--address", "auto"]) == 2
+    assert main(["study", str(path), "--workers", "2"]) == 2
+    assert "--workers is for --executor processes or ray" in capsys.readouterr().err
+    assert main(["study", str(path), "extra"]) == 2
+    assert main(["study", str(path), "--csv", "x.csv"]) == 2
     assert not list(tmp_path.glob("*.sqlite"))  # nothing was created

@@ -91,6 +91,9 @@ def _run(args: argparse.Namespace) -> int:
     if args.address is not None and args.executor != "ray":
         raise InputError(f"--address joins a Ray cluster: use it with --executor ray, "
                          f"not {args.executor}")
+    if args.workers is not None and args.executor == "serial":
+        raise InputError("--workers is for --executor processes or ray (serial runs one "
+                         "cell at a time)")
     study = load_study(args.study, data=args.data, store=args.store)
     result = run_study(study, args.executor, args.workers, args.address,
                        args.study_seconds)

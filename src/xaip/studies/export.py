@@ -132,9 +132,9 @@ def summarise(records: Iterable[dict[str, Any]], parameters: Sequence[str],
     _, by_option, by_metric = columns(parameters, metrics)
     _, table = rows(records, parameters, metrics)
     metric_columns = list(by_metric.values())
-    settings: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for row in table:
-        settings.setdefault(tuple(row[c] for c in by_option.values()), []).append(row)
+    settings: dict[str, list[dict[str, Any]]] = {}
+    for row in table:  # by repr: 1 and True are equal keys in Python, not one setting
+        settings.setdefault(repr([row[c] for c in by_option.values()]), []).append(row)
     per_parameter: dict[str, list[dict[str, Any]]] = {}
     for option, column in by_option.items():
         values: dict[str, list[dict[str, Any]]] = {}
@@ -146,8 +146,9 @@ def summarise(records: Iterable[dict[str, Any]], parameters: Sequence[str],
         "parameters": list(by_option),
         "metrics": metric_columns,
         "overall": _group(table, metric_columns),
-        "settings": [{"setting": dict(zip(by_option, key, strict=True)),
-                      **_group(group, metric_columns)} for key, group in settings.items()],
+        "settings": [{"setting": {option: group[0][column] for option, column in
+                                  by_option.items()},
+                      **_group(group, metric_columns)} for group in settings.values()],
         "per_parameter": per_parameter,
     }
 
