@@ -60,6 +60,10 @@ class _Session:
         self.mrp, self.result, self.budget = mrp, result, budget
         self.clock: BudgetClock = budget.start()
         self._tasks: FeatureTasks | None | bool = False  # False: not built yet
+        # the checker's own verdicts per edit set: the MME check meets the same supersets
+        # again and again (a verdict depends on the edit set alone)
+        self._verdicts: dict[frozenset[Edit], CheckResult] = {}
+        self._candidates: tuple[list[Edit], list[int]] | None = None
 
     def tasks(self) -> FeatureTasks | None:
         """The checker's own updated tasks built by toggling features (:mod:`.check_tasks`),
@@ -75,6 +79,13 @@ class _Session:
     def node(self, edits: Sequence[Edit]) -> CheckResult:
         """Is the plan explained in ``H + edits``? For the proofs' many edit sets: on the
         updated task built by toggling features when possible (else :meth:`complete`)."""
+        key = frozenset(edits)
+        known = self._verdicts.get(key)
+        if known is None:
+            known = self._verdicts[key] = self._node(edits)
+        return known
+
+    def _node(self, edits: Sequence[Edit]) -> CheckResult:
         tasks = self.tasks()
         if tasks is None:
             return self.complete(edits)
@@ -120,6 +131,11 @@ class _Session:
     def candidates(self) -> tuple[list[Edit], list[int]]:
         """The edits an explanation may use (the model difference, or its ground instances)
         and their edit costs (a ground edit costs what its lifted edit costs)."""
+        if self._candidates is None:
+            self._candidates = self._derive_candidates()
+        return self._candidates
+
+    def _derive_candidates(self) -> tuple[list[Edit], list[int]]:
         mrp = self.mrp
         lifted = list(model_diff(mrp.human_domain, mrp.robot_domain, mrp.human_problem,
                                  mrp.robot_problem).edits())
