@@ -205,15 +205,17 @@ def _reachable(sim: Any, start: Hashable) -> list[Hashable] | None:
     return order
 
 
-def _abstractions_from(sim: Any, start: Hashable, abstract: Any) -> set[frozenset[Any]]:
+def _abstractions_from(successors: dict[Any, list[Any]], start: Hashable,
+                       abstraction: dict[Any, frozenset[Any]]) -> set[frozenset[Any]]:
+    """The abstractions of every state reachable from ``start`` (its own breadth-first
+    search over the listed successors)."""
     seen = {start}
     queue = deque([start])
     out = set()
     while queue:
         state = queue.popleft()
-        out.add(abstract(state))
-        for action in sim.actions(state):
-            nxt = sim.step(state, action)
+        out.add(abstraction[state])
+        for nxt in successors[state]:
             if nxt not in seen:
                 seen.add(nxt)
                 queue.append(nxt)
@@ -260,24 +262,30 @@ def _discovery_instance(seed: int) -> str | None:
     objects: dict[str, str] = {}
     for state in states:
         objects.update(vocab.objects(state))
+    # Every grounding of every capability, its literals substituted once (brute force:
+    # every injective, type-correct binding, whatever the state).
+    grounded = []
+    for cap in result.model.capabilities:
+        for binding in _ground(cap, objects):
+            grounded.append((
+                [(_sub(lit.atom, binding), lit.positive) for lit in cap.preconditions],
+                {_sub(lit.atom, binding) for lit in cap.effects if not lit.positive},
+                {_sub(lit.atom, binding) for lit in cap.effects if lit.positive}))
+    abstraction = {state: abstract(state) for state in states}
+    successors = {state: [sim.step(state, a) for a in sim.actions(state)] for state in states}
     predictions = realised = 0
     for state in states:
-        fluent = abstract(state)
-        reach = _abstractions_from(sim, state, abstract)
+        fluent = abstraction[state]
+        reach = _abstractions_from(successors, state, abstraction)
         typed = frozenset(a for a in vocab.abstract(state) if a.predicate in types)
-        for cap in result.model.capabilities:
-            for binding in _ground(cap, objects):
-                if not all((_sub(lit.atom, binding) in fluent) == lit.positive
-                           for lit in cap.preconditions):
-                    continue
-                after = set(fluent)
-                after -= {_sub(lit.atom, binding) for lit in cap.effects if not lit.positive}
-                after |= {_sub(lit.atom, binding) for lit in cap.effects if lit.positive}
-                target = frozenset(after)
-                if target == fluent or refine(target | typed, state) is None:
-                    continue
-                predictions += 1
-                realised += target in reach
+        for pre, delete, add in grounded:
+            if not all((atom in fluent) == positive for atom, positive in pre):
+                continue
+            target = frozenset((fluent - delete) | add)
+            if target == fluent or refine(target | typed, state) is None:
+                continue
+            predictions += 1
+            realised += target in reach
     checks = run_checks(DiscoveryInputs(sim, vocab, refine), result,
                         max_states=MAX_REACHABLE + 1)
     truth = checks.truth

@@ -298,7 +298,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
                                               lambda target, like:
                                               engine.refine(target, like) is not None)
         if finished and cfg.generalise and not (clock is not None and spent(clock)):
-            overgeneral = test_generalisation(engine, cfg.seed)
+            overgeneral, excluded = test_generalisation(engine, cfg.seed)
+            game_over_claims += excluded
         if finished and cfg.split and lifted and not (clock is not None and spent(clock)):
             old = refuted(caps)
             if old:

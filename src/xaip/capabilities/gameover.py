@@ -188,6 +188,20 @@ def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
     marked unreliable."""
     if not states:
         return caps, 0
+    return exclude(caps, lambda cap: _offending(cap, states, matcher, describes),
+                   "where the game is over")
+
+
+Case = tuple[PoolState, dict[str, str]]
+
+
+def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]],
+            where: str) -> tuple[list[CapState], int]:
+    """Make every capability's precondition false in the cases ``offending_of`` finds
+    (a known state and a binding under which the capability's prediction fails): one
+    literal at a time that every execution seen meets, else a split (:func:`_split`),
+    else the capability is marked unreliable with ``where`` in the reason. Returns the
+    capabilities (split ones replaced by their parts) and how many were marked."""
     marked = 0
     out: list[CapState] = []
     work = list(reversed(caps))
@@ -196,7 +210,7 @@ def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
         for _ in range(MAX_LITERALS + 1):
             check_deadline()
             executions = [(b, _keys(before)) for b, before in cap.executions]
-            offending = _offending(cap, states, matcher, describes)
+            offending = offending_of(cap)
             if not offending:
                 out.append(cap)
                 break
@@ -210,18 +224,23 @@ def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
                 work.extend(reversed(parts))
                 break
             _, binding = offending[0]
-            cap.mark(f"claimed where the game is over: {len(offending)} game-over "
-                     f"case(s) meet its precondition (e.g. with {_binding_text(binding)}) "
-                     "and no literal over its parameters and constants tells them from "
-                     "the executions seen")
+            cap.mark(f"claimed {where}: {len(offending)} case(s) meet its precondition "
+                     f"(e.g. with {_binding_text(binding)}) and no literal over its "
+                     "parameters and constants tells them from the executions seen")
             marked += 1
             out.append(cap)
             break
         else:
-            cap.mark("claimed where the game is over (too many game-over states to exclude)")
+            cap.mark(f"claimed {where} (too many cases to exclude)")
             marked += 1
             out.append(cap)
     return out, marked
+
+
+def holds_in(cap: CapState, case: Case) -> bool:
+    """Whether ``cap``'s best-guess precondition holds in the case's state and binding."""
+    ps, binding = case
+    return all((gkey(atom, binding) in ps.keys) == value for atom, value in precondition(cap))
 
 
 def _binding_text(binding: dict[str, str]) -> str:

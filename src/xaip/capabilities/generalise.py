@@ -22,13 +22,18 @@ from __future__ import annotations
 import random
 
 from xaip.capabilities.candidates import ABSENT, POS
+from xaip.capabilities.gameover import Case, exclude, holds_in
 from xaip.capabilities.matching import Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, default_pre
+from xaip.capabilities.pool import PoolState
 from xaip.capabilities.queries import QueryEngine
 from xaip.capabilities.waypoints import AbstractGoal
 
 #: Unseen bindings asked per lifted capability.
 PER_CAPABILITY = 8
+#: At most this many unseen bindings in all, the ones past ``PER_CAPABILITY`` chosen to
+#: give a parameter an object it was never tried with.
+COVERAGE = 64
 #: Bindings of one state considered when choosing an unseen one.
 CHOICES = 16
 
@@ -42,32 +47,50 @@ def _precondition(cap: CapState) -> list[Requirement]:
     return out
 
 
+def _pairs(binding: dict[str, str]) -> set[tuple[str, str]]:
+    return set(binding.items())
+
+
 def test_generalisation(engine: QueryEngine, seed: int = 0,
-                        per_capability: int = PER_CAPABILITY) -> int:
-    """Ask the agent to apply every lifted capability with up to ``per_capability`` unseen
-    bindings (module docstring); returns how many capabilities a counterexample refuted."""
+                        per_capability: int = PER_CAPABILITY,
+                        coverage: int = COVERAGE) -> tuple[int, int]:
+    """Ask the agent to apply every lifted capability with unseen bindings (module
+    docstring): ``per_capability`` random ones, then up to ``coverage`` in all chosen so
+    that each gives some parameter an object it was never tried with (an over-general
+    move usually fails for a few cells only: the ones behind the key or the monster).
+    Stops at the first counterexample. A capability without parameters is tested in
+    states it was never executed in, and a counterexample is excluded from its
+    precondition (:func:`~xaip.capabilities.gameover.exclude`: a literal every execution
+    meets, else a split) instead of refuting it. Returns how many lifted capabilities a
+    counterexample refuted and how many capabilities without parameters stayed refuted."""
+    cases: dict[str, list[Case]] = {}
     rng = random.Random(f"generalise:{seed}")
     refuted = 0
     states = list(engine.pool.states)
     for cap in engine.caps:
-        if not cap.params:
-            continue  # grounded: claims nothing beyond what it was seen doing
         compiled = compile_requirements(_precondition(cap))
         seen = [dict(b) for b in cap.seen_bindings]
+        done = {(tuple(sorted(b.items())), before) for b, before in cap.executions}
+        covered: set[tuple[str, str]] = set()
+        for b in seen:
+            covered |= _pairs(b)
         order = states[:]
         rng.shuffle(order)
         asked = 0
-        counterexample = None
+        limit = max(per_capability, coverage) if cap.params else per_capability
+        counterexample: dict[str, str] | None = None
+        counter_state: PoolState | None = None
         for ps in order:
-            if asked >= per_capability:
+            if asked >= limit or counterexample is not None:
                 break
             options = []
             for binding in engine.matcher.match(cap, compiled, ps, {}):
-                if binding not in seen:
+                if (tuple(sorted(binding.items())), ps.fluent) not in done:
                     options.append(dict(binding))
                 if len(options) >= CHOICES:
                     break
-            rng.shuffle(options)
+            rng.shuffle(options)  # then bindings never seen first, new objects first
+            options.sort(key=lambda b: (b in seen, -len(_pairs(b) - covered)))
             for binding in options:
                 query = engine._make_query(cap, binding, ps.fluent, ps.concrete, {}, None,
                                            cap.atoms[0])
@@ -81,17 +104,26 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
                 if reached is None:
                     continue  # the agent ran out of budget: no evidence either way
                 asked += 1
-                seen.append(binding)
+                done.add((tuple(sorted(binding.items())), ps.fluent))
+                covered |= _pairs(binding)
                 if reached and not isinstance(arrived, AbstractGoal):
                     engine.pool.add(arrived)
                 if not reached and counterexample is None:
-                    counterexample = binding
+                    counterexample, counter_state = binding, ps
                 break
-        if counterexample is not None:
+        if counterexample is not None and counter_state is not None and not cap.params:
+            cases.setdefault(cap.name, []).append((counter_state, counterexample))
+        elif counterexample is not None:
             refuted += 1
             shown = ", ".join(f"{v[1:]}={o}" for v, o in sorted(counterexample.items()))
             cap.mark(f"does not hold for every binding: the agent could not apply it with "
                      f"{shown} although its precondition held there (the vocabulary cannot "
                      "say where it applies, e.g. which cells are adjacent or connected; "
                      "--grounded keeps cells as constants)")
-    return refuted
+    if not cases:
+        return refuted, 0
+    engine.caps[:], marked = exclude(
+        engine.caps, lambda cap: [c for c in cases.get(cap.parent or cap.name, ())
+                                  if holds_in(cap, c)],
+        "where the agent could not apply it")
+    return refuted, marked
