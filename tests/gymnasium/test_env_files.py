@@ -211,3 +211,21 @@ def test_a_wrong_sampled_precondition_is_refused_by_the_checker(tmp_path: Path) 
         assert result.verified  # the honest answer, confirmed
     else:
         assert result.concepts == ("not-top-row",) and not result.verified
+
+
+def test_an_ale_env_file_reads_ram_and_is_checked_on_fresh_samples(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Montezuma through an environment file: RAM features, ALE snapshots, and the
+    checker's fresh samples (an emulator's states cannot be listed)."""
+    path = tmp_path / "mz.json"
+    path.write_text(json.dumps({
+        "env": "ALE/MontezumaRevenge-v5", "make": {"repeat_action_probability": 0.0},
+        "concepts": {"left-half": "ram-42 < 77", "room-1": "ram-3 == 1"},
+        "plan": ["noop"], "foil": ["left", "left"]}))
+    spec = load_env_file(path, check=False)
+    assert spec.adapter.restore_kind == "ale"
+    vocab = why_not_vocabulary(spec)
+    start = spec.adapter.initial()
+    assert vocab["room-1"].truth(start) and not vocab["not-room-1"].truth(start)
+    code, out, _ = run(capsys, "why-not", str(path), "--budget", "40", "--max-nodes", "200")
+    assert code in (0, 1) and "on fresh samples" in out and "enumeration" not in out

@@ -41,10 +41,6 @@ class ConformanceReport:
     transitions: int
     repeats: int
 
-    @property
-    def status(self) -> str:
-        return "ok"
-
     def to_dict(self) -> dict[str, Any]:
         return {"status": "found", "conforms": True, "env": self.env,
                 "actions": list(self.actions), "restore": self.restore,

@@ -38,7 +38,10 @@ def why_not_text(result: WhyNot) -> str:
                          f"{' and '.join(claim.concepts)} costs at least {claim.at_least:g}"
                          + ("" if claim.confidence is None
                             else f" (confidence {claim.confidence:.4f})"))
-    how = "on fresh samples" if result.env == "montezuma" else "by exhaustive enumeration"
+    # ALE games (Montezuma, or any "ALE/..." environment file) are not enumerable: the
+    # checker re-tests on fresh samples
+    how = "on fresh samples" if result.env in ("montezuma", "ALE") else \
+        "by exhaustive enumeration"
     checked = f"verified {how}" if result.verified else "not verified"
     outcome = _OUTCOME.get(str(result.status), str(result.status).replace("_", " "))
     lines.append(f"  {result.samples} samples drawn in {result.seconds:.3f} s; {outcome}, "
