@@ -340,3 +340,16 @@ def test_balanced_and_observers_take_up_problems() -> None:
     with pytest.raises(InputError, match="problem file"):
         load_problem(DOMAINS / "observers/port/domain.pddl", None,
                      DOMAINS / "observers/port/observer.json")
+
+
+def test_an_unproved_optimum_is_not_claimed() -> None:
+    """The search finishes within 50 nodes, its uniform-cost checker does not: the plan is
+    valid but its optimality unproved, so the answer is satisficing, "unverified"."""
+    problem = PDDLReader().parse_problem(str(DOMAINS / "blocksworld/domain.pddl"),
+                                         str(DOMAINS / "blocksworld/problem-5.pddl"))
+    with OneshotPlanner(name="xaip-opt", params={"max_nodes": 50}) as planner:
+        answer = planner.solve(problem)
+    assert answer.status == S.SOLVED_SATISFICING
+    assert answer.metrics["verified"] == "false"
+    assert answer.log_messages[0].message.startswith("unverified: checker budget")
+    assert up_valid(problem, answer.plan).status == V.VALID
