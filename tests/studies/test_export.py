@@ -36,8 +36,9 @@ def test_csv_has_one_row_per_cell(store: Path, tmp_path: Path,
     assert "8 cells" in text and "wrote 8 rows" in text
     table = list(csv.DictReader(io.StringIO(out.read_text())))
     assert len(table) == 8
-    assert {"instance", "run", "status", "verified", "optimal", "cost", "length",
+    assert {"instance", "n", "run", "status", "verified", "optimal", "cost", "length",
             "expanded", "seconds", "key"} <= set(table[0])
+    assert {row["instance"]: row["n"] for row in table} == {"blocks 3": "3", "blocks 4": "4"}
     stored = records(store)
     for row in table:
         record = stored[row["key"]]
@@ -128,3 +129,17 @@ def test_rows_name_clashes_get_prefixes() -> None:
                          ["--status"], [("seconds", "a")])
     assert "param_status" in header and "metric_seconds" in header
     assert table[0]["param_status"] == "x" and table[0]["metric_seconds"] == 1
+
+
+def test_summary_groups_by_instance_tags(store: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["study", "export", str(store), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)["summary"]
+    assert summary["tags"] == ["n"]
+    groups = {g["value"]: g for g in summary["per_tag"]["n"]}
+    assert set(groups) == {3, 4} and all(g["cells"] == 4 for g in groups.values())
+    stored = records(store).values()
+    for n, group in groups.items():
+        costs = [r["payload"]["cost"] for r in stored if r["instance"] == f"blocks {n}"]
+        assert group["metrics"]["cost"]["mean"] == pytest.approx(statistics.fmean(costs))
+    assert "instances by n" in render_summary(summary)

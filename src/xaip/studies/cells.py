@@ -46,9 +46,10 @@ class Cell:
     command: str
     files: tuple[tuple[str, bytes], ...]
     arguments: tuple[str, ...]  # everything after the file paths
+    tags: tuple[tuple[str, Value], ...] = ()  # the instance's vary values
 
     def record_head(self) -> dict[str, Any]:
-        return {"key": self.key, "instance": self.instance,
+        return {"key": self.key, "instance": self.instance, "tags": dict(self.tags),
                 "parameters": {option: value for option, value in self.setting},
                 "run": self.run}
 
@@ -90,7 +91,7 @@ def make_cells(study: Study) -> list[Cell]:
             for run in range(1, study.repeat + 1):
                 key = f"{instance.name} | {setting_text(setting)} | run {run} | {sha}"
                 cells.append(Cell(key, instance.name, setting, run, study.command,
-                                  instance.files, tuple(tail)))
+                                  instance.files, tuple(tail), instance.tags))
     return cells
 
 

@@ -170,14 +170,15 @@ def _export(args: argparse.Namespace) -> int:
         records = [record for _, record in store.items(CELLS)]
     parameters = list(definition.get("parameters", {}))
     metrics = list(definition.get("metrics", {}).items())
-    header, table = rows(records, parameters, metrics)
+    tags = list(definition.get("tags", []))
+    header, table = rows(records, parameters, metrics, tags)
     if args.parquet:
         data = to_parquet(header, table)  # refused before any file is written
     if args.csv:
         write_output(args.csv, to_csv(header, table), (args.store_file,))
     if args.parquet:
         write_output(args.parquet, data, (args.store_file,))
-    summary = summarise(records, parameters, metrics)
+    summary = summarise(records, parameters, metrics, tags)
     payload = {"status": "complete", "study": definition.get("name"),
                "command": definition.get("command"), "store": args.store_file,
                "cells": len(records), "columns": header, "csv": args.csv,

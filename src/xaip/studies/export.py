@@ -34,11 +34,16 @@ def _column(option: str, taken: set[str], prefix: str) -> str:
     return f"{prefix}_{name}" if name in taken else name
 
 
-def columns(parameters: Sequence[str],
-            metrics: Sequence[tuple[str, str]]) -> tuple[list[str], dict[str, str],
-                                                         dict[str, str]]:
-    """All column names, and the column of each parameter and each metric."""
+def columns(parameters: Sequence[str], metrics: Sequence[tuple[str, str]],
+            tags: Sequence[str] = ()) -> tuple[list[str], dict[str, str], dict[str, str],
+                                               dict[str, str]]:
+    """All column names, and the column of each parameter, each metric and each tag (an
+    instance's ``vary`` name)."""
     taken = set(BASE) | set(TAIL)
+    by_tag = {}
+    for tag in tags:
+        by_tag[tag] = _column(tag, taken, "tag")
+        taken.add(by_tag[tag])
     by_option = {}
     for option in parameters:
         by_option[option] = _column(option, taken, "param")
@@ -47,16 +52,22 @@ def columns(parameters: Sequence[str],
     for name, _ in metrics:
         by_metric[name] = _column(name, taken, "metric")
         taken.add(by_metric[name])
-    return ([*BASE, *by_option.values(), *by_metric.values(), *TAIL], by_option, by_metric)
+    header = [BASE[0], *by_tag.values(), *BASE[1:], *by_option.values(),
+              *by_metric.values(), *TAIL]
+    return header, by_option, by_metric, by_tag
 
 
 def rows(records: Iterable[dict[str, Any]], parameters: Sequence[str],
-         metrics: Sequence[tuple[str, str]]) -> tuple[list[str], list[dict[str, Any]]]:
+         metrics: Sequence[tuple[str, str]],
+         tags: Sequence[str] = ()) -> tuple[list[str], list[dict[str, Any]]]:
     """The header and one flat row per record."""
-    header, by_option, by_metric = columns(parameters, metrics)
+    header, by_option, by_metric, by_tag = columns(parameters, metrics, tags)
     out = []
     for record in records:
         row = {name: record.get(name) for name in (*BASE, *TAIL)}
+        own_tags = record.get("tags") or {}
+        for tag, column in by_tag.items():
+            row[column] = own_tags.get(tag)
         given = record.get("parameters") or {}
         for option, column in by_option.items():
             row[column] = given.get(option)
@@ -126,25 +137,33 @@ def _group(table: list[dict[str, Any]], metric_columns: Sequence[str]) -> dict[s
     }
 
 
+def _per_value(table: list[dict[str, Any]], column: str,
+               metric_columns: Sequence[str]) -> list[dict[str, Any]]:
+    values: dict[str, list[dict[str, Any]]] = {}
+    for row in table:
+        values.setdefault(repr(row[column]), []).append(row)
+    return [{"value": group[0][column], **_group(group, metric_columns)}
+            for group in values.values()]
+
+
 def summarise(records: Iterable[dict[str, Any]], parameters: Sequence[str],
-              metrics: Sequence[tuple[str, str]]) -> dict[str, Any]:
+              metrics: Sequence[tuple[str, str]], tags: Sequence[str] = ()) -> dict[str, Any]:
     """The summary of ``records`` (see the module docstring), JSON-ready."""
-    _, by_option, by_metric = columns(parameters, metrics)
-    _, table = rows(records, parameters, metrics)
+    _, by_option, by_metric, by_tag = columns(parameters, metrics, tags)
+    _, table = rows(records, parameters, metrics, tags)
     metric_columns = list(by_metric.values())
     settings: dict[str, list[dict[str, Any]]] = {}
     for row in table:  # by repr: 1 and True are equal keys in Python, not one setting
         settings.setdefault(repr([row[c] for c in by_option.values()]), []).append(row)
-    per_parameter: dict[str, list[dict[str, Any]]] = {}
-    for option, column in by_option.items():
-        values: dict[str, list[dict[str, Any]]] = {}
-        for row in table:
-            values.setdefault(repr(row[column]), []).append(row)
-        per_parameter[option] = [{"value": group[0][column], **_group(group, metric_columns)}
-                                 for group in values.values()]
+    per_parameter = {option: _per_value(table, column, metric_columns)
+                     for option, column in by_option.items()}
+    per_tag = {tag: _per_value(table, column, metric_columns)
+               for tag, column in by_tag.items()}
     return {
         "parameters": list(by_option),
+        "tags": list(by_tag),
         "metrics": metric_columns,
+        "per_tag": per_tag,
         "overall": _group(table, metric_columns),
         "settings": [{"setting": {option: group[0][column] for option, column in
                                   by_option.items()},
@@ -193,6 +212,10 @@ def render_summary(summary: dict[str, Any]) -> str:
         for option, groups in summary["per_parameter"].items():
             out.append("")
             out += table(option, [line(_fmt(g["value"]), g) for g in groups])
+    for tag, groups in summary.get("per_tag", {}).items():
+        if len(groups) > 1:
+            out.append("")
+            out += table(f"instances by {tag}", [line(_fmt(g["value"]), g) for g in groups])
     if metric_columns:
         out.append("")
         out.append("metrics are means over the cells whose answer has a number there")

@@ -74,9 +74,11 @@ def run_study(study: Study, executor: str = "serial", workers: int | None = None
                     answers.close()  # type: ignore[attr-defined]
             finally:
                 pool.close()
-        keys = {cell.key for cell in cells}
-        records = [record for key, record in store.items(CELLS) if key in keys]
-    summary = summarise(records, [name for name, _ in study.parameters], study.metrics)
+        tags = {cell.key: dict(cell.tags) for cell in cells}  # the study's own, always
+        records = [{**record, "tags": tags[key]} for key, record in store.items(CELLS)
+                   if key in tags]
+    summary = summarise(records, [name for name, _ in study.parameters], study.metrics,
+                        study.tag_names())
     finished = len(records) == total
     verified_cells = sum(1 for r in records if r.get("verified") is True)
     status = Status.COMPLETE if finished else Status.BUDGET_EXHAUSTED

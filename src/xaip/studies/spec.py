@@ -75,11 +75,14 @@ _INSTANCE_KEYS = {"name", "files", "args", "generator", "arguments", "vary"}
 
 @dataclass(frozen=True)
 class Instance:
-    """One input of the command: files (name, bytes) in command order, then ``args``."""
+    """One input of the command: files (name, bytes) in command order, then ``args``;
+    ``tags`` are the ``vary`` values it was made from (columns and summary groups: the
+    TLdR table's per-domain averages are the groups of the ``domain`` tag)."""
 
     name: str
     files: tuple[tuple[str, bytes], ...]
     args: tuple[str, ...]
+    tags: tuple[tuple[str, Value], ...] = ()
 
     def digest(self) -> str:
         """A short hash of the contents: a changed file is a new cell, never a stale one."""
@@ -121,7 +124,12 @@ class Study:
                 "options": list(self.options), "budget": dict(self.budget),
                 "parameters": {name: list(values) for name, values in self.parameters},
                 "metrics": dict(self.metrics),
-                "instances": [i.name for i in self.instances], "cells": self.cell_count()}
+                "instances": [i.name for i in self.instances], "tags": self.tag_names(),
+                "cells": self.cell_count()}
+
+    def tag_names(self) -> list[str]:
+        """Every ``vary`` name of the instances, in first-seen order."""
+        return list(dict.fromkeys(name for i in self.instances for name, _ in i.tags))
 
 
 def _where(source: str, *path: object) -> str:
@@ -308,7 +316,8 @@ def _expand(entry: dict[str, Any], where: str, folder: Path, data: str | None,
             contents.append(_read(path_text, folder, where) if read_files
                             else (Path(path_text).name, b""))
         out.append(Instance(fill.text(name), tuple(contents),
-                            tuple(fill.text(str(a)) for a in args)))
+                            tags=tuple(zip(keys, values, strict=True)),
+                            args=tuple(fill.text(str(a)) for a in args)))
     return out
 
 
