@@ -229,3 +229,19 @@ def test_an_ale_env_file_reads_ram_and_is_checked_on_fresh_samples(
     assert vocab["room-1"].truth(start) and not vocab["not-room-1"].truth(start)
     code, out, _ = run(capsys, "why-not", str(path), "--budget", "40", "--max-nodes", "200")
     assert code in (0, 1) and "on fresh samples" in out and "enumeration" not in out
+
+
+def test_discovery_resumes_from_its_store_for_the_same_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = str(tmp_path / "answers.db")
+    code, out, _ = run(capsys, "discover", str(TAXI), "--quiet", "--store", store, "--json")
+    first = json.loads(out)
+    assert code == 0 and first["stats"]["asked"] > 0
+    code, out, _ = run(capsys, "discover", str(TAXI), "--quiet", "--store", store, "--json")
+    again = json.loads(out)
+    assert code == 0 and again["stats"]["asked"] == 0
+    assert again["stats"]["cached"] == first["stats"]["queries"]
+    assert again["capabilities"] == first["capabilities"]
+    edited = write(tmp_path, seed=1)  # another file: its answers are not these
+    code, _, err = run(capsys, "discover", str(edited), "--quiet", "--store", store)
+    assert code == 2 and "another run" in err

@@ -11,6 +11,7 @@ checker verified, 1 unverified or budget exhausted, 2 bad input.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from collections import deque
 from collections.abc import Hashable
@@ -146,8 +147,11 @@ def run_discover(args: argparse.Namespace) -> int:
     start = sim.reset()
     store = None
     if args.store:
-        store = SQLiteStore(args.store, {"env-file": str(Path(args.game).resolve()),
-                                         "seed": args.seed, "tasks": args.tasks})
+        # keyed by the file's content: an edited file (other concepts, another map) must
+        # not reuse answers given for the old one
+        digest = hashlib.sha256(Path(args.game).read_bytes()).hexdigest()[:16]
+        store = SQLiteStore(args.store, {"env-file": digest, "seed": args.seed,
+                                         "tasks": args.tasks})
     progress = None if args.quiet else StderrProgress()
     name = f"{spec.env_id}-search"
     try:
