@@ -56,9 +56,12 @@ def grounded_caps(
             continue  # the parts of a capability split earlier share its transitions
         done.add(origin)
         candidates = [g.candidate for g in sources[origin].groundings]
+        why = "; ".join(dict.fromkeys(n for c in caps if (c.parent or c.name) == origin
+                                      for n in c.notes))
         for k, grounded in enumerate(merge(candidates, objects, frozenset()), 1):
             new = build_capability(f"{origin}g{k}", grounded, predicates, dict(objects),
                                    possible)
+            new.notes.append(f"re-learned grounded: the lifted {origin} was refuted ({why})")
             out.append(new)
     return out
 
