@@ -186,6 +186,8 @@ def test_env_files_refuse_workers_and_pictures(capsys: pytest.CaptureFixture[str
     assert code == 2 and "one process" in err
     code, _, err = run(capsys, "why-not", str(FROZEN), "--picture", "x.png")
     assert code == 2 and "no picture" in err
+    code, _, err = run(capsys, "why-not", str(FROZEN), "--teach")
+    assert code == 2 and "add the concept to the file" in err
 
 
 def test_a_wrong_sampled_precondition_is_refused_by_the_checker(tmp_path: Path) -> None:

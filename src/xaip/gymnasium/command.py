@@ -215,6 +215,9 @@ def why_not_query(args: argparse.Namespace) -> Any:
     if args.picture:
         raise InputError("--picture draws Sokoban and Montezuma states; a Gymnasium "
                          "environment file has no picture (use --json for the states)")
+    if args.teach:
+        raise InputError("--teach learns concepts from Sokoban grids; for a Gymnasium "
+                         "environment file, add the concept to the file instead")
     spec = load_env_file(args.env)
     box = black_box(spec)
     plan = _read_actions(args.plan, box) if args.plan else spec.plan
