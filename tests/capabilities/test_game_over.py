@@ -48,3 +48,20 @@ def test_a_capability_split_to_exclude_a_game_over_state_keeps_every_trace() -> 
     checks = run_checks(inputs, result)
     assert checks.consistency.consistent
     assert checks.truth is not None and checks.truth.ok
+
+
+def test_seen_bindings_in_unseen_states_and_parameterless_capabilities_are_tested() -> None:
+    """``zelda --grid 3x4``, lifted: at seed 0 "go from cell_2_1 to cell_0_1" had been seen
+    (once the key was picked up) and held nowhere before, and the generalisation test only
+    tried unseen bindings; at seed 2 "escape" claimed it with Ganon alive (no parameters:
+    never tested). Both models were refuted by the checker; now both are verified."""
+    vocab = game_vocabulary("zelda")
+    for seed in (0, 2):
+        result, simulator = discover_game("zelda", 3, 4, seed=seed)
+        inputs = DiscoveryInputs(simulator, vocab, game_refine("zelda"))
+        report = check(inputs, result)
+        assert report.ok, (seed, report.details)
+    escapes = [cap for cap in result.model.capabilities
+               if any(str(lit) == "(escaped)" for lit in cap.effects)]
+    assert escapes and all(
+        any(str(lit) == "(not (alive ganon))" for lit in cap.preconditions) for cap in escapes)
