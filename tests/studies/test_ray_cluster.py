@@ -129,6 +129,23 @@ def test_study_joins_a_two_node_cluster(cluster: str, tmp_path: Path) -> None:
     assert again.returncode == 0 and json.loads(again.stdout)["ran"] == 0
 
 
+def square(n: int) -> int:
+    return n * n
+
+
+def test_executor_joins_in_process(cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from xaip.runtime.executors import get_executor
+
+    monkeypatch.delenv("RAY_AUTH_MODE", raising=False)  # restored after the test
+    pool = get_executor("ray", 1, address=cluster)
+    try:
+        assert pool.workers == 1 and pool.nodes() == 2  # type: ignore[attr-defined]
+        assert dict(pool.completed(square, range(7))) == {i: i * i for i in range(7)}
+        assert pool.map(square, [2, 3]) == [4, 9]
+    finally:
+        pool.close()
+
+
 def test_dead_address_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = plan_study(tmp_path)
     port = _free_port()  # nothing listens there

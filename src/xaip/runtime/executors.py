@@ -263,19 +263,24 @@ class RayExecutor:
         return list(self._ray.get(refs))
 
     def completed(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[tuple[int, R]]:
-        """``(index, result)`` of each item as soon as its task finishes (``ray.wait``);
-        closing the iterator early cancels the tasks still pending."""
+        """``(index, result)`` of each item as soon as its task finishes (``ray.wait``).
+        At most ``workers`` tasks are out at a time (on a cluster the user joined, that
+        is how ``--workers`` limits the share taken); closing the iterator early cancels
+        the tasks still out."""
         remote = self._ray.remote(_ray_call)
-        refs = {remote.remote(fn, item, self._initializer, self._initargs): index
-                for index, item in enumerate(items)}
-        pending = list(refs)
+        queue = list(enumerate(items))
+        queue.reverse()
+        out: dict[Any, int] = {}
         try:
-            while pending:
-                ready, pending = self._ray.wait(pending, num_returns=1)
+            while queue or out:
+                while queue and len(out) < self.workers:
+                    index, item = queue.pop()
+                    out[remote.remote(fn, item, self._initializer, self._initargs)] = index
+                ready, _ = self._ray.wait(list(out), num_returns=1)
                 for ref in ready:
-                    yield refs[ref], self._ray.get(ref)
+                    yield out.pop(ref), self._ray.get(ref)
         finally:
-            for ref in pending:
+            for ref in out:
                 with contextlib.suppress(Exception):  # finished meanwhile
                     self._ray.cancel(ref)
 
