@@ -46,6 +46,7 @@ from xaip.planning.features import Edit, Feature, FeatureKind, model_features, u
 from xaip.planning.pddl.model import Atom
 from xaip.planning.semantics import counts_action_costs
 from xaip.reconcile.brute_force import _instantiate, _make_op, _Op
+from xaip.reconcile.check_tasks import SplitFeatures
 from xaip.reconcile.problem import MRP
 from xaip.runtime import BudgetClock
 
@@ -87,6 +88,7 @@ class _Proof:
         # memos: a node differs from its parent by one edit, so most ground actions of the
         # plan are the same as before (the interpretation itself is unchanged)
         self._ground: dict[tuple[Feature, tuple[str, ...]], Feature] = {}
+        self.split = SplitFeatures(self.human, self.default)
         self._made: dict[tuple[object, ...], _Op | None] = {}
         negatives = (_K.NEGATIVE_PRECONDITION, _K.NEGATIVE_GOAL)
         self.negative = any(f.kind in negatives for f in self.human) or any(
@@ -112,26 +114,22 @@ class _Proof:
         """The ground actions of ``steps`` (default: the plan's) in ``H + subset``, and its
         initial state, goal and negative goal."""
         chosen = [self.candidates[i] for i in subset]
-        features = update_features(self.human, [e for e in chosen if not _is_ground(e)],
-                                   self.default)
+        split = self.split.split([e for e in chosen if not _is_ground(e)])
         overrides: dict[tuple[str, tuple[str, ...]], list[Edit]] = {}
         for edit in chosen:
             if _is_ground(edit):
                 key = (edit.feature.action, edit.feature.parameters)
                 overrides.setdefault(key, []).append(edit)
-        by_action: dict[str, list[Feature]] = {}
-        for feature in features:
-            if feature.action:
-                by_action.setdefault(feature.action, []).append(feature)
-        values = {f.fluent: f.value for f in features if f.kind is _K.INIT_VALUE}
+        problem = self.split.features("", split.get("", frozenset()))
+        values = {f.fluent: f.value for f in problem if f.kind is _K.INIT_VALUE}
         ops = []
-        schemas = {name: frozenset(found) for name, found in by_action.items()}
         value_key = tuple(sorted(values.items(), key=repr))
         for name, args in self.steps if steps is None else steps:
-            schema = schemas.get(name, frozenset())
             mine = overrides.get((name, args))
-            made_key = (name, args, schema, tuple(mine or ()), value_key)
+            edits = split.get(name, frozenset())
+            made_key = (name, args, edits, tuple(mine or ()), value_key)
             if made_key not in self._made:
+                schema = self.split.features(name, edits)
                 ground = {self._instance(f, args) for f in schema
                           if len(f.parameters) == len(args)}
                 if mine:
@@ -139,9 +137,9 @@ class _Proof:
                 self._made[made_key] = _make_op(name, args, ground, values) if ground \
                     else None
             ops.append(self._made[made_key])
-        init = frozenset(f.atom for f in features if f.kind is _K.INIT and f.atom is not None)
-        goal = [f.atom for f in features if f.kind is _K.GOAL and f.atom is not None]
-        negative = [f.atom for f in features
+        init = frozenset(f.atom for f in problem if f.kind is _K.INIT and f.atom is not None)
+        goal = [f.atom for f in problem if f.kind is _K.GOAL and f.atom is not None]
+        negative = [f.atom for f in problem
                     if f.kind is _K.NEGATIVE_GOAL and f.atom is not None]
         return ops, init, goal, negative
 

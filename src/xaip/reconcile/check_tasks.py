@@ -73,6 +73,44 @@ def usable(mrp: MRP, candidates: Sequence[Edit]) -> bool:
                                                                   mrp.robot_problem)
 
 
+class SplitFeatures:
+    """``update_features(H, edits)`` one action at a time, memoised.
+
+    Applying edits is local: an edit changes only the features of its own action (or of
+    the problem), a removed cost removes only its action (``update_features``' rules). So
+    the features of ``H + S`` are, per action, ``H``'s features of that action updated by
+    the edits of ``S`` about it -- computed once per (action, edits about it) instead of
+    re-hashing the whole model for every edit set."""
+
+    def __init__(self, human: frozenset[Feature], default: Fraction) -> None:
+        self.default = default
+        self.by_action: dict[str, frozenset[Feature]] = {}
+        grouped: dict[str, set[Feature]] = {}
+        for feature in human:
+            grouped.setdefault(feature.action or "", set()).add(feature)
+        self.by_action = {name: frozenset(found) for name, found in grouped.items()}
+        self._memo: dict[tuple[str, frozenset[Edit]], frozenset[Feature]] = {}
+
+    def split(self, edits: Sequence[Edit]) -> dict[str, frozenset[Edit]]:
+        """The edits per action name (``""``: the problem's)."""
+        out: dict[str, set[Edit]] = {}
+        for edit in edits:
+            out.setdefault(edit.feature.action or "", set()).add(edit)
+        return {name: frozenset(found) for name, found in out.items()}
+
+    def features(self, action: str, edits: frozenset[Edit]) -> frozenset[Feature]:
+        """The features of ``action`` (``""``: the problem) after ``edits`` about it."""
+        base = self.by_action.get(action, frozenset())
+        if not edits:
+            return base
+        key = (action, edits)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = update_features(
+                base, edits, self.default if action else None)
+        return found
+
+
 class FeatureTasks:
     """Grounded tasks of ``H + S`` for subsets ``S`` of ``candidates`` (module docstring)."""
 
@@ -81,6 +119,7 @@ class FeatureTasks:
         self.human = model_features(mrp.human_domain, mrp.human_problem)
         self.default = Fraction(0) if counts_action_costs(mrp.human_domain,
                                                           mrp.human_problem) else Fraction(1)
+        self.split = SplitFeatures(self.human, self.default)
         relaxing = [e for e in candidates if (e.feature.kind, e.op) in _RELAXING]
         domain, problem = apply_edits(mrp.human_domain, mrp.human_problem, relaxing,
                                       source_domain=mrp.robot_domain,
@@ -131,23 +170,20 @@ class FeatureTasks:
 
     def task(self, edits: Sequence[Edit]) -> Task:
         """The grounded task of ``H + edits`` (lifted edits of the candidates)."""
-        features = update_features(self.human, list(edits), self.default)
-        by_action: dict[str, set[Feature]] = {}
-        for feature in features:
-            if feature.action:
-                by_action.setdefault(feature.action, set()).add(feature)
-        values = {f.fluent: f.value for f in features if f.kind is _K.INIT_VALUE}
+        split = self.split.split(edits)
+        problem = self.split.features("", split.get("", frozenset()))
+        values = {f.fluent: f.value for f in problem if f.kind is _K.INIT_VALUE}
         value_key = tuple(sorted(values.items(), key=repr))
-        schemas = {name: frozenset(found) for name, found in by_action.items()}
         actions: list[GroundAction] = []
         for schema, instances in self.by_schema.items():
-            mine = schemas.get(schema, frozenset())
+            mine = split.get(schema, frozenset())
             key = (schema, mine, value_key)
             made = self._made.get(key)
             if made is None:
-                made = self._made[key] = tuple(self._ground_schema(schema, instances, mine,
-                                                                   values))
+                made = self._made[key] = tuple(self._ground_schema(
+                    schema, instances, self.split.features(schema, mine), values))
             actions.extend(made)
+        features = problem
         init = self._mask([f.atom for f in features if f.kind is _K.INIT and f.atom])
         goal = neg_goal = 0
         unreachable = False
