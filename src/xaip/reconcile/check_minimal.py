@@ -27,8 +27,8 @@ Every explanation extending ``S`` hits every conflict; pairwise disjoint conflic
 lower bound on what it must still cost. The search branches on the smallest conflict,
 and the ``i``-th branch excludes the conflict's first ``i - 1`` edits, so no edit set is
 visited twice. A node whose plan is valid is decided by the caller's ``explains`` (the
-checker's own optimality test: uniform-cost search on a fresh grounding), never by the
-model-space search.
+checker's own optimality test: uniform-cost search on the updated task of
+:mod:`.check_tasks` or a fresh grounding), never by the model-space search.
 
 Shares with the explainers: the feature semantics (``update_features``) and the direct
 interpretation of feature sets of :mod:`.brute_force`. Not shared: the compiled model

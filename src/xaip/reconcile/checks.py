@@ -7,8 +7,8 @@ exactly:
 * the PDDL model classes and :func:`~xaip.planning.features.apply.apply_edits` (the
   definition of "the human model updated by these edits");
 * the grounder (:func:`~xaip.planning.grounding.ground`), the plan validator
-  (:func:`~xaip.planning.plans.validate`) and, with the built-in engine, the successor
-  generator of :mod:`xaip.planning.search`;
+  (:func:`~xaip.planning.plans.validate`), ``update_features`` and the planning core's
+  uniform-cost search (h^max) and greedy best-first search (h_FF; it only finds witnesses);
 * for uncertain models, :func:`~xaip.reconcile.annotated.settle` (which model a dialogue
   state stands for) and :meth:`AnnotatedMRP.completion`.
 
@@ -17,8 +17,10 @@ their planner cache and witness plans (:mod:`.goals`), the conflicts (:mod:`.con
 the model-space searches, A* and the LM-cut heuristic. The updated model is rebuilt as a
 lifted PDDL model, the plan validated on it, and optimality proved on a *fresh* grounding
 by **uniform-cost search** bounded by the plan's cost (pruned only by the admissible
-h^max), or by Fast Downward on the written PDDL with ``engine="fd"``. Grounded edits,
-which have no lifted PDDL form, are checked by
+h^max), or by Fast Downward on the written PDDL with ``engine="fd"``. The proofs' many edit
+sets are built by toggling features on one grounding of a relaxation instead
+(:mod:`.check_tasks`, when both models are wholly features). Grounded edits, which have no
+lifted PDDL form, are checked by
 :func:`~xaip.reconcile.brute_force.brute_force_complete`, which shares nothing but the
 feature semantics. Minimality is proved by the checker's own branch-and-bound
 (:mod:`.check_minimal`); what each type claims and how it is checked is in
