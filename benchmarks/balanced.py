@@ -12,7 +12,12 @@ examples, the shared MRPs (``../shared/data/mrp``: blocksworld, logistics, rover
 robot models, with the ``explicable-optimal`` objective (a robot-optimal plan and its
 cheapest MCE, the balanced counterpart of an MCE).
 
+``--check`` measures the independent checker instead (issue 21): per problem and
+objective, the search's seconds and status, then the checker's seconds and verdict under
+the same budget started afresh, and the ratio checker / search (target: at most ~3).
+
     python benchmarks/balanced.py [--quick] [--json] [--seconds S] [--objectives a,b]
+    python benchmarks/balanced.py --check [--method compile|model-space] [--domains a,b]
 """
 
 from __future__ import annotations
@@ -149,6 +154,54 @@ def scaling(name: str, ks: Sequence[int], seeds: int, seconds: float) -> list[di
     return rows
 
 
+def check_one(label: str, problem: BalancedProblem, method: str,
+              seconds: float) -> dict[str, Any]:
+    """The search, then its checker under the same budget (started afresh)."""
+    from xaip.balanced.check import check
+
+    solve = megastar if method == "compile" else model_space_search
+    start = time.perf_counter()
+    result = solve(problem, budget=Budget(max_seconds=seconds))
+    searched = time.perf_counter() - start
+    start = time.perf_counter()
+    report = check(problem, result, Budget(max_seconds=seconds))
+    checked = time.perf_counter() - start
+    row: dict[str, Any] = {
+        "problem": label, "objective": str(problem.objective),
+        "differences": len(problem.differences), "method": method,
+        "search_status": str(result.status), "search_seconds": searched,
+        "value": value(result), "check_seconds": checked, "verified": report.ok,
+        "details": report.details, "ratio": checked / max(searched, 1e-9)}
+    print(f"  {label} [{row['objective']}]: search {result.status} {searched:.2f} s, "
+          f"check {report.ok} {checked:.2f} s", file=sys.stderr, flush=True)
+    return row
+
+
+def check_summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """Verified/total, and the checker/search ratio over the searches that finished."""
+    finished = [r for r in rows if r["search_status"] != "budget_exhausted"]
+    within = [r for r in finished if r["search_seconds"] <= 10.0]
+    return {
+        "budget_seconds": seconds, "runs": len(rows), "search_finished": len(finished),
+        "verified": sum(r["verified"] is True for r in rows),
+        "refuted": sum(r["verified"] is False for r in rows),
+        "search_within_10s": len(within),
+        "verified_within_10s": sum(r["verified"] is True for r in within),
+        "median_ratio": statistics.median(r["ratio"] for r in finished) if finished else None,
+        "max_ratio": max((r["ratio"] for r in finished), default=None),
+    }
+
+
+def print_checks(rows: list[dict[str, Any]]) -> None:
+    print(f"{'problem':<22}{'objective':<20}{'diff':>5}{'search':>18}{'s':>8}"
+          f"{'check s':>9}{'ratio':>7}  verdict")
+    for r in rows:
+        verdict = {True: "verified", False: "REFUTED", None: "unverified"}[r["verified"]]
+        print(f"{r['problem']:<22}{r['objective']:<20}{r['differences']:>5}"
+              f"{r['search_status']:>18}{r['search_seconds']:>8.2f}{r['check_seconds']:>9.2f}"
+              f"{r['ratio']:>7.2f}  {verdict}")
+
+
 def _seconds(run: dict[str, Any], budget: float) -> str:
     if run["status"] == "budget_exhausted":
         return f">{budget:.0f}"
@@ -164,6 +217,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--objectives", default=None,
                         help="comma-separated objectives (default all three; quick: "
                              "balanced,explicable-optimal)")
+    parser.add_argument("--check", action="store_true",
+                        help="time the independent checker against the search")
+    parser.add_argument("--method", default="compile", choices=METHODS,
+                        help="the search whose answers --check checks (default compile)")
+    parser.add_argument("--domains", default=None,
+                        help="--check: comma-separated problem labels to keep (prefixes, "
+                             "e.g. logistics,rover)")
     args = parser.parse_args(argv)
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}", file=sys.stderr)
@@ -176,6 +236,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if objective not in {o.value for o in Objective}:
             print(f"unknown objective {objective!r}", file=sys.stderr)
             return 2
+    if args.check:
+        keep = [d.strip() for d in (args.domains or "").split(",") if d.strip()]
+        checked = [check_one(label, build(objective), args.method, seconds)
+                   for label, build in problems(args.quick)
+                   if not keep or any(label.startswith(k) for k in keep)
+                   for objective in objectives]
+        summary = check_summary(checked, seconds)
+        if args.json:
+            print(json.dumps({"rows": checked, "summary": summary}, indent=2))
+        else:
+            print_checks(checked)
+            print(f"\nsummary: {json.dumps(summary)}")
+        return 0
     rows = [compare(label, build(objective), seconds)
             for label, build in problems(args.quick) for objective in objectives]
     ks = [1, 2, 4, 6] if args.quick else [1, 2, 3, 4, 5, 6, 8, 10]

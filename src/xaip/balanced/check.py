@@ -16,8 +16,9 @@ What it does, for a result ``(π, E)``:
    ``explicable-optimal`` also ``C(π, M^R) = C*_{M^R}``;
 7. for an exact search's answer, that no pair beats it (the optimality claim):
    :func:`xaip.balanced.check_optimal.refute` enumerates the edit sets whose bound could
-   beat it and, for each, finds ``C*`` by A* with h_max and searches the product of the
-   robot's fresh grounding and her model bi-objectively. Her models there come from the
+   beat it and, for each, finds ``C*`` by its own A* and searches the product of the
+   robot's fresh grounding and her model bi-objectively, both pruned by the planning
+   core's LM-cut values. Her models there come from the
    reconciliation :class:`~xaip.reconcile.space.ModelSpace` (building thousands of them
    from lifted PDDL would make the checker ten times slower than the search); the
    answer's own edit set is cross-checked against a fresh grounding (step 4) and the
@@ -27,8 +28,9 @@ What it does, for a result ``(π, E)``:
 
 What it shares with the search: the PDDL reader, the feature extraction and edit
 application of :mod:`xaip.planning.features` (also the candidate list), the grounder (run
-afresh), the model space's tasks in the optimality proof (not its search: neither the
-product-model planner, nor A* with LM-cut, nor MEGA*'s compilation), the penalty function
+afresh), the model space's tasks and the core's LM-cut values in the optimality proof (not
+a search: neither the product-model planner, nor the engines' A*, nor MEGA*'s
+compilation), the penalty function
 of the problem and the one cost semantics (:mod:`xaip.planning.semantics`: each model
 priced by its own domain and problem). With an observation model (B05) the plan's cost for
 the person is the watched execution of :func:`xaip.balanced.epistemic.watched_cost`, and
@@ -58,8 +60,6 @@ from xaip.runtime.budget import BudgetClock, as_clock
 
 #: The checker's search: not the A* + LM-cut or product search that found the answer.
 CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
-#: The optimality proof's planner for the person's models (admissible, not LM-cut).
-PROOF_HEURISTIC = "hmax"
 _EPS = 1e-6
 
 
@@ -85,19 +85,6 @@ def task_optimum(task: Task, clock: BudgetClock) -> tuple[tuple[str, ...], int] 
     if result.status != Status.SOLVED or result.cost is None:
         return None
     return tuple(a.name for a in result.plan), int(result.cost)
-
-
-def model_optimum(task: Task, clock: BudgetClock) -> int | None:
-    """``C*`` of a model of the model space for the optimality proof: A* with h_max (not
-    the search's LM-cut), charged to ``clock``."""
-    if not clock.tick():
-        raise BudgetExhausted("budget exhausted", phase="checking optimality")
-    result = get_engine("default", search="astar", heuristic=PROOF_HEURISTIC).solve(
-        task, optimal=True, budget=clock.remaining())
-    clock.charge(max(0, result.expanded))
-    if result.status == Status.BUDGET_EXHAUSTED:
-        raise BudgetExhausted("budget exhausted", phase="checking optimality")
-    return None if result.status != Status.SOLVED or result.cost is None else int(result.cost)
 
 
 def optimum(domain: Domain, problem: Problem, budget: Budget | BudgetClock) -> int | None:
@@ -193,18 +180,19 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
         if worse:
             return CheckReport(False, worse)
     if result.exact:
-        from xaip.balanced.check_optimal import refute
+        from xaip.balanced.check_optimal import estimate, refute
+        from xaip.balanced.check_optimal import optimum as proof_optimum
 
         space = problem.space
         subset = tuple(sorted(problem.differences.index(e) for e in result.explanation))
-        spot = model_optimum(space.task(subset), budget)
+        spot_task = space.task(subset)
+        spot = proof_optimum(spot_task, estimate(spot_task, budget), budget)
         if spot != best_h:
             return CheckReport(False, f"the model space's task for the answer's edit set has "
                                       f"optimum {spot}, a fresh grounding {best_h}")
         better = refute(problem, _objective_value(problem, robot_cost, explanation_cost,
                                                   total),
-                        robot_task, best_r, space.task,
-                        lambda task: model_optimum(task, budget), budget)
+                        robot_task, best_r, space.task, budget)
         if better:
             return CheckReport(False, better)
     what = {Objective.BALANCED: "the balanced value",

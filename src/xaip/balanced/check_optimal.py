@@ -4,24 +4,33 @@ Why a separate proof: both searches claim the *best* pair ``(π, E)`` for their 
 re-deriving the answer's own numbers (:mod:`xaip.balanced.check`) does not show that no
 other pair is better, and a claim the checker does not check must not be made.
 
-How (shares neither the product-model planner nor MEGA*'s compilation): for every edit set
-``E`` whose lower bound could beat the answer's value ``V`` — ``α·C*_{M^R} + β·C(E) (+
-γ·P(0))`` for ``balanced`` and ``explicable``, ``C(E)`` for ``explicable-optimal``,
-enumerated depth first in candidate order and cut where the bound reaches ``V`` (bounds
-only grow along a branch, prices being non-negative) — the person's model ``M^R_h + E`` is
-built (by the caller: the model space), its optimum found by the caller's optimal planner,
-and a *bi-objective label-correcting search* over the product of the robot's and her
-grounded tasks (actions matched by name, the robot's plans ending at its first goal state
-as the searches' convention; labels cut by h_max of each task, admissible) keeps every
-label (robot cost, her cost) not dominated at its
-product state and not cut by the bound. A label reaching both goals that scores below
-``V`` refutes the answer.
+How (shares neither the product-model planner, nor the engines' A*, nor MEGA*'s
+compilation): for every edit set ``E`` whose lower bound could beat the answer's value
+``V`` — ``α·C*_{M^R} + β·C(E) (+ γ·P(0))`` for ``balanced`` and ``explicable``, ``C(E)``
+for ``explicable-optimal``, enumerated depth first in candidate order and cut where the
+bound reaches ``V`` (bounds only grow along a branch, prices being non-negative) — the
+person's model ``M^R_h + E`` is built (by the caller: the model space), its optimum
+``C*_E`` found by this module's own A* (:func:`optimum`), and a *bi-objective
+label-correcting search* over the product of the robot's and her grounded tasks (actions
+matched by name, the robot's plans ending at its first goal state as the searches'
+convention) keeps every label (robot cost, her cost) not dominated at its product state
+and not cut by the bound. A label reaching both goals that scores below ``V`` refutes
+the answer.
+
+Why it scales: both searches prune with LM-cut of each task (admissible), one estimate
+per edit set serving her ``C*_E`` and her side of the product search, the robot's built
+once for every edit set. With h_max instead the proof took more than 60 s on 9 of the 12
+logistics MRPs whose MEGA* answers came in 1–15 s (issue 21).
 
 What it shares with the search: what the caller passes (the checker: the model space's
-tasks of her models), the planning core's successor generator, the penalty and, when
-the person watches (B05), the belief update :meth:`xaip.balanced.epistemic.Watcher.step`.
-Everything runs on the caller's budget clock; running out raises
-:class:`~xaip.errors.BudgetExhausted` (the caller reports "unverified: checker budget").
+tasks of her models), the planning core's successor generator and its LM-cut values (the
+C core's, as MEGA*'s bounds; an LM-cut that overestimated would mislead both, which the
+differential campaign against a brute-force oracle that uses no heuristic would catch),
+the penalty and, when the person watches (B05), the belief update
+:meth:`xaip.balanced.epistemic.Watcher.step`. Not shared: every search loop, the
+pruning rules, the bookkeeping of labels. Everything runs on the caller's budget clock;
+running out raises :class:`~xaip.errors.BudgetExhausted` (the caller reports
+"unverified: checker budget").
 """
 
 from __future__ import annotations
@@ -37,18 +46,19 @@ from xaip.runtime.budget import BudgetClock
 
 _EPS = 1e-9
 
-#: An optimum of a model (``None``: no plan) on the checker's budget.
-Optimum = Callable[[Task], int | None]
+#: The admissible estimate of every search of the proof (the core's, as MEGA*'s bounds).
+PROOF_HEURISTIC = "lmcut"
 #: The grounded task of ``M^R_h + E`` for candidate indices ``E``.
 HumanTask = Callable[[tuple[int, ...]], Task]
 
 
 def refute(problem: BalancedProblem, value: float, robot: Task, robot_optimum: int,
-           human_task: HumanTask, optimum: Optimum, clock: BudgetClock) -> str:
+           human_task: HumanTask, clock: BudgetClock) -> str:
     """A description of a pair scoring below ``value`` under ``problem.objective`` (empty:
     none exists). ``robot`` is a fresh grounding of the robot's model with optimum
     ``robot_optimum``."""
     costs = [float(c) for c in problem.edit_costs]
+    robot_side = _Side(robot, clock)  # built once: every edit set pairs with this robot
     limit = value - _EPS * max(1.0, abs(value))
 
     def bound(cost: float) -> float:
@@ -63,7 +73,7 @@ def refute(problem: BalancedProblem, value: float, robot: Task, robot_optimum: i
     for subset, cost in _subsets(costs, lambda c: bound(c) < limit):
         if not clock.charge():
             raise BudgetExhausted("budget exhausted", phase="checking optimality")
-        found = _best_in(problem, subset, cost, robot, robot_optimum, human_task, optimum,
+        found = _best_in(problem, subset, cost, robot_side, robot_optimum, human_task,
                          limit, clock)
         if found is not None:
             told = ", ".join(str(i) for i in subset) or "nothing"
@@ -88,8 +98,8 @@ def _subsets(costs: list[float], keep: Callable[[float], bool]
             stack.append(((*subset, index), cost + costs[index]))
 
 
-def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, robot: Task,
-             robot_optimum: int, human_task: HumanTask, optimum: Optimum, limit: float,
+def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float,
+             robot_side: _Side, robot_optimum: int, human_task: HumanTask, limit: float,
              clock: BudgetClock) -> tuple[float, tuple[str, ...]] | None:
     """A pair with edit set ``subset`` scoring below ``limit`` (value, plan), if any."""
     w, objective = problem.weights, problem.objective
@@ -100,10 +110,11 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
     human = human_task(subset)
     if not relaxed_reachable(human):
         return None  # no plan for her (not even ignoring deletes): infeasible, as below
-    best_h = optimum(human)
+    her_estimate = estimate(human, clock)
+    best_h = optimum(human, her_estimate, clock)
     if best_h is None:
         return None  # every plan is inexecutable for her: infinite penalty, infeasible
-    step = _human_step(problem, robot, human)
+    step = _human_step(problem, robot_side.task, human)
 
     def score(g_r: int, g_h: int) -> float | None:
         """The objective of a complete pair, ``None`` when it is infeasible."""
@@ -135,10 +146,9 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float, r
             return w.alpha * g_r + w.beta * cost_e >= limit
         return g_r > robot_optimum
 
-    moves = Successors(robot)
-    h_robot = estimate(robot, clock)
+    robot, moves, h_robot = robot_side.task, robot_side.moves, robot_side.estimate
     # her watched beliefs may cost less than her model predicts: no estimate for her then
-    h_human = None if problem.watched else estimate(human, clock)
+    h_human = None if problem.watched else her_estimate
     human_by_name: dict[str, list[GroundAction]] = {}
     for action in human.actions:
         human_by_name.setdefault(action.name, []).append(action)
@@ -218,21 +228,22 @@ def relaxed_reachable(task: Task) -> bool:
 
 
 def estimate(task: Task, clock: BudgetClock) -> Callable[[State], float]:
-    """h_max of ``task`` (admissible; not the searches' LM-cut), cached per state, in C when
-    the core is built."""
+    """LM-cut of ``task`` (admissible), cached per state, in C when the core is built (the
+    Python LM-cut otherwise). The planning core's heuristic, shared with MEGA*'s bounds:
+    the proof's searches (below and :func:`optimum`) are the checker's own."""
     from xaip.planning.engines.compiled import compile_task, core_available
     from xaip.planning.heuristics import make_heuristic
 
     cache: dict[State, float] = {}
     core = compile_task(task) if core_available() else None
     size = 8 * (task.num_facts // 64 + 1)
-    python = None if core is not None else make_heuristic("hmax", task, clock)
+    python = None if core is not None else make_heuristic(PROOF_HEURISTIC, task, clock)
 
     def value(state: State) -> float:
         found = cache.get(state)
         if found is None:
             if core is not None:
-                raw = core.evaluate("hmax", state.to_bytes(size, "little"))
+                raw = core.evaluate(PROOF_HEURISTIC, state.to_bytes(size, "little"))
                 found = INF if raw is None else float(raw)
             else:
                 assert python is not None
@@ -241,6 +252,49 @@ def estimate(task: Task, clock: BudgetClock) -> Callable[[State], float]:
         return found
 
     return value
+
+
+def optimum(task: Task, h: Callable[[State], float], clock: BudgetClock) -> int | None:
+    """``C*`` of ``task`` (``None``: no plan) by the checker's own A* with the admissible
+    ``h`` (reopening states, so consistency is not assumed), one budget charge per
+    expansion. Not the engines' A* that gives MEGA* and model-space search their ``C*``."""
+    if h(task.init) == INF:
+        return None
+    moves = Successors(task)
+    best: dict[State, int] = {task.init: 0}
+    # ties on f go to the deeper node: the last f layer is crossed, not swept
+    heap: list[tuple[float, int, int, State]] = [(h(task.init), 0, 0, task.init)]
+    counter = 0
+    while heap:
+        _, minus_g, _, state = heapq.heappop(heap)
+        g = -minus_g
+        if best.get(state, -1) < g:
+            continue  # reached more cheaply since it was queued
+        if task.is_goal(state):
+            return g
+        if not clock.charge():
+            raise BudgetExhausted("budget exhausted", phase="checking optimality")
+        for _, child, cost in moves(state):
+            g_child = g + cost
+            if g_child >= best.get(child, g_child + 1):
+                continue
+            rest = h(child)
+            if rest == INF:
+                continue
+            best[child] = g_child
+            counter += 1
+            heapq.heappush(heap, (g_child + rest, -g_child, counter, child))
+    return None
+
+
+class _Side:
+    """The robot's half of every product search: its task, successor generator and
+    estimate, built once for all edit sets."""
+
+    def __init__(self, task: Task, clock: BudgetClock) -> None:
+        self.task = task
+        self.moves = Successors(task)
+        self.estimate = estimate(task, clock)
 
 
 Step = Callable[[GroundAction, State, State, State, GroundAction, int], tuple[State, int]]
