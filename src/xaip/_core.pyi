@@ -11,7 +11,11 @@ class Task:
 
     def __init__(self, num_facts: int, num_actions: int, masks: bytes, lengths: bytes,
                  costs: bytes, init: bytes, goal: bytes, goal_neg: bytes,
-                 prune: bool = True) -> None: ...
+                 prune: bool = True, axiom_masks: bytes | None = None,
+                 axiom_lengths: bytes | None = None, axiom_heads: bytes | None = None,
+                 axiom_strata: bytes | None = None, derived: bytes | None = None,
+                 effect_actions: bytes | None = None, effect_masks: bytes | None = None,
+                 effect_lengths: bytes | None = None) -> None: ...
     def solve(self, mode: str, heuristic: str, admissible: bool, cost_bound: int,
               max_nodes: int, max_seconds: float, max_bytes: int, preferred: bool = False
               ) -> tuple[str, tuple[int, ...], dict[str, Any]]: ...

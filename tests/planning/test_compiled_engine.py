@@ -29,10 +29,12 @@ from xaip.planning.engines.compiled import (
     compile_task,
     core_available,
     evaluate,
+    preferred_actions,
     preferred_engine,
 )
 from xaip.planning.grounding import ground
 from xaip.planning.heuristics import HEURISTICS, make_heuristic
+from xaip.planning.heuristics.relaxation import HFF
 from xaip.planning.pddl import parse_domain, parse_problem, read_domain, read_problem
 from xaip.planning.plans import is_valid, validate
 from xaip.planning.search import solve
@@ -172,14 +174,33 @@ def test_negative_cost_is_bad_input() -> None:
         CompiledEngine().solve(_task((bad,), init=0b1, goal=0b10), optimal=True)
 
 
-def test_conditional_effects_fall_back_to_builtin() -> None:
-    task = next(t for t in map(lambda s: random_task(s, conditional=True), range(50))
-                if t.has_conditional_effects())
-    engine = CompiledEngine()
-    assert engine.unsupported(task) is not None
-    result = engine.solve(task, optimal=True)
-    assert result.engine == "builtin"
-    assert result.cost == solve(task, "astar", "lmcut").cost
+#: random tasks with conditional effects (the core fires them on the state acted in)
+CONDITIONAL = [task for task in (random_task(seed, conditional=True) for seed in range(120))
+               if task.has_conditional_effects()][:40]
+
+
+@pytest.mark.parametrize("index", range(len(CONDITIONAL)))
+def test_conditional_effects_run_in_the_core_as_in_the_python_reference(index: int) -> None:
+    task = CONDITIONAL[index]
+    assert CompiledEngine().unsupported(task) is None
+    same_heuristics(task, sample(reachable(task), 30, index))
+    hff = HFF(task)
+    for state in sample(reachable(task), 20, index):
+        expected = sorted(set(hff.relaxed_plan(state) or ()))
+        assert preferred_actions(task, state, prune=False) == expected
+    truth = goal_distances(task)[task.init]
+    for heuristic in ("lmcut", "hmax", "blind"):
+        for prune in (True, False):
+            result = CompiledEngine("astar", heuristic, prune=prune).solve(task, optimal=True)
+            assert result.engine == "compiled"
+            if truth == math.inf:
+                assert result.status == "unsolvable"
+            else:
+                assert result.status == "solved" and result.cost == truth
+                assert is_valid(task, result.plan)
+    for search, heuristic in (("astar", "lmcut"), ("ucs", "blind"), ("gbfs", "hff"),
+                              ("gbfs", "hadd")):
+        assert_same_search(task, search, heuristic)
 
 
 def test_other_searches_fall_back_to_builtin() -> None:
@@ -381,7 +402,7 @@ sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", *sys.argv[2:]]))
                     reason="set XAIP_SANITIZE=1 (CI, once) to run the core under ASan+UBSan")
 def test_core_under_address_and_undefined_behaviour_sanitisers(tmp_path: Path) -> None:
     """Build ``xaip._core`` with ``-fsanitize=address,undefined`` and run this file (and the
-    preferred-operator tests) with it.
+    preferred-operator and derived-predicate tests) with it.
 
     Slow (a minute or two), so opt-in: CI sets ``XAIP_SANITIZE=1`` once per run.
     """
@@ -403,7 +424,8 @@ def test_core_under_address_and_undefined_behaviour_sanitisers(tmp_path: Path) -
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
     run = subprocess.run(
         [sys.executable, "-c", SANITIZE_SCRIPT, str(tmp_path / "xaip"), __file__,
-         str(Path(__file__).with_name("test_compiled_preferred.py"))],
+         str(Path(__file__).with_name("test_compiled_preferred.py")),
+         str(Path(__file__).with_name("test_derived.py"))],
         cwd=root, env=env, capture_output=True, text=True, timeout=1800)
     output = run.stdout + run.stderr
     assert run.returncode == 0 and "Sanitizer" not in output, output[-4000:]

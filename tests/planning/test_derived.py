@@ -25,10 +25,16 @@ import pytest
 from xaip.cli import main
 from xaip.errors import SemanticError, UnsupportedFeature, XaipError
 from xaip.planning.engines import get_engine
-from xaip.planning.engines.compiled import core_available
+from xaip.planning.engines.compiled import (
+    CompiledEngine,
+    core_available,
+    evaluate,
+    preferred_actions,
+)
 from xaip.planning.engines.grounded import task_pddl
 from xaip.planning.grounding import ground, ground_skeleton
 from xaip.planning.heuristics import make_heuristic
+from xaip.planning.heuristics.relaxation import HFF
 from xaip.planning.landmarks import find_landmarks
 from xaip.planning.pddl import check_problem, parse_domain, parse_problem
 from xaip.planning.pddl.model import Atom, Domain, Problem
@@ -236,13 +242,53 @@ def test_closed_states_match_the_independent_evaluator_and_heuristics_are_admiss
 
 
 @pytest.mark.skipif(not core_available(), reason="the compiled core is not built")
-def test_compiled_engine_falls_back_to_builtin_with_the_same_cost() -> None:
-    start, goal = CASES[0]
-    _, _, task = task_of(start, goal)
+@pytest.mark.parametrize(("start", "goal"), CASES)
+def test_compiled_engine_evaluates_axioms_itself_with_the_brute_force_costs(
+    start: BState, goal: Goal
+) -> None:
+    domain, problem, task = task_of(start, goal)
+    expected = optimal_cost(start, goal)
     engine = get_engine("compiled")
-    assert engine.unsupported(task) is not None
-    result = engine.solve(task, optimal=True)
-    assert result.engine == "builtin" and result.cost == optimal_cost(start, goal) == 8
+    assert engine.unsupported(task) is None
+    for algorithm, heuristic, optimal in [("astar", "lmcut", True), ("ucs", "blind", True),
+                                          ("astar", "hmax", True), ("gbfs", "hff", False),
+                                          ("gbfs", "hadd", False)]:
+        for prune in (True, False):
+            result = CompiledEngine(algorithm, heuristic, prune=prune).solve(
+                task, optimal=optimal)
+            assert result.engine == "compiled", (algorithm, heuristic)
+            if expected is None:
+                assert result.status == "unsolvable", (algorithm, heuristic)
+                continue
+            assert result.status == "solved" and result.cost is not None
+            assert result.cost == expected if optimal else result.cost >= expected
+            steps = parse_plan("\n".join(str(a) for a in result.plan))
+            checked = validate(domain, problem, steps)
+            assert checked.valid and checked.cost == result.cost, (algorithm, heuristic)
+            if not prune:
+                # without pruning the core expands what the Python reference expands
+                reference = solve(task, algorithm, heuristic)
+                assert result.expanded == reference.expanded, (algorithm, heuristic)
+
+
+@pytest.mark.skipif(not core_available(), reason="the compiled core is not built")
+def test_compiled_heuristics_equal_the_python_ones_on_every_reachable_state() -> None:
+    _, _, task = task_of(*CASES[0])
+    succ = Successors(task)
+    seen, queue = {task.init}, deque([task.init])
+    while queue:
+        for _, child, _ in succ(queue.popleft()):
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    for name in ("blind", "hmax", "hadd", "hff", "lmcut"):
+        h = make_heuristic(name, task)
+        for state in seen:
+            assert evaluate(task, name, state) == h(state), (name, task.format_state(state))
+    hff = HFF(task)
+    for state in seen:
+        expected = sorted(set(hff.relaxed_plan(state) or ()))
+        assert preferred_actions(task, state, prune=False) == expected, task.format_state(state)
 
 
 def test_landmarks_include_derived_goals_and_axioms_as_achievers() -> None:

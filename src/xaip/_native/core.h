@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef int64_t cost_t;
 #define COST_INF INT64_MAX
@@ -75,6 +76,25 @@ typedef struct {
     size_t total_adds;
 } Relaxed;
 
+/* Ground axioms (derived predicates), as xaip.planning.axioms.GroundAxiom: ``head`` becomes
+ * true when every fact of row ``pos`` holds and none of row ``neg``. Rows are ordered by
+ * ascending stratum; ``derived`` (nwords words) marks the facts the axioms compute. */
+typedef struct {
+    int naxioms;
+    CSR pos, neg;
+    int32_t *head, *stratum;
+    uint64_t *derived;
+} Axioms;
+
+/* Conditional effects, as xaip.planning.task.ConditionalEffect: effect ``e`` of action
+ * ``action[e]`` (ascending) adds row ``rel[2]`` and deletes row ``rel[3]`` when every fact of
+ * ``rel[0]`` and none of ``rel[1]`` hold in the state the action is applied in. */
+typedef struct {
+    int n;
+    int32_t *action;
+    CSR rel[4];
+} Effects;
+
 typedef struct {
     int nfacts, nactions, nwords;
     CSR pre, add, del, neg;
@@ -90,6 +110,13 @@ typedef struct {
     uint8_t *active; /* actions the search and heuristics use (see select_actions) */
     int nactive;
     Relaxed relax, lm;
+    /* derived predicates: naxioms == 0 for a task without them. ``ax_users``: for each fact,
+     * the axioms with it in their positive body (counter propagation, see ctask_close) */
+    Axioms ax;
+    CSR ax_users;
+    /* conditional effects: cond.n == 0 without them; ``eff_of``: each action's effects */
+    Effects cond;
+    CSR eff_of;
 } CTask;
 
 /* Build from the actions' pre, add, del and neg_pre fact lists (``rel``, one CSR each, rows
@@ -99,12 +126,58 @@ typedef struct {
  */
 CTask *ctask_new(int nfacts, int nactions, int nwords, CSR rel[4], const cost_t *costs,
                  const uint64_t *init, const uint64_t *goal, const uint64_t *goal_neg,
-                 int prune);
+                 int prune, Axioms *ax, Effects *cond);
+/* ``ax`` and ``cond`` (NULL: none) are taken over like ``rel``. With axioms or conditional
+ * effects, ``prune`` only drops duplicate actions without conditional effects (relevance
+ * would have to be traced through axiom bodies and effect conditions). */
 void ctask_free(CTask *t);
 
 static inline int bit_get(const uint64_t *s, int f) { return (int)((s[f >> 6] >> (f & 63)) & 1u); }
 static inline void bit_set(uint64_t *s, int f) { s[f >> 6] |= (uint64_t)1 << (f & 63); }
 static inline void bit_clear(uint64_t *s, int f) { s[f >> 6] &= ~((uint64_t)1 << (f & 63)); }
+
+static inline int effect_fires(const CTask *t, const uint64_t *s, int e) {
+    const CSR *pos = &t->cond.rel[0], *neg = &t->cond.rel[1];
+    for (int32_t i = pos->off[e]; i < pos->off[e + 1]; i++)
+        if (!bit_get(s, pos->idx[i])) return 0;
+    for (int32_t i = neg->off[e]; i < neg->off[e + 1]; i++)
+        if (bit_get(s, neg->idx[i])) return 0;
+    return 1;
+}
+
+/* ``out`` = the successor of ``s`` under action ``a`` (applicable), before the axioms:
+ * (s minus every delete) plus every add, the conditional ones that fire in ``s`` included,
+ * as GroundAction.apply. */
+static inline void ctask_apply(const CTask *t, const uint64_t *s, int a, uint64_t *out) {
+    memcpy(out, s, (size_t)t->nwords * sizeof(uint64_t));
+    for (int32_t i = t->del.off[a]; i < t->del.off[a + 1]; i++) bit_clear(out, t->del.idx[i]);
+    if (t->cond.n) {
+        const CSR *eff_del = &t->cond.rel[3];
+        for (int32_t k = t->eff_of.off[a]; k < t->eff_of.off[a + 1]; k++) {
+            int e = t->eff_of.idx[k];
+            if (effect_fires(t, s, e))
+                for (int32_t i = eff_del->off[e]; i < eff_del->off[e + 1]; i++)
+                    bit_clear(out, eff_del->idx[i]);
+        }
+    }
+    for (int32_t i = t->add.off[a]; i < t->add.off[a + 1]; i++) bit_set(out, t->add.idx[i]);
+    if (t->cond.n) {
+        const CSR *eff_add = &t->cond.rel[2];
+        for (int32_t k = t->eff_of.off[a]; k < t->eff_of.off[a + 1]; k++) {
+            int e = t->eff_of.idx[k];
+            if (effect_fires(t, s, e))
+                for (int32_t i = eff_add->off[e]; i < eff_add->off[e + 1]; i++)
+                    bit_set(out, eff_add->idx[i]);
+        }
+    }
+}
+
+/* ``s`` with its derived facts recomputed from its basic ones (PDDL 2.2 semantics, as
+ * xaip.planning.axioms.AxiomEvaluator): all removed, then each stratum's least fixpoint in
+ * ascending order. ``missing`` and ``queue`` are scratch of ``naxioms`` entries each. */
+void ctask_close(const CTask *t, uint64_t *s, int32_t *missing, int32_t *queue);
+void axioms_free(Axioms *ax);
+void effects_free(Effects *e);
 
 int ctask_is_goal(const CTask *t, const uint64_t *s);
 int ctask_goal_facts_hold(const CTask *t, const uint64_t *s); /* ignores goal_neg */

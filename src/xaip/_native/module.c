@@ -50,7 +50,7 @@ static int read_words(PyObject *obj, int nwords, size_t count, uint64_t **out, c
  * of each (4 per action: pre, add, del, neg_pre; int32 little-endian). Full-width bitsets per
  * action would cost actions x facts / 8 bytes, gigabytes on large tasks. */
 static int read_masks(PyObject *masks_o, PyObject *lengths_o, int nfacts, int nactions,
-                      CSR rel[4]) {
+                      int per, CSR *rel) {
     Py_buffer mv, lv;
     if (PyObject_GetBuffer(masks_o, &mv, PyBUF_SIMPLE) < 0) return -1;
     if (PyObject_GetBuffer(lengths_o, &lv, PyBUF_SIMPLE) < 0) {
@@ -59,12 +59,12 @@ static int read_masks(PyObject *masks_o, PyObject *lengths_o, int nfacts, int na
     }
     int rc = -1;
     IVec idx[4] = {{0}};
-    size_t count = (size_t)nactions * 4;
+    size_t count = (size_t)nactions * (size_t)per;
     if ((size_t)lv.len != 4 * count) {
-        PyErr_SetString(PyExc_ValueError, "lengths: expected 4 int32 per action");
+        PyErr_SetString(PyExc_ValueError, "lengths: expected one int32 per mask");
         goto done;
     }
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < per; k++) {
         rel[k].off = malloc(((size_t)nactions + 1) * sizeof(int32_t));
         if (!rel[k].off) {
             PyErr_NoMemory();
@@ -77,7 +77,7 @@ static int read_masks(PyObject *masks_o, PyObject *lengths_o, int nfacts, int na
     for (size_t m = 0; m < count; m++) {
         uint32_t len = (uint32_t)lens[4 * m] | (uint32_t)lens[4 * m + 1] << 8 |
                        (uint32_t)lens[4 * m + 2] << 16 | (uint32_t)lens[4 * m + 3] << 24;
-        int k = (int)(m % 4), a = (int)(m / 4);
+        int k = (int)(m % (size_t)per), a = (int)(m / (size_t)per);
         if (len > (size_t)mv.len - at) {
             PyErr_SetString(PyExc_ValueError, "masks: shorter than the lengths say");
             goto done;
@@ -108,7 +108,7 @@ static int read_masks(PyObject *masks_o, PyObject *lengths_o, int nfacts, int na
         PyErr_SetString(PyExc_ValueError, "masks: longer than the lengths say");
         goto done;
     }
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < per; k++) {
         if (!idx[k].a && ivec_push(&idx[k], 0)) { /* never NULL */
             PyErr_NoMemory();
             goto done;
@@ -124,15 +124,121 @@ done:
     return rc;
 }
 
+/* The axioms: ``masks``/``lengths`` as the actions' (2 per axiom: pos, neg), ``heads`` and
+ * ``strata`` int32 per axiom (strata ascending), ``derived`` one bitset. */
+static int read_axioms(PyObject *masks_o, PyObject *lengths_o, PyObject *heads_o,
+                       PyObject *strata_o, PyObject *derived_o, int nfacts, int nwords,
+                       Axioms *ax) {
+    Py_buffer hv, sv;
+    memset(ax, 0, sizeof *ax);
+    if (PyObject_GetBuffer(heads_o, &hv, PyBUF_SIMPLE) < 0) return -1;
+    if (PyObject_GetBuffer(strata_o, &sv, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&hv);
+        return -1;
+    }
+    int rc = -1;
+    uint64_t *derived = NULL;
+    size_t n = (size_t)hv.len / 4;
+    if ((size_t)hv.len % 4 || (size_t)sv.len != (size_t)hv.len || n > INT32_MAX / 2) {
+        PyErr_SetString(PyExc_ValueError, "axiom_heads/axiom_strata: one int32 per axiom");
+        goto done;
+    }
+    ax->naxioms = (int)n;
+    ax->head = malloc((n + 1) * sizeof(int32_t));
+    ax->stratum = malloc((n + 1) * sizeof(int32_t));
+    if (!ax->head || !ax->stratum) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(ax->head, hv.buf, n * sizeof(int32_t));
+    memcpy(ax->stratum, sv.buf, n * sizeof(int32_t));
+    for (size_t i = 0; i < n; i++)
+        if (ax->head[i] < 0 || ax->head[i] >= nfacts || (i && ax->stratum[i] < ax->stratum[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "axioms: a head beyond num_facts or strata not ascending");
+            goto done;
+        }
+    CSR rel[2] = {{0}};
+    if (read_masks(masks_o, lengths_o, nfacts, (int)n, 2, rel)) {
+        csr_free(&rel[0]);
+        csr_free(&rel[1]);
+        goto done;
+    }
+    ax->pos = rel[0];
+    ax->neg = rel[1];
+    if (read_words(derived_o, nwords, 1, &derived, "derived")) goto done;
+    ax->derived = malloc((size_t)nwords * sizeof(uint64_t));
+    if (!ax->derived) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(ax->derived, derived, (size_t)nwords * sizeof(uint64_t));
+    rc = 0;
+done:
+    PyMem_Free(derived);
+    PyBuffer_Release(&hv);
+    PyBuffer_Release(&sv);
+    if (rc) axioms_free(ax);
+    return rc;
+}
+
+/* The conditional effects: ``actions`` one int32 per effect (ascending), ``masks``/``lengths``
+ * as the actions' (4 per effect: cond_pos, cond_neg, add, del). */
+static int read_effects(PyObject *actions_o, PyObject *masks_o, PyObject *lengths_o,
+                        int nfacts, int nactions, Effects *e) {
+    Py_buffer av;
+    memset(e, 0, sizeof *e);
+    if (PyObject_GetBuffer(actions_o, &av, PyBUF_SIMPLE) < 0) return -1;
+    int rc = -1;
+    size_t n = (size_t)av.len / 4;
+    if ((size_t)av.len % 4 || n > INT32_MAX / 4) {
+        PyErr_SetString(PyExc_ValueError, "effect_actions: one int32 per effect");
+        goto done;
+    }
+    e->n = (int)n;
+    e->action = malloc((n + 1) * sizeof(int32_t));
+    if (!e->action) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    memcpy(e->action, av.buf, n * sizeof(int32_t));
+    for (size_t i = 0; i < n; i++)
+        if (e->action[i] < 0 || e->action[i] >= nactions || (i && e->action[i] < e->action[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "effect_actions: not ascending action indices");
+            goto done;
+        }
+    rc = read_masks(masks_o, lengths_o, nfacts, (int)n, 4, e->rel);
+done:
+    PyBuffer_Release(&av);
+    if (rc) effects_free(e);
+    return rc;
+}
+
 static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
     static char *kwlist[] = {"num_facts", "num_actions", "masks", "lengths", "costs", "init",
-                             "goal", "goal_neg", "prune", NULL};
+                             "goal", "goal_neg", "prune", "axiom_masks", "axiom_lengths",
+                             "axiom_heads", "axiom_strata", "derived", "effect_actions",
+                             "effect_masks", "effect_lengths", NULL};
     int nfacts, nactions, prune = 1;
     PyObject *masks_o, *lengths_o, *costs_o, *init_o, *goal_o, *goal_neg_o;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOOO|p", kwlist, &nfacts, &nactions,
-                                     &masks_o, &lengths_o, &costs_o, &init_o, &goal_o,
-                                     &goal_neg_o, &prune))
+    PyObject *ax_masks_o = NULL, *ax_lengths_o = NULL, *ax_heads_o = NULL, *ax_strata_o = NULL,
+             *derived_o = NULL, *eff_actions_o = NULL, *eff_masks_o = NULL, *eff_lengths_o = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "iiOOOOOO|pOOOOOOOO", kwlist, &nfacts,
+                                     &nactions, &masks_o, &lengths_o, &costs_o, &init_o,
+                                     &goal_o, &goal_neg_o, &prune, &ax_masks_o, &ax_lengths_o,
+                                     &ax_heads_o, &ax_strata_o, &derived_o, &eff_actions_o,
+                                     &eff_masks_o, &eff_lengths_o))
         return -1;
+    int with_effects = eff_actions_o != NULL && eff_actions_o != Py_None;
+    if (with_effects && (!eff_masks_o || !eff_lengths_o)) {
+        PyErr_SetString(PyExc_TypeError, "effect_actions needs effect_masks and effect_lengths");
+        return -1;
+    }
+    int with_axioms = derived_o != NULL && derived_o != Py_None;
+    if (with_axioms && (!ax_masks_o || !ax_lengths_o || !ax_heads_o || !ax_strata_o)) {
+        PyErr_SetString(PyExc_TypeError, "derived needs axiom_masks, axiom_lengths, axiom_heads "
+                                         "and axiom_strata");
+        return -1;
+    }
     if (nfacts < 0 || nactions < 0 || nfacts > INT32_MAX - 64) {
         PyErr_SetString(PyExc_ValueError, "bad task size");
         return -1;
@@ -144,6 +250,8 @@ static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
     int nwords = nfacts / 64 + 1;
     uint64_t *init = NULL, *goal = NULL, *goal_neg = NULL, *costs = NULL;
     CSR rel[4] = {{0}};
+    Axioms ax = {0};
+    Effects cond = {0};
     int rc = -1;
     if (read_words(costs_o, 1, (size_t)nactions, &costs, "costs") ||
         read_words(init_o, nwords, 1, &init, "init") ||
@@ -155,10 +263,17 @@ static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
             PyErr_SetString(PyExc_ValueError, "negative action cost");
             goto done;
         }
-    if (read_masks(masks_o, lengths_o, nfacts, nactions, rel)) goto done;
+    if (read_masks(masks_o, lengths_o, nfacts, nactions, 4, rel)) goto done;
+    if (with_axioms && read_axioms(ax_masks_o, ax_lengths_o, ax_heads_o, ax_strata_o, derived_o,
+                                   nfacts, nwords, &ax))
+        goto done;
+    if (with_effects &&
+        read_effects(eff_actions_o, eff_masks_o, eff_lengths_o, nfacts, nactions, &cond))
+        goto done;
     Py_BEGIN_ALLOW_THREADS
     self->task = ctask_new(nfacts, nactions, nwords, rel, (const cost_t *)costs, init, goal,
-                           goal_neg, prune);
+                           goal_neg, prune, with_axioms ? &ax : NULL,
+                           with_effects ? &cond : NULL);
     Py_END_ALLOW_THREADS
     if (!self->task) {
         PyErr_NoMemory();
@@ -167,6 +282,8 @@ static int Task_init(TaskObject *self, PyObject *args, PyObject *kwds) {
     rc = 0;
 done:
     for (int k = 0; k < 4; k++) csr_free(&rel[k]); /* no-op once the task owns them */
+    axioms_free(&ax);
+    effects_free(&cond);
     PyMem_Free(costs);
     PyMem_Free(init);
     PyMem_Free(goal);

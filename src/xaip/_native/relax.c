@@ -16,7 +16,7 @@ struct RelaxWork {
     const CTask *t;
     cost_t *cost, *acc;
     int32_t *unsat, *supporter, *stack;
-    uint8_t *is_goal, *used;
+    uint8_t *is_goal, *used, *charged;
     uint64_t *seen;
     int32_t *used_list;
     PairHeap heap;
@@ -42,10 +42,11 @@ RelaxWork *relax_work_new(const Relaxed *r, const CTask *t) {
     w->stack = malloc(nf * sizeof(int32_t));
     w->is_goal = calloc(nf, 1);
     w->used = calloc(nops, 1);
+    w->charged = calloc((size_t)t->nactions + 1, 1);
     w->used_list = malloc(nops * sizeof(int32_t));
     w->seen = malloc((size_t)t->nwords * sizeof(uint64_t));
     if (!w->cost || !w->acc || !w->unsat || !w->supporter || !w->stack || !w->is_goal ||
-        !w->used || !w->used_list || !w->seen) {
+        !w->used || !w->used_list || !w->seen || !w->charged) {
         relax_work_free(w);
         return NULL;
     }
@@ -77,6 +78,7 @@ void relax_work_free(RelaxWork *w) {
     free(w->stack);
     free(w->is_goal);
     free(w->used);
+    free(w->charged);
     free(w->used_list);
     free(w->seen);
     free(w->bucket_head);
@@ -272,14 +274,23 @@ static int goals_reachable(const RelaxWork *w) {
     return 1;
 }
 
-/* HFF.evaluate: the cost of the relaxed plan's operators, each counted once. */
+/* HFF.evaluate: the cost of the relaxed plan's actions, each charged once (an action whose
+ * conditional effects give several operators is paid once, as FF does; axioms cost 0). */
 static cost_t relaxed_plan_cost(RelaxWork *w, const uint64_t *s) {
     if (!goals_reachable(w)) return COST_INF;
     int nused = relaxed_plan_ops(w, s);
     cost_t total = 0;
+    const int32_t *op_action = w->r->op_action;
     for (int i = 0; i < nused; i++) {
-        int32_t op = w->used_list[i];
-        total = add_sat(total, w->r->cost[op]);
+        int32_t op = w->used_list[i], a = op_action[op];
+        if (a >= 0 && !w->charged[a]) {
+            w->charged[a] = 1;
+            total = add_sat(total, w->r->cost[op]);
+        }
+    }
+    for (int i = 0; i < nused; i++) {
+        int32_t op = w->used_list[i], a = op_action[op];
+        if (a >= 0) w->charged[a] = 0;
         w->used[op] = 0;
     }
     return total;

@@ -50,6 +50,9 @@ HeurWork *heur_new(const CTask *t, int kind) {
     HeurWork *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->t = t;
+    /* LM-cut does not handle conditional effects (one action's cost charged to several
+     * unary operators breaks its landmark argument): h_max instead, as LMCut.fallback */
+    if (kind == H_LMCUT && t->cond.n) kind = H_HMAX;
     w->kind = kind;
     if (kind == H_HMAX || kind == H_HADD || kind == H_HFF) {
         w->relax = relax_work_new(&t->relax, t);
@@ -396,19 +399,25 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
     uint64_t *state = malloc(wb), *kids = malloc(BATCH * wb), *kid_hash = malloc(BATCH * 8);
     int32_t *kid_action = malloc(BATCH * sizeof(int32_t));
     int32_t *app = malloc(((size_t)t->nactions + 1) * sizeof(int32_t));
+    /* derived predicates: every state is closed under the axioms (ctask_close's scratch) */
+    size_t nax = (size_t)t->ax.naxioms + 1;
+    int32_t *ax_missing = malloc(nax * sizeof(int32_t)), *ax_queue = malloc(nax * sizeof(int32_t));
     uint64_t counter = 0, work = 0;
 #define CHECK_CLOCK()                   \
     if ((stop = clock_check(&clock))) { \
         r->status = stop;               \
         goto done;                      \
     }
-    if (!hw_ || !state || !kids || !kid_hash || !kid_action || !app) goto oom;
+    if (!hw_ || !state || !kids || !kid_hash || !kid_action || !app || !ax_missing || !ax_queue)
+        goto oom;
     if (pref && (!mark || !marked)) goto oom;
 
     int is_new;
-    int64_t root = table_intern(&tab, t->init, hash_words(t->init, nw), &is_new);
+    memcpy(state, t->init, wb);
+    ctask_close(t, state, ax_missing, ax_queue);
+    int64_t root = table_intern(&tab, state, hash_words(state, nw), &is_new);
     if (root < 0) goto oom;
-    cost_t h_root = heur_eval(hw_, t->init);
+    cost_t h_root = heur_eval(hw_, state);
     r->evaluated++;
     if (h_root == COST_OOM) goto oom;
     tab.h[root] = h_root;
@@ -461,9 +470,8 @@ void search_run(const CTask *t, const SearchParams *p, SearchResult *r) {
                 int a = app[k];
                 if (node.g + t->cost[a] >= bound) continue;
                 uint64_t *c = kids + (size_t)nkids * nw;
-                memcpy(c, state, wb);
-                for (int32_t i = t->del.off[a]; i < t->del.off[a + 1]; i++) bit_clear(c, t->del.idx[i]);
-                for (int32_t i = t->add.off[a]; i < t->add.off[a + 1]; i++) bit_set(c, t->add.idx[i]);
+                ctask_apply(t, state, a, c);
+                ctask_close(t, c, ax_missing, ax_queue);
                 kid_hash[nkids] = hash_words(c, nw);
                 kid_action[nkids++] = a;
                 if (tab.nslots)
@@ -534,4 +542,6 @@ done:
     free(kid_hash);
     free(kid_action);
     free(app);
+    free(ax_missing);
+    free(ax_queue);
 }

@@ -139,7 +139,7 @@ static int relaxed_build(Relaxed *r, const CTask *t, int lm) {
     r->init_fact = lm ? t->nfacts : -1;
     r->goal_fact = lm ? t->nfacts + 1 : -1;
     r->goal_op = -1;
-    int maxops = t->nactions + 1;
+    int maxops = t->nactions + t->cond.n + t->ax.naxioms + 1;
     IVec *pres = lists_new(maxops), *adds = lists_new(maxops);
     IVec *pre_of = lists_new(nf), *adders = lists_new(nf);
     uint64_t *in_pre = calloc((size_t)t->nwords, sizeof(uint64_t));
@@ -158,12 +158,56 @@ static int relaxed_build(Relaxed *r, const CTask *t, int lm) {
         for (int32_t i = t->add.off[a]; i < t->add.off[a + 1]; i++)
             if (!bit_get(in_pre, t->add.idx[i]) && ivec_push(&adds[nops], t->add.idx[i])) goto done;
         for (int32_t i = lo; i < hi; i++) bit_clear(in_pre, t->pre.idx[i]);
-        if (adds[nops].n == 0) continue; /* nothing new: never helps a relaxed plan */
-        for (int32_t i = lo; i < hi; i++)
-            if (ivec_push(&pres[nops], t->pre.idx[i])) goto done;
+        if (adds[nops].n) { /* else nothing new: never helps a relaxed plan */
+            for (int32_t i = lo; i < hi; i++)
+                if (ivec_push(&pres[nops], t->pre.idx[i])) goto done;
+            if (lm && pres[nops].n == 0 && ivec_push(&pres[nops], r->init_fact)) goto done;
+            r->cost[nops] = t->cost[a];
+            r->op_action[nops] = a;
+            nops++;
+        }
+        if (lm || !t->cond.n) continue; /* LM-cut falls back to h_max with them */
+        /* each conditional effect: its own operator, precondition = the action's and the
+         * effect's positive condition, as RelaxedTask.from_task */
+        for (int32_t k = t->eff_of.off[a]; k < t->eff_of.off[a + 1]; k++) {
+            int e = t->eff_of.idx[k];
+            const CSR *cpos = &t->cond.rel[0], *eadd = &t->cond.rel[2];
+            int32_t i = lo, j = cpos->off[e], jhi = cpos->off[e + 1];
+            while (i < hi || j < jhi) { /* merge two ascending lists */
+                int32_t f;
+                if (j >= jhi || (i < hi && t->pre.idx[i] < cpos->idx[j])) f = t->pre.idx[i++];
+                else if (i >= hi || cpos->idx[j] < t->pre.idx[i]) f = cpos->idx[j++];
+                else f = t->pre.idx[i++], j++;
+                if (ivec_push(&pres[nops], f)) goto done;
+                bit_set(in_pre, f);
+            }
+            for (int32_t m = eadd->off[e]; m < eadd->off[e + 1]; m++)
+                if (!bit_get(in_pre, eadd->idx[m]) && ivec_push(&adds[nops], eadd->idx[m]))
+                    goto done;
+            for (size_t m = 0; m < pres[nops].n; m++) bit_clear(in_pre, pres[nops].a[m]);
+            if (adds[nops].n == 0) {
+                pres[nops].n = 0;
+                continue;
+            }
+            r->cost[nops] = t->cost[a];
+            r->op_action[nops] = a;
+            nops++;
+        }
+    }
+    /* axioms: zero-cost operators with their positive body as precondition (negative bodies
+     * are ignored), after the actions, as RelaxedTask.from_task and LMCut.__init__ order them;
+     * an axiom whose head is in its own body never adds anything new */
+    for (int i = 0; i < t->ax.naxioms; i++) {
+        int32_t lo = t->ax.pos.off[i], hi = t->ax.pos.off[i + 1], head = t->ax.head[i];
+        int self_support = 0;
+        for (int32_t k = lo; k < hi; k++) self_support |= t->ax.pos.idx[k] == head;
+        if (self_support) continue;
+        for (int32_t k = lo; k < hi; k++)
+            if (ivec_push(&pres[nops], t->ax.pos.idx[k])) goto done;
         if (lm && pres[nops].n == 0 && ivec_push(&pres[nops], r->init_fact)) goto done;
-        r->cost[nops] = t->cost[a];
-        r->op_action[nops] = a;
+        if (ivec_push(&adds[nops], head)) goto done;
+        r->cost[nops] = 0;
+        r->op_action[nops] = -1;
         nops++;
     }
     if (lm) {
@@ -245,7 +289,10 @@ static int select_actions(CTask *t, int prune) {
     int na = t->nactions, nw = t->nwords;
     t->active = malloc(((size_t)na + 1) * sizeof(uint8_t));
     if (!t->active) return -1;
-    memset(t->active, prune ? 0 : 1, (size_t)na + 1);
+    /* with axioms, relevance would have to be traced through the axioms' positive and
+     * negative bodies: every action stays, and only duplicates are dropped */
+    int relevance = prune && t->ax.naxioms == 0 && t->cond.n == 0;
+    memset(t->active, relevance ? 0 : 1, (size_t)na + 1);
     t->nactive = na;
     if (!prune) return 0;
     uint64_t *pos = malloc((size_t)nw * sizeof(uint64_t)), *neg = malloc((size_t)nw * sizeof(uint64_t));
@@ -260,7 +307,7 @@ static int select_actions(CTask *t, int prune) {
     }
     memcpy(pos, t->goal, (size_t)nw * sizeof(uint64_t));
     memcpy(neg, t->goal_neg, (size_t)nw * sizeof(uint64_t));
-    for (int changed = 1; changed;) {
+    for (int changed = relevance; changed;) {
         changed = 0;
         for (int a = 0; a < na; a++) {
             if (t->active[a] || !(any_bit(&t->add, a, pos) || any_bit(&t->del, a, neg)))
@@ -275,6 +322,10 @@ static int select_actions(CTask *t, int prune) {
     t->nactive = 0;
     for (int a = 0; a < na; a++) {
         if (!t->active[a]) continue;
+        if (t->cond.n && t->eff_of.off[a] < t->eff_of.off[a + 1]) {
+            t->nactive++; /* conditional effects are not compared: never a duplicate */
+            continue;
+        }
         size_t i = hash_action(t, a) & (nslots - 1);
         while (slots[i] >= 0 && !same_action(t, slots[i], a)) i = (i + 1) & (nslots - 1);
         if (slots[i] < 0) {
@@ -311,16 +362,82 @@ void ctask_free(CTask *t) {
     free(t->active);
     relaxed_free(&t->relax);
     relaxed_free(&t->lm);
+    axioms_free(&t->ax);
+    csr_free(&t->ax_users);
+    effects_free(&t->cond);
+    csr_free(&t->eff_of);
     free(t);
+}
+
+void effects_free(Effects *e) {
+    for (int k = 0; k < 4; k++) csr_free(&e->rel[k]);
+    free(e->action);
+    memset(e, 0, sizeof *e);
+}
+
+void axioms_free(Axioms *ax) {
+    csr_free(&ax->pos);
+    csr_free(&ax->neg);
+    free(ax->head);
+    free(ax->stratum);
+    free(ax->derived);
+    memset(ax, 0, sizeof *ax);
+}
+
+void ctask_close(const CTask *t, uint64_t *s, int32_t *missing, int32_t *queue) {
+    const Axioms *ax = &t->ax;
+    if (!ax->derived) return;
+    for (int w = 0; w < t->nwords; w++) s[w] &= ~ax->derived[w];
+    int lo = 0;
+    while (lo < ax->naxioms) {
+        int stratum = ax->stratum[lo], hi = lo, nq = 0;
+        while (hi < ax->naxioms && ax->stratum[hi] == stratum) hi++;
+        /* negative bodies are on basic facts or lower strata, final by now: tested once */
+        for (int i = lo; i < hi; i++) {
+            int32_t m = 0;
+            for (int32_t k = ax->pos.off[i]; k < ax->pos.off[i + 1]; k++)
+                m += !bit_get(s, ax->pos.idx[k]);
+            for (int32_t k = ax->neg.off[i]; k < ax->neg.off[i + 1]; k++)
+                if (bit_get(s, ax->neg.idx[k])) {
+                    m = -1;
+                    break;
+                }
+            missing[i] = m;
+            if (m == 0) queue[nq++] = i;
+        }
+        while (nq) {
+            int32_t head = ax->head[queue[--nq]];
+            if (bit_get(s, head)) continue;
+            bit_set(s, head);
+            for (int32_t k = t->ax_users.off[head]; k < t->ax_users.off[head + 1]; k++) {
+                int32_t user = t->ax_users.idx[k];
+                /* only this stratum's counters are live; higher strata use the head once
+                 * their turn comes (stratification: no lower stratum uses it) */
+                if (user < lo || user >= hi || missing[user] <= 0) continue;
+                if (--missing[user] == 0) queue[nq++] = user;
+            }
+        }
+        lo = hi;
+    }
 }
 
 CTask *ctask_new(int nfacts, int nactions, int nwords, CSR rel[4], const cost_t *costs,
                  const uint64_t *init, const uint64_t *goal, const uint64_t *goal_neg,
-                 int prune) {
+                 int prune, Axioms *ax, Effects *cond) {
     CTask *t = calloc(1, sizeof *t);
     if (!t) {
         for (int k = 0; k < 4; k++) csr_free(&rel[k]);
+        if (ax) axioms_free(ax);
+        if (cond) effects_free(cond);
         return NULL;
+    }
+    if (ax) {
+        t->ax = *ax; /* owned by t now */
+        memset(ax, 0, sizeof *ax);
+    }
+    if (cond) {
+        t->cond = *cond;
+        memset(cond, 0, sizeof *cond);
     }
     t->pre = rel[0];
     t->add = rel[1];
@@ -351,6 +468,14 @@ CTask *ctask_new(int nfacts, int nactions, int nwords, CSR rel[4], const cost_t 
     t->min_cost = 0;
     for (int a = 0; a < nactions; a++)
         if (a == 0 || costs[a] < t->min_cost) t->min_cost = costs[a];
+    if (t->cond.n) { /* each action's effects (cond.action is ascending) */
+        IVec *of = lists_new(nactions);
+        int failed = !of;
+        for (int e = 0; !failed && e < t->cond.n; e++) failed = ivec_push(&of[t->cond.action[e]], e);
+        failed = failed || csr_from_lists(&t->eff_of, nactions, of);
+        lists_free(of, nactions);
+        if (failed) goto done;
+    }
     if (select_actions(t, prune)) goto done;
     if (mask_bits(goal, nwords, &goals)) goto done;
     t->ngoal = (int)goals.n;
@@ -374,6 +499,16 @@ CTask *ctask_new(int nfacts, int nactions, int nwords, CSR rel[4], const cost_t 
         if (ivec_push(&buckets[key], a)) goto done;
     }
     if (csr_from_lists(&t->bucket, nfacts, buckets)) goto done;
+    if (t->ax.naxioms) {
+        IVec *users = lists_new(nfacts);
+        int failed = !users;
+        for (int i = 0; !failed && i < t->ax.naxioms; i++)
+            for (int32_t k = t->ax.pos.off[i]; !failed && k < t->ax.pos.off[i + 1]; k++)
+                failed = ivec_push(&users[t->ax.pos.idx[k]], i);
+        failed = failed || csr_from_lists(&t->ax_users, nfacts, users);
+        lists_free(users, nfacts);
+        if (failed) goto done;
+    }
     if (relaxed_build(&t->relax, t, 0) || relaxed_build(&t->lm, t, 1)) goto done;
     ok = 1;
 done:

@@ -8,8 +8,15 @@ same heuristic definitions and supporter ties), so both give the same costs, heu
 and budget verdicts, and the Python engine stays the readable reference that the differential
 tests compare against (tests/planning/test_compiled_engine.py).
 
-What it does not do itself: tasks with conditional effects or derived predicates, and the
-searches ``ehc`` and ``bfs``, are handed to
+Derived predicates (axioms) and conditional effects are evaluated in the core, as the Python
+reference does: every state it generates is closed under the axioms stratum by stratum
+(:class:`~xaip.planning.axioms.AxiomEvaluator`), a conditional effect fires on the state the
+action is applied in (:meth:`~xaip.planning.task.GroundAction.apply`), the relaxation
+heuristics treat axioms as zero-cost operators and each conditional effect as an operator of
+its own, h_FF charges an action once, and LM-cut becomes h_max on a task with conditional
+effects (:class:`~xaip.planning.heuristics.lmcut.LMCut`). With either, ``prune`` only drops
+duplicate actions without conditional effects. What it does not do itself: the searches
+``ehc`` and ``bfs``, handed to
 :class:`~xaip.planning.engines.builtin.BuiltinEngine` (its result then says
 ``engine="builtin"``). The extension is optional: when it was not built (no C compiler
 at install time), :meth:`CompiledEngine.available` is ``False``.
@@ -92,13 +99,49 @@ def compile_task(task: Task, prune: bool = True) -> _core_module.Task:
     costs = struct.pack(f"<{len(task.actions)}q", *(a.cost for a in task.actions))
     core = _CORE.Task(task.num_facts, len(task.actions), b"".join(parts), lengths, costs,
                       _words(task.init, nbytes), _words(task.goal, nbytes),
-                      _words(task.goal_neg, nbytes), prune)
+                      _words(task.goal_neg, nbytes), prune, **_axiom_args(task, nbytes),
+                      **_effect_args(task))
     with _cache_lock:  # the workbench plans from several worker threads
         while len(_cache) >= _CACHE_SIZE:
             _cache.pop(next(iter(_cache)), None)
         # the entry goes when the task does (its id may then be reused by another task)
         _cache[key] = (weakref.ref(task, lambda _: _cache.pop(key, None)), core)
     return core
+
+
+def _axiom_args(task: Task, nbytes: int) -> dict[str, bytes]:
+    """The core's keyword arguments for ``task``'s axioms (none without derived predicates):
+    each axiom's positive and negative body as sparse masks, its head and its stratum, in
+    ascending stratum order (the core evaluates strata in that order)."""
+    if not task.axioms and not task.derived:
+        return {}
+    axioms = sorted(task.axioms, key=lambda axiom: axiom.stratum)
+    parts = [m.to_bytes((m.bit_length() + 7) // 8, "little")
+             for axiom in axioms for m in (axiom.pos, axiom.neg)]
+    return {
+        "axiom_masks": b"".join(parts),
+        "axiom_lengths": struct.pack(f"<{len(parts)}i", *map(len, parts)),
+        "axiom_heads": struct.pack(f"<{len(axioms)}i", *(a.head for a in axioms)),
+        "axiom_strata": struct.pack(f"<{len(axioms)}i", *(a.stratum for a in axioms)),
+        "derived": _words(task.derived, nbytes),
+    }
+
+
+def _effect_args(task: Task) -> dict[str, bytes]:
+    """The core's keyword arguments for ``task``'s conditional effects (none without them):
+    each effect's action, condition and effects as sparse masks, by ascending action."""
+    effects = [(index, effect) for index, action in enumerate(task.actions)
+               for effect in action.conditional]
+    if not effects:
+        return {}
+    parts = [m.to_bytes((m.bit_length() + 7) // 8, "little")
+             for _, effect in effects
+             for m in (effect.cond_pos, effect.cond_neg, effect.add, effect.delete)]
+    return {
+        "effect_actions": struct.pack(f"<{len(effects)}i", *(index for index, _ in effects)),
+        "effect_masks": b"".join(parts),
+        "effect_lengths": struct.pack(f"<{len(parts)}i", *map(len, parts)),
+    }
 
 
 def preferred_actions(task: Task, state: int, prune: bool = True) -> list[int]:
@@ -136,10 +179,6 @@ def _c_bound(cost_bound: int | None) -> int:
 
 
 def _unsupported(task: Task) -> str | None:
-    if task.has_conditional_effects():
-        return "the compiled core does not support conditional effects"
-    if task.axioms or task.derived:
-        return "the compiled core does not support derived predicates (axioms)"
     if any(action.cost > MAX_COST for action in task.actions):
         return f"the compiled core needs action costs up to {MAX_COST}"
     return None
