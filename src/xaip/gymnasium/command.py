@@ -18,7 +18,7 @@ from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
-from xaip.commandline import add_json_arg, emit
+from xaip.commandline import add_json_arg, emit, non_negative_int, positive_int
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 #: The largest state space discovery's refinement lists (breadth first from the start).
@@ -40,9 +40,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("env", help="a Gymnasium id (FrozenLake-v1) or an environment file")
     parser.add_argument("--make", action="append", default=[], metavar="KEY=VALUE",
                         help="a gymnasium.make option (JSON value), e.g. is_slippery=false")
-    parser.add_argument("--steps", type=int, default=60, metavar="N",
+    parser.add_argument("--steps", type=positive_int, default=60, metavar="N",
                         help="length of the random walk whose states are tested (default 60)")
-    parser.add_argument("--seed", type=int, default=0, help="reset and walk seed (default 0)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="reset and walk seed (default 0)")
     add_json_arg(parser)
     parser.set_defaults(handler=run_check_env)
 
@@ -65,8 +66,6 @@ def run_check_env(args: argparse.Namespace) -> int:
     from xaip.gymnasium.conformance import check_env
     from xaip.gymnasium.vocabulary import load_env_file, make_env
 
-    if args.steps < 1:
-        raise InputError(f"--steps must be at least 1, got {args.steps}")
     if is_env_file(args.env):
         adapter = load_env_file(args.env, check=False).adapter
     else:
