@@ -198,6 +198,11 @@ class Asker:
         self.asked: list[tuple[str, Any, Any, bool | None]] = []
         self.seconds = 0.0
         self.prefetched = 0
+        #: Seconds the look-ahead cost this process (generating it, waiting for its batch)
+        #: and the seconds of agent work its answers took off this process when asked.
+        self.ahead_spent = 0.0
+        self.ahead_saved = 0.0
+        self.lookahead = True  # off once the look-ahead has cost more than it saved
         self._answers: dict[str, tuple[bool | None, Any]] = {}
         self._ahead: dict[str, Answer] = {}
 
@@ -220,7 +225,10 @@ class Asker:
         rest computed as one batch. Without ``keys`` everything is computed afresh."""
         todo = [i for i in range(len(pairs))
                 if keys is None or keys[i] not in self._ahead]
-        if self.executor is None:
+        if self.executor is None or len(todo) < 2:
+            # One query is answered here, as in a serial run: a worker would make this
+            # process wait for the round trip, and this agent's memory of exhausted
+            # searches (an unreachable goal known without searching) serves it.
             fresh = [attempt_answer(self.agent, pairs[i][0], pairs[i][1], self.budget)
                      for i in todo]
         else:
@@ -228,8 +236,15 @@ class Asker:
             fresh = self.executor.map(answer_query, [(*pairs[i], self.query_budget, deadline)
                                                      for i in todo])
         found = dict(zip(todo, fresh, strict=True))
-        return [found[i] if i in found else self._ahead.pop(keys[i])  # type: ignore[index]
-                for i in range(len(pairs))]
+        out = []
+        for i in range(len(pairs)):
+            if i in found:
+                out.append(found[i])
+            else:
+                ahead = self._ahead.pop(keys[i])  # type: ignore[index]
+                self.ahead_saved += ahead.seconds
+                out.append(ahead)
+        return out
 
     def prefetch(self, queries: Sequence[tuple[str, Any, Any]]) -> None:
         """Answer ``queries`` ahead of time as one batch, keeping the answers aside: they

@@ -30,6 +30,7 @@ policy agent keeps. This is the semantics of Def. 2 with state-reachability answ
 from __future__ import annotations
 
 import itertools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,7 +124,7 @@ class QueryEngine:
         finished = True
         for _ in range(self.config.max_passes):
             progress = False
-            if self.asker.executor is not None:
+            if self.asker.executor is not None and self.asker.lookahead:
                 self._prefetch()
             for cap in self.caps:
                 for loc, atom in cap.open_tuples():
@@ -169,7 +170,20 @@ class QueryEngine:
         teach, and most answers change little, so most look-ahead answers are the ones the
         pass then asks. The look-ahead leaves no trace (pool, offsets and counters are
         restored; the answers are kept aside, not recorded or stored until asked), so the
-        run is the same as a serial one."""
+        run is the same as a serial one.
+
+        Why it may turn itself off: generating the look-ahead is main-process work, which
+        no worker can share, and it is wasted for every query the pass then asks
+        differently. When the answers the previous look-ahead provided took less time
+        (summed, as a serial run would have spent on them) than generating it and waiting
+        for its batch, later passes of this run ask as a serial run does (single queries
+        are then answered in this process, :meth:`~xaip.capabilities.answers.Asker.ask`).
+        """
+        asker = self.asker
+        if asker.ahead_spent > 0 and asker.ahead_saved < asker.ahead_spent:
+            asker.lookahead = False  # for the rest of the run
+            return
+        began = time.perf_counter()
         offset, plans = self._offset, self.plans
         self.pool.frozen = True
         pairs: list[tuple[str, Any, Any]] = []
@@ -197,6 +211,7 @@ class QueryEngine:
             self.pool.frozen = False
             self._offset, self.plans = offset, plans
         self.asker.prefetch(pairs)
+        asker.ahead_spent += time.perf_counter() - began
 
     def _pose_confirmed(self, cap: CapState, loc: str, atom: Atom, query: Query) -> bool:
         """Pose ``query``; if its tested step fails, confirm the failure from another start
