@@ -101,3 +101,31 @@ def test_summary_graph_stays_legible_on_a_phone(browser: Any, server: str,
         assert svg.bounding_box()["width"] >= MIN_SCALE * own - 1
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         snap(page, shots, "summaries-phone", full=True)
+
+
+@pytest.mark.parametrize("path", ["/concepts", "/explicable", "/observers?example=medkit",
+                                  "/explainers/concepts.precondition"])
+def test_pictures_with_words_are_shown_at_their_size(browser: Any, server: str,
+                                                     path: str) -> None:
+    """The pictures carry their own title, labels and legend: shown at their own size (or
+    the page's width), never squeezed to a thumbnail whose words cannot be read."""
+    for page in tab(browser, WIDE):
+        page.goto(server + path)
+        page.wait_for_function("() => [...document.querySelectorAll('main img.picture')]"
+                               ".every(i => i.complete && i.naturalWidth > 0)")
+        images = page.locator("main img.picture")
+        assert images.count() >= 1, path
+        for index in range(images.count()):
+            image = images.nth(index)
+            natural = float(image.evaluate("i => i.naturalWidth"))
+            room = float(image.evaluate("i => i.parentElement.clientWidth"))
+            assert image.bounding_box()["width"] >= min(natural, room) - 2, path
+
+
+def test_observer_page_says_its_bound_and_rows_in_words(browser: Any, server: str) -> None:
+    for page in tab(browser, WIDE):
+        page.goto(server + "/observers?example=port&mode=legible-goal")
+        assert "j: most goals the observer may keep" in page.inner_text("form")
+        first = page.locator("#frames tr").nth(1).locator("td").first.inner_text()
+        assert first == "start"
+        assert "token" not in page.inner_text("#frames").lower()
