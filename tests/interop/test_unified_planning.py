@@ -129,8 +129,9 @@ def test_the_entry_point_names_existing_classes() -> None:
 # ----------------------------------------------------------------- UP's examples
 
 
-def test_twenty_examples_are_supported_by_kind() -> None:
-    assert len(SUPPORTED) == 20, SUPPORTED
+def test_twenty_one_examples_are_supported_by_kind() -> None:
+    assert len(SUPPORTED) == 21, SUPPORTED
+    assert "locations_connected_cost_minimize" in SUPPORTED  # real-typed, whole costs
 
 
 @pytest.mark.parametrize("name", SUPPORTED)
@@ -353,3 +354,16 @@ def test_an_unproved_optimum_is_not_claimed() -> None:
     assert answer.metrics["verified"] == "false"
     assert answer.log_messages[0].message.startswith("unverified: checker budget")
     assert up_valid(problem, answer.plan).status == V.VALID
+
+
+def test_a_fractional_cost_is_refused_in_one_line() -> None:
+    from fractions import Fraction
+
+    from unified_planning.shortcuts import Real
+
+    problem = _switch()
+    problem.add_quality_metric(MinimizeActionCosts({problem.action("on"): Real(Fraction(3, 2))}))
+    with OneshotPlanner(name="xaip-opt") as planner:
+        answer = planner.solve(problem)
+    assert answer.status == S.UNSUPPORTED_PROBLEM
+    assert "non-integer action cost" in answer.log_messages[0].message

@@ -4,8 +4,9 @@ Why a list kept by hand and tested: unified-planning's factory picks an engine b
 a problem's kind with the engine's ``supported_kind``; claiming too much hands xaip problems
 it would refuse, claiming too little hides it. Every feature here is exercised by the tests
 (``tests/interop``) on unified-planning's own example problems. One limit the kind cannot
-say: quantified or disjunctive *goals* (xaip supports them in preconditions only); such a
-problem is answered ``UNSUPPORTED_PROBLEM`` with the reason.
+say: quantified or disjunctive *goals* (xaip supports them in preconditions only), and
+real-valued action costs must have whole-number values; such a problem is answered
+``UNSUPPORTED_PROBLEM`` with the reason.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ SUPPORTED_FEATURES = frozenset({
     "CONDITIONAL_EFFECTS", "FORALL_EFFECTS",
     "ACTIONS_COST", "PLAN_LENGTH",
     "INT_NUMBERS_IN_ACTIONS_COST", "STATIC_FLUENTS_IN_ACTIONS_COST",
+    # unified-planning's PDDL reader types every numeric function as real, so costs read
+    # from PDDL files are "real"; xaip takes whole-number values (a fractional cost is
+    # refused when grounding, answered UNSUPPORTED_PROBLEM)
+    "REAL_NUMBERS_IN_ACTIONS_COST",
 })
 
 
