@@ -119,11 +119,18 @@ def test_the_factory_picks_xaip_by_kind_and_guarantee() -> None:
     assert (optimal.name, satisficing.name) == ("xaip-opt", "xaip")
 
 
-def test_the_entry_point_names_existing_classes() -> None:
-    from xaip.interop.unified_planning import engine
+def test_the_entry_points_name_the_registered_classes() -> None:
+    import importlib
+    import tomllib
 
-    for class_name in xup.ENGINES.values():
-        assert issubclass(getattr(engine, class_name), XaipPlanner)
+    pyproject = tomllib.loads((DOMAINS.parents[2] / "pyproject.toml").read_text())
+    declared = pyproject["project"]["entry-points"]["unified_planning.engines"]
+    assert set(declared) == set(xup.ENGINES)
+    for name, target in declared.items():
+        module, _, class_name = target.partition(":")
+        assert class_name == xup.ENGINES[name]
+        engine_class = getattr(importlib.import_module(module), class_name)
+        assert engine_class is get_environment().factory.engine(name)
 
 
 # ----------------------------------------------------------------- UP's examples
