@@ -14,7 +14,11 @@ and the bare interpreter (``python -c pass``) as the floor nothing can go under.
 Downward is installed (``xaip.planning.engines.fast_downward.fd_command``), its whole run on
 the same task is measured too, for comparison (it is optional).
 
-    python benchmarks/startup.py [--repeat N] [--json] [--importtime]
+    python benchmarks/startup.py [--repeat N] [--json] [--importtime] [--src DIR]
+
+``--src DIR`` measures another checkout's ``src`` (put first on ``PYTHONPATH`` of every
+child), for before/after comparisons: ``git archive REV src | tar -x -C /tmp/old``, copy
+the built ``xaip/_core*.so`` beside it, then ``--src /tmp/old/src``.
 
 ``--importtime`` also prints the 15 slowest imports of ``xaip --help`` (cumulative
 microseconds, from ``python -X importtime``).
@@ -118,7 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--importtime", action="store_true",
                         help="also print the slowest imports of `xaip --help`")
+    parser.add_argument("--src", default=None, metavar="DIR",
+                        help="measure the xaip package under DIR instead (before/after)")
     args = parser.parse_args(argv)
+    if args.src is not None:
+        if not (Path(args.src) / "xaip" / "cli.py").is_file():
+            parser.error(f"--src {args.src}: no xaip/cli.py there")
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            [str(Path(args.src).resolve()), *filter(None, [os.environ.get("PYTHONPATH")])])
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
 

@@ -67,7 +67,7 @@ def test_importing_the_cli_loads_no_heavy_package_nor_family() -> None:
     assert not _families(modules)
     # nor the planning core, the process pool or SQLite: --help needs none of them
     assert not {m for m in modules if m.startswith("xaip.planning")}
-    assert not {"concurrent.futures.process", "multiprocessing", "sqlite3"} & modules
+    assert not {"concurrent.futures.process", "multiprocessing", "sqlite3", "logging"} & modules
 
 
 def test_help_loads_no_family() -> None:

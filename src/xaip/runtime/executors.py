@@ -22,7 +22,6 @@ that keep such state register a reset with :func:`on_worker_start`.
 from __future__ import annotations
 
 import contextlib
-import logging
 import os
 import sys
 import threading
@@ -225,6 +224,8 @@ class RayExecutor:
         except ImportError as exc:  # pragma: no cover - depends on the extra
             raise EngineUnavailable(
                 "the Ray executor needs Ray: pip install 'xaip[ray]'") from exc
+        import logging  # here: start-up (issue 26)
+
         self._ray = ray
         self.address = address
         self._started = False
