@@ -80,3 +80,17 @@ def test_the_jargon_check_can_fail() -> None:
                 "goals left ['red']", "  L0 -> L9 (greedy-necessary)", "B1 (p=0.5)"):
         assert jargon(old), old
     assert not jargon("Verified independently: inexplicability 2, then cost 7, are the least")
+
+
+def test_demo_says_why_it_lists_some_landmarks(capsys: pytest.CaptureFixture[str]) -> None:
+    """The demo lists the landmarks a plan has to achieve and says the rest are true at
+    the start (issue 23: '12 of 21 landmarks shown without saying why')."""
+    assert main(["demo", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    found = re.search(r"Landmarks \(facts every plan must make true\): (\d+), with \d+ "
+                      r"orderings; the (\d+) a plan has to achieve \(the other (\d+) are "
+                      r"true at the start", out)
+    assert found, out[:1500]
+    total, listed, initial = (int(g) for g in found.groups())
+    assert listed + initial == total
+    assert not jargon(out), jargon(out)

@@ -59,7 +59,11 @@ def run_demo() -> tuple[dict[str, Any], str]:
         + ("valid" if check.valid else f"INVALID: {check.reason}")
         + f", cost {check.cost}",
         f"Landmarks (facts every plan must make true): {len(landmarks['landmarks'])}, "
-        f"with {len(landmarks['orderings'])} orderings",
+        f"with {len(landmarks['orderings'])} orderings; the "
+        f"{sum(1 for lm in landmarks['landmarks'] if not lm.get('is_initial'))} a plan has "
+        f"to achieve (the other "
+        f"{sum(1 for lm in landmarks['landmarks'] if lm.get('is_initial'))} are true at the "
+        "start; xaip landmarks lists all, with their orderings):",
         *(
             "  " + " or ".join(lm["facts"])
             for lm in landmarks["landmarks"]
@@ -224,7 +228,8 @@ def _observe_port() -> tuple[dict[str, Any], str]:
     problem = example_problem("port")
     legible = legible_goal_plan(problem, j=1)
     ambiguous = ambiguous_plan(problem, k=3)
-    lines = ["Behaviour for an observer (book's port; the supervisor sees coarse tokens):"]
+    lines = ["Behaviour for an observer (book's port; the supervisor sees only a coarse "
+             "sign of each action):"]
     for label, result in (("legible to a friend", legible), ("ambiguous to a rival", ambiguous)):
         data = result.to_dict()
         goals = ", ".join(f"{who}: {' '.join(left)}"
