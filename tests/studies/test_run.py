@@ -218,3 +218,19 @@ def test_study_budget_is_not_a_reading_deadline_of_its_cells(
     assert payload["status"] == "budget_exhausted" and payload["ran"] == 1
     (record,) = records(store).values()
     assert record["status"] == "solved" and record["verified"] is True
+
+
+def test_memory_budget_without_json_is_budget_exhausted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import xaip.cli
+
+    def out_of_memory(argv: list[str]) -> int:
+        print("xaip: budget exhausted: the memory budget ran out (raise --max-memory)",
+              file=sys.stderr)
+        return 1
+
+    monkeypatch.setattr(xaip.cli, "main", out_of_memory)
+    (cell, *_) = make_cells(load_study(plan_study(tmp_path, sizes=[3])))
+    record = run_cell(cell)
+    assert record["status"] == "budget_exhausted" and record["verified"] is False
+    assert record["payload"] is None and "memory budget" in record["error"]

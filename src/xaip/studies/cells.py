@@ -127,6 +127,8 @@ def run_cell(cell: Cell) -> dict[str, Any]:
         payload = None
     messages = [line for line in err.getvalue().splitlines() if line.strip()]
     status = payload.get("status") if payload else None
+    if status is None and code == 1 and any("budget exhausted" in m for m in messages):
+        status = "budget_exhausted"  # the memory budget: one line, no JSON answer
     record.update(
         exit=code,
         status=str(status) if status is not None else _NO_ANSWER.get(code, "no_answer"),
