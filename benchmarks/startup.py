@@ -20,6 +20,12 @@ the same task is measured too, for comparison (it is optional).
 child), for before/after comparisons: ``git archive REV src | tar -x -C /tmp/old``, copy
 the built ``xaip/_core*.so`` beside it, then ``--src /tmp/old/src``.
 
+Bytecode: an installed xaip runs from cached ``.pyc`` files, so the children here run with
+a bytecode cache of their own (``PYTHONPYCACHEPREFIX`` in a temporary directory, filled by
+an untimed first run; the checkout is left untouched) even where the environment sets
+``PYTHONDONTWRITEBYTECODE``. ``--cold`` measures without any cache instead: every run
+compiles every module it imports from source (much slower, and not what users see).
+
 ``--importtime`` also prints the 15 slowest imports of ``xaip --help`` (cumulative
 microseconds, from ``python -X importtime``).
 """
@@ -122,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--importtime", action="store_true",
                         help="also print the slowest imports of `xaip --help`")
+    parser.add_argument("--cold", action="store_true",
+                        help="no bytecode cache: every run compiles from source")
     parser.add_argument("--src", default=None, metavar="DIR",
                         help="measure the xaip package under DIR instead (before/after)")
     args = parser.parse_args(argv)
@@ -133,6 +141,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
 
+    cache = tempfile.TemporaryDirectory(prefix="xaip-pycache-")
+    if args.cold:
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        os.environ.pop("PYTHONPYCACHEPREFIX", None)
+    else:
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        os.environ["PYTHONPYCACHEPREFIX"] = cache.name
     script = Path(sys.executable).with_name("xaip")  # the console script users run
     xaip = [str(script)] if script.is_file() else [sys.executable, "-m", "xaip.cli"]
     with tempfile.TemporaryDirectory() as scratch:
@@ -164,11 +179,13 @@ def main(argv: list[str] | None = None) -> int:
         rows = [measure(name, command, args.repeat, xaip_args)
                 for name, command, xaip_args in cases]
 
+    cache.cleanup()
     if args.json:
-        print(json.dumps({"repeat": args.repeat, "cpu_count": os.cpu_count(), "rows": rows},
-                         indent=2))
+        print(json.dumps({"repeat": args.repeat, "bytecode_cache": not args.cold,
+                          "cpu_count": os.cpu_count(), "rows": rows}, indent=2))
     else:
-        print(f"median of {args.repeat} runs each (CPU = user + system of the child)")
+        print(f"median of {args.repeat} runs each (CPU = user + system of the child; "
+              f"{'no bytecode cache' if args.cold else 'bytecode cached'})")
         print(f"{'command':40} {'CPU s':>7} {'wall s':>7} {'modules':>8} {'xaip':>5}  heavy")
         for row in rows:
             print(f"{row['command']:40} {row['cpu_seconds']:7.3f} {row['wall_seconds']:7.3f} "
