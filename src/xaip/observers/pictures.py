@@ -223,7 +223,7 @@ def belief_film(task: Task, plan: Sequence[str], model: Any, goals: Any,
     return BeliefFilm(f"'{model.name}' watching {task.name}", rows, cols, frozenset(),
                       markers, goals.true, tuple(frames),
                       f"What observer '{model.name}' believes after each step: it sees "
-                      "only its observation tokens, not the robot.")
+                      "only what its sensors report of each action, not the robot.")
 
 
 class _Reach:
@@ -327,7 +327,8 @@ _NOTES = ("Rows and columns are numbered from 0 as in the cell names; steps from
 
 def film_sheet(film: BeliefFilm) -> Sheet:
     """All frames of the film on one sheet, in reading order (left to right, then down)."""
-    return Sheet(f"{film.title}: {len(film.frames) - 1} step(s)",
+    steps = len(film.frames) - 1
+    return Sheet(f"{film.title}: {steps} step{'' if steps == 1 else 's'}",
                  [frame_grid(film, i) for i in range(len(film.frames))],
                  lines=_lines(film), legend=film_legend(film), notes=_NOTES)
 
