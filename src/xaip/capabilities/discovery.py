@@ -290,15 +290,16 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         engine = QueryEngine(asker, abstractor, refine, caps, pool, cfg.engine, progress)
         finished = engine.complete(clock)
         game_over: list[Any] = []
+        nearby: list[Any] = []
         if finished and not (clock is not None and spent(clock)):
             known = [ps.concrete for ps in pool.states]
             known += [s for trace in traces for s in trace.states]
-            game_over = probe_game_over(simulator, known, abstractor)
+            game_over = probe_game_over(simulator, known, abstractor, live=nearby)
             caps[:], game_over_claims = guard(caps, game_over, engine.matcher,
                                               lambda target, like:
                                               engine.refine(target, like) is not None)
         if finished and cfg.generalise and not (clock is not None and spent(clock)):
-            overgeneral, excluded = test_generalisation(engine, cfg.seed)
+            overgeneral, excluded = test_generalisation(engine, cfg.seed, nearby=nearby)
             game_over_claims += excluded
         if finished and cfg.split and lifted and not (clock is not None and spent(clock)):
             old = refuted(caps)

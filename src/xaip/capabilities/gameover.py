@@ -50,11 +50,15 @@ MAX_LITERALS = 12
 
 def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor,
                     depth: int = DEPTH, limit: int = MAX_STATES,
-                    visits: int = MAX_VISITS) -> list[PoolState]:
+                    visits: int = MAX_VISITS,
+                    live: list[PoolState] | None = None) -> list[PoolState]:
     """Game-over states at most ``depth`` actions away from ``known`` states (the known
     ones included), one per abstraction: the states where no action is possible. A
-    breadth-first search from all known states at once, stopped after ``visits`` states."""
+    breadth-first search from all known states at once, stopped after ``visits`` states.
+    ``live``, when given, receives one state per other abstraction met on the way (at
+    most ``limit``): real states the generalisation test may try capabilities in."""
     out: dict[AbstractState, PoolState] = {}
+    others: set[AbstractState] = set()
     seen: set[Any] = set()
     frontier: list[Any] = []
     for state in known:
@@ -71,6 +75,11 @@ def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor
                 if fluent not in out and len(out) < limit:
                     out[fluent] = PoolState(state, fluent, index_state(fluent))
                 continue
+            if live is not None and len(others) < limit:
+                fluent = abstractor.fluent(state)
+                if fluent not in others:
+                    others.add(fluent)
+                    live.append(PoolState(state, fluent, index_state(fluent)))
             if level == depth:
                 continue
             for action in actions:

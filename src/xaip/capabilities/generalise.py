@@ -28,6 +28,7 @@ from xaip.capabilities.pal import CapState, default_pre
 from xaip.capabilities.pool import PoolState
 from xaip.capabilities.queries import QueryEngine
 from xaip.capabilities.waypoints import AbstractGoal
+from xaip.planning.pddl.model import Atom
 
 #: Unseen bindings asked per lifted capability.
 PER_CAPABILITY = 8
@@ -51,15 +52,35 @@ def _pairs(binding: dict[str, str]) -> set[tuple[str, str]]:
     return set(binding.items())
 
 
+def _novel_first(cap: CapState, states: list[PoolState], rng: random.Random
+                 ) -> list[PoolState]:
+    """``states`` where ``cap`` (without parameters) was never executed, those with most
+    atoms at a value no execution had first (ties in random order)."""
+    values: dict[Atom, set[bool]] = {}
+    executed = set()
+    for _, before in cap.executions:
+        executed.add(before)
+        for atom in cap.atoms:
+            values.setdefault(atom, set()).add(atom in before)
+    order = [ps for ps in states if ps.fluent not in executed]
+    rng.shuffle(order)
+    order.sort(key=lambda ps: -sum(1 for a in cap.atoms
+                                   if (a in ps.fluent) not in values.get(a, ())))
+    return order
+
+
 def test_generalisation(engine: QueryEngine, seed: int = 0,
                         per_capability: int = PER_CAPABILITY,
-                        coverage: int = COVERAGE) -> tuple[int, int]:
+                        coverage: int = COVERAGE,
+                        nearby: list[PoolState] | None = None) -> tuple[int, int]:
     """Ask the agent to apply every lifted capability with unseen bindings (module
     docstring): ``per_capability`` random ones, then up to ``coverage`` in all chosen so
     that each gives some parameter an object it was never tried with (an over-general
     move usually fails for a few cells only: the ones behind the key or the monster).
     Stops at the first counterexample. A capability without parameters is tested in
-    states it was never executed in, and a counterexample is excluded from its
+    states it was never executed in -- known ones and ``nearby`` ones (real states a few
+    actions from known ones), those most unlike every execution first -- and a
+    counterexample is excluded from its
     precondition (:func:`~xaip.capabilities.gameover.exclude`: a literal every execution
     meets, else a split) instead of refuting it. Returns how many lifted capabilities a
     counterexample refuted and how many capabilities without parameters stayed refuted."""
@@ -74,8 +95,11 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
         covered: set[tuple[str, str]] = set()
         for b in seen:
             covered |= _pairs(b)
-        order = states[:]
-        rng.shuffle(order)
+        if cap.params:
+            order = states[:]
+            rng.shuffle(order)
+        else:  # the states most unlike every execution first, known or nearby
+            order = _novel_first(cap, states + list(nearby or ()), rng)
         asked = 0
         limit = max(per_capability, coverage) if cap.params else per_capability
         counterexample: dict[str, str] | None = None
