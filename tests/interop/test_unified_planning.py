@@ -285,6 +285,26 @@ def test_a_budget_of_one_node_times_out() -> None:
         OneshotPlanner(name="xaip", params={"max_nodes": 0})
 
 
+@pytest.mark.parametrize(("params", "match"), [
+    ({"search": "gbfs"}, "optimal"),
+    ({"heuristic": "hff"}, "admissible|optimal"),
+    ({"engine": "nope"}, "unknown xaip engine"),
+])
+def test_wrong_parameters_are_refused_when_the_planner_is_made(params: dict[str, str],
+                                                                 match: str) -> None:
+    with pytest.raises(InputError, match=match):
+        OneshotPlanner(name="xaip-opt", params=params)
+
+
+def test_other_searches_are_configurable() -> None:
+    problem = EXAMPLES["robot_loader_adv"].problem
+    with OneshotPlanner(name="xaip-opt", params={"search": "ucs"}) as planner:
+        answer = planner.solve(problem)
+    assert answer.status == S.SOLVED_OPTIMALLY and answer.metrics["search"] == "ucs"
+    with OneshotPlanner(name="xaip", params={"search": "ehc"}) as planner:
+        assert planner.solve(problem).status in (S.SOLVED_SATISFICING, S.SOLVED_OPTIMALLY)
+
+
 def test_unsupported_problem_gives_a_reason_not_a_traceback() -> None:
     problem = EXAMPLES["basic_numeric"].problem
     with OneshotPlanner(name="xaip") as planner:

@@ -46,7 +46,8 @@ from xaip.interop.unified_planning.convert import (
 )
 from xaip.interop.unified_planning.kind import supported_kind
 from xaip.planning.check import check_plan
-from xaip.planning.engines import DEFAULT_ENGINE
+from xaip.planning.engines import DEFAULT_ENGINE, engine_names
+from xaip.planning.engines.builtin import choose
 from xaip.planning.planner import plan_model
 from xaip.planning.plans import validate
 from xaip.planning.search.result import PlanResult
@@ -75,6 +76,15 @@ class XaipPlanner(Engine, OneshotPlannerMixin, PlanValidatorMixin):
         OneshotPlannerMixin.__init__(self)
         if max_nodes is not None and (not isinstance(max_nodes, int) or max_nodes < 1):
             raise InputError(f"max_nodes must be a positive integer, not {max_nodes!r}")
+        # wrong parameters are refused when the planner is made, not at its first solve
+        if engine not in engine_names():
+            raise InputError(f"unknown xaip engine {engine!r}; use one of "
+                             f"{', '.join(engine_names())}")
+        if engine in ("builtin", "compiled", DEFAULT_ENGINE):
+            choose(self.OPTIMAL, search, heuristic)
+        elif search is not None or heuristic is not None:
+            raise InputError(f"search and heuristic configure xaip's own engines, not "
+                             f"{engine!r}")
         self._search, self._heuristic = search, heuristic
         self._engine, self._max_nodes = engine, max_nodes
 
