@@ -317,7 +317,10 @@ def test_a_flood_of_big_uploads_leaves_the_workbench_answering(tmp_path: Path) -
         plan = client.get("/api/plan", params={"model": "blocksworld"})
         answers = [upload.result(timeout=PATIENCE) for upload in uploads]
         assert app.state.bench.pool.busy == 0
-    assert plan.status_code == 200 and plan.json()["verified"] is True
+    # answered: the plan, or -- when four parsing threads hold the GIL on a busy machine
+    # for the whole of its 1 s -- its own budget's verdict, never an error or a hang
+    assert plan.status_code == 200
+    assert plan.json()["verified"] is True or plan.json()["status"] == "budget_exhausted"
     for answer in answers:
         assert answer.status_code in (200, 413), answer.text
         if answer.status_code == 413:
