@@ -10,6 +10,8 @@ budget (``timeout`` seconds, ``max_nodes``) started afresh. The status claims on
 checker confirmed: ``SOLVED_OPTIMALLY`` needs the optimality proof; when the checker's
 budget runs out first the answer is ``SOLVED_SATISFICING`` (the plan was replayed) and the
 log says "unverified: checker budget". The metrics say ``verified`` and what was checked.
+The check shares the converted model with the search (:mod:`.convert`); the conversion is
+tested against unified-planning's own validator, which reads the UP problem directly.
 """
 
 from __future__ import annotations
