@@ -3,8 +3,9 @@
 Why: the searches prune by bounds and walk Pareto fronts; the only convincing evidence
 that they return an optimal pair is to enumerate *all* pairs on small instances and
 compare. Nothing here is shared with the searches beyond the candidate list and the
-PDDL/feature machinery (it shares the checker's lifted model update and uniform-cost
-optimum; ``tests/differential/balanced.py`` has an oracle that shares nothing); every
+PDDL/feature machinery (it shares the checker's lifted model update, not its A*: ``C*``
+here is uniform-cost search; ``tests/differential/balanced.py`` has an oracle that shares
+nothing); every
 model is priced by :mod:`xaip.planning.semantics` through the grounder. Each updated
 model ``M^R_h + E`` is rebuilt as lifted PDDL and grounded afresh, its optimum found by
 uniform-cost search, and the robot's plans listed by plan enumeration
@@ -23,16 +24,29 @@ import itertools
 import math
 from dataclasses import dataclass
 
-from xaip.balanced.check import optimum, updated_model
+from xaip.balanced.check import updated_model
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import objective_value
+from xaip.errors import BudgetExhausted
+from xaip.planning.engines import get_engine
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.enumerate import all_plans
 from xaip.planning.task import Task
-from xaip.runtime import Budget
+from xaip.runtime import Budget, Status
 
 _EPS = 1e-9
+
+
+def optimum(domain: Domain, problem: Problem, budget: Budget) -> int | None:
+    """``C*`` by uniform-cost search on a fresh grounding (``None``: no plan); a budget
+    that runs out is an error here (the oracle must finish)."""
+    result = get_engine("default", search="ucs", heuristic="blind").solve(
+        ground(domain, problem), optimal=True, budget=budget)
+    if result.status == Status.BUDGET_EXHAUSTED:
+        raise BudgetExhausted("budget exhausted", phase="brute force")
+    return None if result.status != Status.SOLVED or result.cost is None else \
+        int(result.cost)
 
 
 @dataclass(frozen=True)

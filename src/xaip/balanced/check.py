@@ -8,9 +8,9 @@ What it does, for a result ``(π, E)``:
 3. ``π`` is validated on the lifted robot model and on the lifted updated model with the
    plan validator (:func:`xaip.planning.plans.validate`, which shares no code with search),
    giving ``C(π, M^R)`` and ``C(π, M^R_h + E)``;
-4. ``C*_{M^R}`` and ``C*_{M^R_h + E}`` come from **uniform-cost search** (h^max only
-   prunes) on a *fresh grounding* of each lifted model — the search used the product-model
-   planner and the default engine's A* on the space's own grounding;
+4. ``C*_{M^R}`` and ``C*_{M^R_h + E}`` come from the checker's own A* with LM-cut
+   (:mod:`xaip.balanced.check_search`) on a *fresh grounding* of each lifted model — the
+   search used the product-model planner and the engines' A* on the space's own grounding;
 5. the explanation cost, penalty and total are recomputed from the problem's prices;
 6. the objective's constraints hold: ``explicable`` needs ``C(π, M^R_h + E) = C*``,
    ``explicable-optimal`` also ``C(π, M^R) = C*_{M^R}``;
@@ -45,11 +45,10 @@ from __future__ import annotations
 
 import math
 
+from xaip.balanced.check_search import estimate, optimal_plan
 from xaip.balanced.objectives import BalancedProblem, Objective, feature_name
 from xaip.balanced.results import BalancedResult, objective_value
 from xaip.contract import CheckReport, run_checker
-from xaip.errors import BudgetExhausted
-from xaip.planning.engines import get_engine
 from xaip.planning.features import Edit, apply_edits
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
@@ -58,8 +57,6 @@ from xaip.planning.task import Task
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock, as_clock
 
-#: The checker's search: not the A* + LM-cut or product search that found the answer.
-CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
 _EPS = 1e-6
 
 
@@ -73,22 +70,17 @@ def updated_model(problem: BalancedProblem, edits: tuple[Edit, ...]) -> tuple[Do
 
 
 def task_optimum(task: Task, clock: BudgetClock) -> tuple[tuple[str, ...], int] | None:
-    """An optimal plan of ``task`` and its cost by uniform-cost search (``None``: no
-    plan), charged to ``clock``; :class:`BudgetExhausted` when it runs out."""
-    if not clock.tick():
-        raise BudgetExhausted("budget exhausted", phase="checking")
-    result = get_engine("default", search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC).solve(
-        task, optimal=True, budget=clock.remaining())
-    clock.charge(max(0, result.expanded))
-    if result.status == Status.BUDGET_EXHAUSTED:
-        raise BudgetExhausted("budget exhausted", phase="checking")
-    if result.status != Status.SOLVED or result.cost is None:
+    """An optimal plan of ``task`` and its cost by the checker's own A* with LM-cut
+    (:mod:`xaip.balanced.check_search`; ``None``: no plan), charged to ``clock``;
+    :class:`BudgetExhausted` when it runs out."""
+    found = optimal_plan(task, estimate(task, clock), clock)
+    if found is None:
         return None
-    return tuple(a.name for a in result.plan), int(result.cost)
+    return tuple(task.actions[i].name for i in found[0]), found[1]
 
 
 def optimum(domain: Domain, problem: Problem, budget: Budget | BudgetClock) -> int | None:
-    """``C*`` by uniform-cost search on a fresh grounding (``None``: unsolvable)."""
+    """``C*`` by the checker's A* on a fresh grounding (``None``: unsolvable)."""
     clock = as_clock(budget)
     found = task_optimum(ground(domain, problem, budget=clock), clock)
     return None if found is None else found[1]
@@ -127,7 +119,7 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
     if result.status == Status.UNSOLVABLE:
         robot = optimum(problem.robot_domain, problem.robot_problem, budget)
         if robot is None:
-            return CheckReport(True, "the robot's model has no plan (uniform-cost search)")
+            return CheckReport(True, "the robot's model has no plan (the checker's A*)")
         return CheckReport(False, f"the robot has a plan of cost {robot}, but the result "
                                   "says there is none")
     if result.status == Status.NO_EXPLANATION:
@@ -166,7 +158,7 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
     if objective is not Objective.BALANCED and not explicable:
         return CheckReport(False, f"the plan costs {cost_h} in the updated human model, "
                                   f"whose optimum is {best_h}: not perfectly explicable")
-    # one uniform-cost search for the robot serves the remaining tests
+    # one optimal search for the robot serves the remaining tests
     robot_task = ground(problem.robot_domain, problem.robot_problem, budget=budget)
     found = task_optimum(robot_task, budget)
     if found is None:
@@ -180,8 +172,8 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
         if worse:
             return CheckReport(False, worse)
     if result.exact:
-        from xaip.balanced.check_optimal import estimate, refute
-        from xaip.balanced.check_optimal import optimum as proof_optimum
+        from xaip.balanced.check_optimal import refute
+        from xaip.balanced.check_search import optimum as proof_optimum
 
         space = problem.space
         subset = tuple(sorted(problem.differences.index(e) for e in result.explanation))
@@ -203,7 +195,7 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
     return CheckReport(True, f"{what} confirmed: plan cost {robot_cost}, human cost {cost_h} "
                              f"of optimum {best_h}, explanation cost {explanation_cost}, "
                              f"total {round(total, 6)}{best_pair} (lifted validation and "
-                             "uniform-cost search on fresh groundings)")
+                             "the checker's own A* on fresh groundings)")
 
 
 def _objective_value(problem: BalancedProblem, robot_cost: int, explanation_cost: float,

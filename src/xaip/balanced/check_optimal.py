@@ -38,6 +38,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator
 
+from xaip.balanced.check_search import INF, estimate, optimum
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.errors import BudgetExhausted
 from xaip.planning.search.successors import Successors
@@ -46,8 +47,6 @@ from xaip.runtime.budget import BudgetClock
 
 _EPS = 1e-9
 
-#: The admissible estimate of every search of the proof (the core's, as MEGA*'s bounds).
-PROOF_HEURISTIC = "lmcut"
 #: The grounded task of ``M^R_h + E`` for candidate indices ``E``.
 HumanTask = Callable[[tuple[int, ...]], Task]
 
@@ -208,8 +207,6 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float,
     return None
 
 
-INF = float("inf")
-
 
 def relaxed_reachable(task: Task) -> bool:
     """Is the goal reachable when deletes and negative conditions are ignored? (Necessary
@@ -225,66 +222,6 @@ def relaxed_reachable(task: Task) -> bool:
                 rest.append(action)
         pending = rest
     return reached & task.goal == task.goal
-
-
-def estimate(task: Task, clock: BudgetClock) -> Callable[[State], float]:
-    """LM-cut of ``task`` (admissible), cached per state, in C when the core is built (the
-    Python LM-cut otherwise). The planning core's heuristic, shared with MEGA*'s bounds:
-    the proof's searches (below and :func:`optimum`) are the checker's own."""
-    from xaip.planning.engines.compiled import compile_task, core_available
-    from xaip.planning.heuristics import make_heuristic
-
-    cache: dict[State, float] = {}
-    core = compile_task(task) if core_available() else None
-    size = 8 * (task.num_facts // 64 + 1)
-    python = None if core is not None else make_heuristic(PROOF_HEURISTIC, task, clock)
-
-    def value(state: State) -> float:
-        found = cache.get(state)
-        if found is None:
-            if core is not None:
-                raw = core.evaluate(PROOF_HEURISTIC, state.to_bytes(size, "little"))
-                found = INF if raw is None else float(raw)
-            else:
-                assert python is not None
-                found = float(python(state))
-            cache[state] = found
-        return found
-
-    return value
-
-
-def optimum(task: Task, h: Callable[[State], float], clock: BudgetClock) -> int | None:
-    """``C*`` of ``task`` (``None``: no plan) by the checker's own A* with the admissible
-    ``h`` (reopening states, so consistency is not assumed), one budget charge per
-    expansion. Not the engines' A* that gives MEGA* and model-space search their ``C*``."""
-    if h(task.init) == INF:
-        return None
-    moves = Successors(task)
-    best: dict[State, int] = {task.init: 0}
-    # ties on f go to the deeper node: the last f layer is crossed, not swept
-    heap: list[tuple[float, int, int, State]] = [(h(task.init), 0, 0, task.init)]
-    counter = 0
-    while heap:
-        _, minus_g, _, state = heapq.heappop(heap)
-        g = -minus_g
-        if best.get(state, -1) < g:
-            continue  # reached more cheaply since it was queued
-        if task.is_goal(state):
-            return g
-        if not clock.charge():
-            raise BudgetExhausted("budget exhausted", phase="checking optimality")
-        for _, child, cost in moves(state):
-            g_child = g + cost
-            if g_child >= best.get(child, g_child + 1):
-                continue
-            rest = h(child)
-            if rest == INF:
-                continue
-            best[child] = g_child
-            counter += 1
-            heapq.heappush(heap, (g_child + rest, -g_child, counter, child))
-    return None
 
 
 class _Side:
