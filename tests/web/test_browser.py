@@ -157,9 +157,11 @@ def test_watch_a_discovery_finish(page: Any, server: str, shots: Path) -> None:
     cards = page.locator(".capability-card")
     assert cards.count() >= 3
     # pictures are drawn on request (matplotlib, a few tenths of a second each): wait for one
-    page.wait_for_function("() => { const img = document.querySelector('.capability-card img');"
-                           " return img && img.complete && img.naturalWidth > 0; }",
-                           timeout=60_000)
+    page.wait_for_function("() => { const imgs = [...document.querySelectorAll("
+                           "'.capability-card:first-child img')];"
+                           " return imgs.length > 0 && imgs.every("
+                           "i => i.complete && i.naturalWidth > 0); }",
+                           timeout=60_000)  # the first card's before and after
     snap(page, shots, "capabilities")
 
 
