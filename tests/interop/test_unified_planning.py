@@ -141,6 +141,18 @@ def test_twenty_one_examples_are_supported_by_kind() -> None:
     assert "locations_connected_cost_minimize" in SUPPORTED  # real-typed, whole costs
 
 
+def test_every_claimed_feature_is_exercised() -> None:
+    """Each feature of ``supported_kind`` occurs in an example solved below or in the
+    differential test's random problems (plan length, action costs)."""
+    from tests.differential.interop import generate, to_up
+
+    seen = set().union(*(EXAMPLES[n].problem.kind.features for n in SUPPORTED
+                         if n not in REFUSED))
+    for seed in range(40):
+        seen |= set(to_up(generate(seed)).kind.features)
+    assert seen == set(xup.SUPPORTED_FEATURES)
+
+
 @pytest.mark.parametrize("name", SUPPORTED)
 def test_example_solved_optimally_and_valid_for_ups_validator(name: str) -> None:
     example = EXAMPLES[name]

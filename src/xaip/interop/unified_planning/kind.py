@@ -3,7 +3,8 @@
 Why a list kept by hand and tested: unified-planning's factory picks an engine by comparing
 a problem's kind with the engine's ``supported_kind``; claiming too much hands xaip problems
 it would refuse, claiming too little hides it. Every feature here is exercised by the tests
-(``tests/interop``) on unified-planning's own example problems. One limit the kind cannot
+(``tests/interop``: unified-planning's own example problems, and the random problems of
+``tests/differential/interop.py``). One limit the kind cannot
 say: quantified or disjunctive *goals* (xaip supports them in preconditions only), and
 real-valued action costs must have whole-number values; such a problem is answered
 ``UNSUPPORTED_PROBLEM`` with the reason.
