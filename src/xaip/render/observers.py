@@ -153,8 +153,10 @@ def lie_text(result: Lie) -> str:
     lines = [WARNING, f"Status: {result.status}."]
     if result.edits:
         kind = "omissions only" if result.omission_only else "any edits"
-        lines.append(f"{len(result.edits)} statement(s) ({kind}; the truthful MCE needs "
-                     f"{result.mce_size if result.mce_size is not None else '?'}):")
+        size = result.mce_size
+        lines.append(f"{len(result.edits)} statement{'' if len(result.edits) == 1 else 's'} "
+                     f"({kind}; the smallest truthful explanation needs "
+                     f"{size if size is not None else 'an unknown number'}):")
         for edit, true in zip(result.edits, result.true, strict=True):
             said = sentence(edit.feature, negated=edit.op == "remove")
             lines.append(f"  [{'true' if true else 'FALSE'}] {said}")

@@ -99,7 +99,8 @@ _TYPE_NAMES = {"mce": "Minimally complete explanation",
                "approx": "Approximate minimally complete explanation",
                "contrastive": "Contrastive explanation"}
 
-_NOT_CLAIMED = {"contrastive": "a contrastive explanation", "approx": "an approximate MCE",
+_NOT_CLAIMED = {"contrastive": "a contrastive explanation",
+                "approx": "an approximate minimally complete explanation",
                 "ppe": "a plan patch"}
 
 
@@ -111,12 +112,12 @@ def _nothing_to_explain(result: Explanation) -> str:
         line = (f"Nothing to explain against the foil: in the human's model, {foils} is no "
                 "cheaper than the robot's plan.")
         if result.complete is False:
-            line += (" (A different plan still looks cheaper to her: ask for an MCE to "
-                     "explain that.)")
+            line += (" (A different plan still looks cheaper to her: ask for a minimally "
+                     "complete explanation, --type mce, to explain that.)")
         return line
     if result.complete:
         return "Nothing to explain: the plan is already optimal for the human."
-    return f"The {result.type.upper()} has no edits."
+    return f"The {_TYPE_NAMES.get(result.type, result.type).lower()} has no edits."
 
 
 @renderer(Explanation, "pddl")
