@@ -40,7 +40,10 @@ EXTRA = {
               "xaip explain robot.pddl human.pddl problem.pddl --type ppe",
               "xaip explain robot.pddl human.pddl problem.pddl --type mpe",
               "xaip landmarks robot.pddl problem.pddl"],
-    "blocksworld": ["xaip discover zelda --grid 3x4"],
+    "blocksworld": ["xaip discover zelda --grid 3x4",
+                    "xaip observe --example port --mode ambiguous --k 3",
+                    "xaip observe --example port --mode secure-ambiguous --k 2",
+                    "xaip observe --example medkit --mode diverse"],
 }
 
 

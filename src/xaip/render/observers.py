@@ -82,7 +82,7 @@ def observer_text(result: ObserverResult) -> str:
         lines.append(f"Planned for decoy true goal '{result.decoy.get('decoy_true_goal')}' "
                      f"within goal set {', '.join(result.decoy.get('goal_set', ()))} "
                      f"(attempt {result.decoy.get('attempts')}); the plan above reaches "
-                     f"'{result.true_goal}' with the same tokens.")
+                     f"'{result.true_goal}' and the observer sees the same.")
     if result.message:
         lines.append(result.message)
     lines.append(check_line(result.verified, result.check, result.status))
