@@ -10,8 +10,10 @@ budget (``timeout`` seconds, ``max_nodes``) started afresh. The status claims on
 checker confirmed: ``SOLVED_OPTIMALLY`` needs the optimality proof; when the checker's
 budget runs out first the answer is ``SOLVED_SATISFICING`` (the plan was replayed) and the
 log says "unverified: checker budget". The metrics say ``verified`` and what was checked.
-The check shares the converted model with the search (:mod:`.convert`); the conversion is
-tested against unified-planning's own validator, which reads the UP problem directly.
+The check shares the converted model with the search (:mod:`.convert`), so every plan is
+also validated by unified-planning's own ``SequentialPlanValidator`` on the UP problem
+itself (a refusal or another price is ``INTERNAL_ERROR``); optimality and unsolvability
+proofs rest on the converted model, whose conversion the tests compare with UP's validator.
 """
 
 from __future__ import annotations
@@ -153,6 +155,13 @@ class XaipPlanner(Engine, OneshotPlannerMixin, PlanValidatorMixin):
             return self._result(status, None, report.details, LogLevel.INFO, metrics)
         metrics["cost"] = str(result.cost)
         plan = as_up_plan(result, model)
+        refuted = _refuted_by_up(model.source, plan, result.cost)
+        if refuted:
+            metrics["verified"] = "false"
+            return self._result(_RESULT.INTERNAL_ERROR, None, "unified-planning's own "
+                                f"validator refutes the plan (a conversion bug, please report "
+                                f"it): {refuted}", LogLevel.ERROR, metrics)
+        metrics["check"] += "; valid for unified-planning's own validator"
         # the optimal status only when the checker proved it
         status = (_RESULT.SOLVED_OPTIMALLY if result.optimal and report.ok
                   else _RESULT.SOLVED_SATISFICING)
@@ -187,6 +196,25 @@ class XaipPlanner(Engine, OneshotPlannerMixin, PlanValidatorMixin):
                                     inapplicable_action=plan.actions[failed])
         return ValidationResult(ValidationResultStatus.INVALID, self.name, log,
                                 reason=FailedValidationReason.UNSATISFIED_GOALS)
+
+
+def _refuted_by_up(problem: Any, plan: Any, cost: int | None) -> str:
+    """Why unified-planning's own sequential validator rejects ``plan`` (or prices it other
+    than ``cost``); empty when it agrees. It reads the UP problem directly, so it checks
+    the conversion that xaip's own checker shares with the search."""
+    from unified_planning.engines.plan_validator import (  # type: ignore[import-untyped]
+        SequentialPlanValidator,
+    )
+
+    validator = SequentialPlanValidator(environment=problem.environment)
+    validator.skip_checks = True  # the kind was checked when the problem was converted
+    verdict = validator.validate(problem, plan)
+    if verdict.status != ValidationResultStatus.VALID:
+        return f"{verdict.status.name} ({verdict.reason.name if verdict.reason else ''})"
+    values = list((verdict.metric_evaluations or {}).values())
+    if cost is not None and values and values != [cost]:
+        return f"it prices the plan {values[0]}, xaip {cost}"
+    return ""
 
 
 def _metrics(problem: Any, cost: int, length: int) -> dict[Any, int]:
