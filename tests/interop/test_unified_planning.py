@@ -406,3 +406,21 @@ def test_a_fractional_cost_is_refused_in_one_line() -> None:
         answer = planner.solve(problem)
     assert answer.status == S.UNSUPPORTED_PROBLEM
     assert "non-integer action cost" in answer.log_messages[0].message
+
+
+def test_a_plan_ups_validator_rejects_is_an_internal_error(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """A conversion bug (simulated: the model xaip plans on has the power on, the UP
+    problem has not) is caught by UP's own validator, never answered as solved."""
+    import dataclasses
+
+    from xaip.interop.unified_planning import engine
+
+    wrong = xup.from_up(_switch())
+    monkeypatch.setattr(engine, "from_up",
+                        lambda problem: dataclasses.replace(wrong, source=problem))
+    with OneshotPlanner(name="xaip") as planner:
+        answer = planner.solve(_switch(reachable=False))
+    assert answer.status == S.INTERNAL_ERROR
+    assert answer.plan is None and answer.metrics["verified"] == "false"
+    assert "unified-planning's own validator refutes" in answer.log_messages[0].message
