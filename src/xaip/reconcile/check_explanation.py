@@ -76,22 +76,22 @@ class _Session:
         assert self._tasks is not True
         return self._tasks
 
-    def node(self, edits: Sequence[Edit]) -> CheckResult:
+    def node(self, edits: Sequence[Edit], quick: bool = True) -> CheckResult:
         """Is the plan explained in ``H + edits``? For the proofs' many edit sets: on the
         updated task built by toggling features when possible (else :meth:`complete`)."""
         key = frozenset(edits)
         known = self._verdicts.get(key)
         if known is None:
-            known = self._verdicts[key] = self._node(edits)
+            known = self._verdicts[key] = self._node(edits, quick)
         return known
 
-    def _node(self, edits: Sequence[Edit]) -> CheckResult:
+    def _node(self, edits: Sequence[Edit], quick: bool) -> CheckResult:
         tasks = self.tasks()
         if tasks is None:
             return self.complete(edits)
         budget = self.search_budget()
         complete, valid, cost, optimum, cheaper = complete_on_task(
-            tasks.task(edits), self.mrp.plan_names, budget, self.result.engine)
+            tasks.task(edits), self.mrp.plan_names, budget, self.result.engine, quick)
         if complete is None:
             raise BudgetExhausted("the checker's budget ran out")
         if not valid:
@@ -99,6 +99,24 @@ class _Session:
         return CheckResult(complete, True, cost, optimum,
                            "valid and optimal" if complete else
                            f"a plan of cost {optimum} beats the plan's {cost}", cheaper)
+
+    def answer(self, edits: Sequence[Edit]) -> CheckResult:
+        """Is the plan explained after the answer's own ``edits``? The plan is validated on
+        the written lifted PDDL (what the user gets); optimality is proved on the toggled
+        task when there is one (a fresh grounding otherwise), whose reading of the plan
+        must agree with the PDDL's."""
+        tasks = self.tasks()
+        if tasks is None:
+            return self.complete(edits)
+        domain, problem = updated_model(self.mrp, edits)
+        lifted = validate(domain, problem, self.mrp.plan)
+        if not lifted.valid:
+            return CheckResult(False, False, None, None, lifted.reason or "invalid")
+        outcome = self.node(edits, quick=False)  # expected complete: no witness to look for
+        if not outcome.valid or lifted.cost is None or outcome.plan_cost != int(lifted.cost):
+            return CheckResult(False, False, None, None, "the updated PDDL and the updated "
+                               "feature sets disagree about the plan (a checker fault)")
+        return outcome
 
     def search_budget(self) -> Budget:
         """The node limit afresh (each search on its own), the check's seconds left."""
@@ -125,8 +143,12 @@ class _Session:
     def method(self) -> str:
         if self.result.grounded:
             return "brute force: Dijkstra over sets of atoms"
-        return ("uniform-cost search on a fresh grounding" if self.result.engine in OWN_ENGINES
-                else f"{self.result.engine} on the lifted PDDL")
+        if self.result.engine not in OWN_ENGINES:
+            return f"{self.result.engine} on the lifted PDDL"
+        if self.tasks() is not None:
+            return ("uniform-cost search on the checker's own grounding (features toggled on "
+                    "a relaxation), the plan validated on the written PDDL")
+        return "uniform-cost search on a fresh grounding"
 
     def candidates(self) -> tuple[list[Edit], list[int]]:
         """The edits an explanation may use (the model difference, or its ground instances)
@@ -155,7 +177,7 @@ def check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRep
     kind = result.type
     if kind == "contrastive":
         return _contrastive(session)
-    outcome = session.complete(result.edits)
+    outcome = session.answer(result.edits)
     method = session.method()
     if kind in ("ppe", "mpe", "approx"):
         return _patches(session, outcome, method)
@@ -181,7 +203,9 @@ def _check_before(session: _Session) -> CheckReport | None:
                                   f"{claimed} as claimed")
     optimum = result.human_optimal_cost_before
     if optimum is not None:
-        status, found, _ = cheaper_plan(mrp.human_domain, mrp.human_problem, None,
+        tasks = session.tasks()
+        status, found, _ = cheaper_plan(mrp.human_domain, mrp.human_problem,
+                                        None if tasks is None else tasks.task(()),
                                         optimum + 1, session.search_budget(),
                                         result.engine)
         if status == "budget_exhausted":
@@ -250,7 +274,7 @@ def _monotonic(session: _Session, complete: str) -> CheckReport:
     candidates, _ = session.candidates()
     chosen = set(result.edits)
     rest = [e for e in candidates if e not in chosen]
-    if not _all_supersets_complete(session, list(result.edits), rest):
+    if not _all_supersets_complete(session, list(result.edits), rest, quick=False):
         return CheckReport(False, f"{complete}, but a superset of the edits leaves the plan "
                                   "unexplained (not monotonic)")
     size = len(result.edits) - 1
@@ -268,12 +292,14 @@ def _monotonic(session: _Session, complete: str) -> CheckReport:
                              "unexplained); no smaller monotonic set")
 
 
-def _all_supersets_complete(session: _Session, base: list[Edit], rest: list[Edit]) -> bool:
+def _all_supersets_complete(session: _Session, base: list[Edit], rest: list[Edit],
+                            quick: bool = True) -> bool:
+    """``quick``: look for a witness cheaper plan first (where one is expected)."""
     for count in range(len(rest) + 1):
         for extra in itertools.combinations(rest, count):
             if not session.clock.charge():
                 raise BudgetExhausted("the checker's budget ran out")
-            if not session.node([*base, *extra]).complete:
+            if not session.node([*base, *extra], quick).complete:
                 return False
     return True
 

@@ -15,10 +15,10 @@ updated model) on those ground instances: toggling features, not re-reading PDDL
   of ``U`` (plus the plan's own steps) contain every instance that can ever apply in
   ``H + S``. Extra instances are real actions of ``H + S`` too (their conditions are
   evaluated here), so they change nothing.
-* Each instance's preconditions, effects and cost in ``H + S`` come from the features
-  (:func:`~xaip.reconcile.brute_force._instantiate`, ``_make_op``: the direct
-  interpretation shared with :mod:`.brute_force` and :mod:`.check_minimal`); static facts
-  are not removed; ``=`` is evaluated here.
+* Each instance's preconditions, effects and cost in ``H + S`` come from the features,
+  parameters replaced by objects (the direct interpretation of :mod:`.brute_force` and
+  :mod:`.check_minimal`, written here over bit masks); ``=`` is evaluated here, static
+  facts are evaluated as a grounder does.
 
 Shares with the explainers only the grounder (for the instances of ``U``) and the feature
 semantics; not the compiled model space, its goal tests or planner cache. Used only when
@@ -40,7 +40,6 @@ from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Atom, Domain, FunctionTerm, Problem
 from xaip.planning.semantics import counts_action_costs
 from xaip.planning.task import GroundAction, Task
-from xaip.reconcile.brute_force import _instantiate, _make_op, _Op
 from xaip.reconcile.problem import MRP
 from xaip.runtime import Budget
 
@@ -132,16 +131,18 @@ class FeatureTasks:
         for schema, args in sorted(instances):
             self.by_schema.setdefault(schema, []).append(args)
         self.has_costs = counts_action_costs(mrp.human_domain, mrp.human_problem)
-        self._index: dict[Atom, int] = {}
+        self._keys: dict[tuple[str, tuple[str, ...]], int] = {}
+        self._templates: dict[Feature, tuple[FeatureKind, str, tuple[int | str, ...], int,
+                                             object]] = {}
         self._facts: list[Atom] = []
-        self._ground: dict[tuple[Feature, tuple[str, ...]], Feature] = {}
         self._made: dict[tuple[object, ...], tuple[GroundAction, ...]] = {}
 
     def _bit(self, atom: Atom) -> int:
-        index = self._index.get(atom)
+        key = (atom.predicate, atom.args)
+        index = self._keys.get(key)
         if index is None:
-            index = self._index[atom] = len(self._facts)
-            self._facts.append(atom)
+            index = self._keys[key] = len(self._facts)
+            self._facts.append(Atom(atom.predicate, atom.args))
         return 1 << index
 
     def _mask(self, atoms: frozenset[Atom] | list[Atom]) -> int:
@@ -149,24 +150,6 @@ class FeatureTasks:
         for atom in atoms:
             mask |= self._bit(atom)
         return mask
-
-    def _action(self, op: _Op, schema: str, args: tuple[str, ...]) -> GroundAction | None:
-        pre = 0
-        for atom in op.pre:
-            if atom.predicate == "=":
-                if atom.args[0] != atom.args[1]:
-                    return None  # statically false: never applicable
-                continue
-            pre |= self._bit(atom)
-        neg = 0
-        for atom in op.neg:
-            if atom.predicate == "=":
-                if atom.args[0] == atom.args[1]:
-                    return None
-                continue
-            neg |= self._bit(atom)
-        return GroundAction(schema, args, pre, self._mask(op.add), self._mask(op.delete),
-                            op.cost, neg)
 
     def task(self, edits: Sequence[Edit]) -> Task:
         """The grounded task of ``H + edits`` (lifted edits of the candidates)."""
@@ -201,30 +184,107 @@ class FeatureTasks:
                 neg_goal |= self._bit(atom)
         if unreachable:  # a statically false goal literal: a fact nothing adds
             goal |= self._bit(Atom("xaip-check-unreachable", ()))
-        return Task("check", tuple(self._facts), tuple(actions), init, goal, neg_goal,
+        return self._simplified(actions, init, goal, neg_goal)
+
+    def _simplified(self, actions: list[GroundAction], init: int, goal: int, neg_goal: int
+                    ) -> Task:
+        """The task with its static facts evaluated, as a grounder does: a fact no action
+        adds or deletes keeps its initial value, so an action needing it false-valued is
+        dropped and a condition it satisfies is dropped from the action (the states still
+        carry it: nothing else changes)."""
+        changed = 0
+        for action in actions:
+            changed |= action.add | action.delete
+        static_false = ~changed & ~init
+        static_true = ~changed & init
+        kept = []
+        for action in actions:
+            if action.pre & static_false or action.neg_pre & static_true:
+                continue
+            if action.pre & ~changed or action.neg_pre & ~changed:
+                action = GroundAction(action.schema, action.args, action.pre & changed,
+                                      action.add, action.delete, action.cost,
+                                      action.neg_pre & changed)
+            kept.append(action)
+        return Task("check", tuple(self._facts), tuple(kept), init, goal, neg_goal,
                     frozenset(), self.has_costs)
 
     def _ground_schema(self, schema: str, instances: Sequence[tuple[str, ...]],
                        features: frozenset[Feature],
                        values: Mapping[FunctionTerm | None, object]
                        ) -> list[GroundAction]:
-        """The ground actions of one schema with these features (absent: no cost)."""
+        """The ground actions of one schema with these features: each feature's atom with
+        the action's parameters replaced by the instance's objects (the meaning of
+        ``brute_force._instantiate`` and ``_make_op``, without building Feature objects):
+        deletes that are also added do not delete, ``=`` is evaluated, and an action
+        without a cost feature (or whose cost fluent has no value) does not exist."""
+        templates = [self._template(f) for f in features]
         out = []
         for args in instances:
-            ground_features = {self._instance(f, args) for f in features
-                               if len(f.parameters) == len(args)}
-            op = _make_op(schema, args, ground_features, values) if ground_features else None
-            made = None if op is None else self._action(op, schema, args)
-            if made is not None:
-                out.append(made)
+            pre = neg = add = delete = 0
+            cost: object = None
+            exists = True
+            for kind, predicate, slots, arity, value in templates:
+                if arity != len(args):
+                    continue
+                if kind is _K.COST:
+                    if isinstance(value, FunctionTerm):
+                        term = FunctionTerm(value.name, tuple(
+                            args[i] if isinstance(i, int) else i for i in slots))
+                        value = values.get(term)
+                        if not isinstance(value, Fraction):
+                            exists = False
+                            break
+                    cost = value
+                    continue
+                ground = tuple(args[i] if isinstance(i, int) else i for i in slots)
+                if predicate == "=":
+                    equal = ground[0] == ground[1]
+                    if (kind is _K.PRECONDITION and not equal) or (
+                            kind is _K.NEGATIVE_PRECONDITION and equal):
+                        exists = False  # statically false: never applicable
+                        break
+                    continue
+                bit = self._bit_of(predicate, ground)
+                if kind is _K.PRECONDITION:
+                    pre |= bit
+                elif kind is _K.NEGATIVE_PRECONDITION:
+                    neg |= bit
+                elif kind is _K.ADD_EFFECT:
+                    add |= bit
+                elif kind is _K.DELETE_EFFECT:
+                    delete |= bit
+            if exists and cost is not None:
+                assert isinstance(cost, Fraction)
+                out.append(GroundAction(schema, args, pre, add, delete & ~add, int(cost), neg))
         return out
 
-    def _instance(self, feature: Feature, args: tuple[str, ...]) -> Feature:
-        key = (feature, args)
-        found = self._ground.get(key)
+    def _template(self, feature: Feature) -> tuple[FeatureKind, str, tuple[int | str, ...],
+                                                   int, object]:
+        """(kind, predicate, argument slots -- a parameter's position or a constant --,
+        arity, cost value) of a lifted feature, computed once."""
+        found = self._templates.get(feature)
         if found is None:
-            found = self._ground[key] = _instantiate(feature, args)
+            position = {name: i for i, name in enumerate(feature.parameters)}
+            atom = feature.atom
+            value = feature.value
+            if atom is not None:
+                slots = tuple(position.get(a, a) for a in atom.args)
+                predicate = atom.predicate
+            else:
+                term_args = value.args if isinstance(value, FunctionTerm) else ()
+                slots = tuple(position.get(a, a) for a in term_args)
+                predicate = ""
+            found = self._templates[feature] = (feature.kind, predicate, slots,
+                                                len(feature.parameters), value)
         return found
+
+    def _bit_of(self, predicate: str, args: tuple[str, ...]) -> int:
+        key = (predicate, args)
+        index = self._keys.get(key)
+        if index is None:
+            return self._bit(Atom(predicate, args))
+        return 1 << index
 
 
 def run_plan(task: Task, plan: Sequence[str]) -> int | None:
