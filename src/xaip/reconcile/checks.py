@@ -17,9 +17,11 @@ their planner cache and witness plans (:mod:`.goals`), the conflicts (:mod:`.con
 the model-space searches, A* and the LM-cut heuristic. The updated model is rebuilt as a
 lifted PDDL model, the plan validated on it, and optimality proved on a *fresh* grounding
 by **uniform-cost search** bounded by the plan's cost (pruned only by the admissible
-h^max), or by Fast Downward on the written PDDL with ``engine="fd"``. The proofs' many edit
-sets are built by toggling features on one grounding of a relaxation instead
-(:mod:`.check_tasks`, when both models are wholly features). Grounded edits, which have no
+h^max), or by Fast Downward on the written PDDL with ``engine="fd"``. When both models are
+wholly features (:mod:`.check_tasks`), the updated tasks are instead built by toggling
+features on one grounding of a relaxation (the minimality and monotonicity proofs ask
+about hundreds of edit sets); the answer's plan is then still validated on the lifted
+PDDL, and both readings must agree. Grounded edits, which have no
 lifted PDDL form, are checked by
 :func:`~xaip.reconcile.brute_force.brute_force_complete`, which shares nothing but the
 feature semantics. Minimality is proved by the checker's own branch-and-bound
