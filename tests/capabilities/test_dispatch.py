@@ -87,3 +87,56 @@ def test_the_processes_executor_still_gives_the_serial_run_on_a_larger_grid() ->
     serial, _ = discover_game("cookmepasta", 4, 4, seed=1)
     pooled, _ = discover_game("cookmepasta", 4, 4, seed=1, executor="processes", workers=2)
     assert _signature(pooled) == _signature(serial)
+
+
+class _Remembering:
+    """An agent whose memory answers every goal in ``known_goals`` (as a search agent's
+    remembered reachable sets do) and that counts the queries it searched."""
+
+    def __init__(self, known_goals: set[int]) -> None:
+        self.known_goals = known_goals
+        self.searched: list[tuple[int, int]] = []
+
+    def known(self, start: int, goal: int) -> Any:
+        return "unreachable" if goal in self.known_goals else None
+
+    def query(self, start: int, goal: int, budget: Any = None) -> Any:
+        from xaip.agents.agents import Attempt
+
+        if goal in self.known_goals:
+            return Attempt("unreachable", (), (), 0, 0.0, "remembered")
+        self.searched.append((start, goal))
+        return Attempt("reached", ("go",), (start, goal), 1, 0.0, "")
+
+
+def test_queries_the_main_agent_remembers_are_not_sent_to_workers() -> None:
+    from xaip.capabilities.answers import Asker, MemoryStore, install_agent
+    from xaip.runtime import Budget
+
+    agent = _Remembering({2, 4})
+    install_agent(lambda: _Remembering(set()))  # the workers have no such memory
+    executor = CountingExecutor.__new__(CountingExecutor)
+    executor.batches = []
+    asker = Asker(agent, MemoryStore(), Budget(max_nodes=100), executor)
+    answers = asker.ask_many([("c", 0, goal) for goal in range(1, 6)])
+    assert executor.batches == [3]  # goals 1, 3, 5: the two remembered ones stayed here
+    assert [reached for reached, _ in answers] == [True, False, True, False, True]
+    asker.prefetch([("c", 9, goal) for goal in (2, 4, 6, 7)])
+    assert executor.batches == [3, 2]  # the look-ahead leaves the remembered ones too
+
+
+def test_a_search_agent_knows_only_what_an_exhausted_search_proved() -> None:
+    from xaip.agents.agents import SearchAgent
+    from xaip.runtime import Budget
+
+    spec = get_game("zelda")
+    simulator = spec.make(3, 4, 0)
+    start = simulator.reset()
+    agent: SearchAgent[Any] = SearchAgent(simulator, budget=Budget(max_nodes=100_000))
+    def unreachable(state: Any) -> bool:  # a goal no state meets: the search exhausts
+        return False
+
+    assert agent.known(start, unreachable) is None
+    assert agent.query(start, unreachable).status == "unreachable"
+    assert agent.known(start, unreachable) is not None
+    assert agent.known(start, start) is None  # reached states are never 'known' unreachable

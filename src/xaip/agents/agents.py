@@ -374,6 +374,14 @@ class SearchAgent(Generic[S]):
         return astar(self.simulator, start, goal, self.heuristic, limit,
                      on_exhausted=remember)
 
+    def known(self, start: S, goal: Goal) -> Attempt[S] | None:
+        """The answer :meth:`query` would give from memory alone (the goal lies outside a
+        reachable set remembered from an earlier exhausted search that reached ``start``),
+        or ``None`` when answering needs a search. Lets a caller that hands queries to
+        worker processes keep the ones this agent answers at once (discovery's executor
+        dispatch: a worker does not have this memory and would search again)."""
+        return self._known_unreachable(start, goal) if self.memory else None
+
     def _known_unreachable(self, start: S, goal: Goal) -> Attempt[S] | None:
         began = time.perf_counter()
         for reachable in self._exhausted:

@@ -225,17 +225,22 @@ class Asker:
         rest computed as one batch. Without ``keys`` everything is computed afresh."""
         todo = [i for i in range(len(pairs))
                 if keys is None or keys[i] not in self._ahead]
-        if self.executor is None or len(todo) < 2:
-            # One query is answered here, as in a serial run: a worker would make this
-            # process wait for the round trip, and this agent's memory of exhausted
-            # searches (an unreachable goal known without searching) serves it.
-            fresh = [attempt_answer(self.agent, pairs[i][0], pairs[i][1], self.budget)
-                     for i in todo]
-        else:
+        # A query asked alone is answered here, as in a serial run: a worker would make
+        # this process wait for the round trip. So are those this agent's memory of
+        # exhausted searches answers without searching (a worker lacks that memory).
+        here = self._known_here([pairs[i] for i in todo]) if len(todo) > 1 else set()
+        remote = [i for j, i in enumerate(todo) if j not in here]
+        if self.executor is None or len(remote) < 2:
+            remote = []
+        sent = set(remote)
+        local = [i for i in todo if i not in sent]
+        found = dict(zip(local, self._compute_now([pairs[i] for i in local]), strict=True))
+        if remote:
+            assert self.executor is not None
             deadline = wall_deadline(self.clock)
-            fresh = self.executor.map(answer_query, [(*pairs[i], self.query_budget, deadline)
-                                                     for i in todo])
-        found = dict(zip(todo, fresh, strict=True))
+            found.update(zip(remote, self.executor.map(
+                answer_query, [(*pairs[i], self.query_budget, deadline) for i in remote]),
+                strict=True))
         out = []
         for i in range(len(pairs)):
             if i in found:
@@ -245,6 +250,20 @@ class Asker:
                 self.ahead_saved += ahead.seconds
                 out.append(ahead)
         return out
+
+    def _compute_now(self, pairs: Sequence[tuple[Any, Any]]) -> list[Answer]:
+        """Answers computed in this process, one after another."""
+        return [attempt_answer(self.agent, start, goal, self.budget) for start, goal in pairs]
+
+    def _known_here(self, pairs: Sequence[tuple[Any, Any]]) -> set[int]:
+        """Indexes of ``pairs`` this process's agent answers from memory without searching
+        (an agent with a ``known(start, goal)`` method, :class:`~xaip.agents.SearchAgent`),
+        when there is an executor: sent to a worker, which lacks that memory, they would
+        be searched again, often exhaustively."""
+        known = getattr(self.agent, "known", None)
+        if self.executor is None or known is None:
+            return set()
+        return {i for i, (start, goal) in enumerate(pairs) if known(start, goal) is not None}
 
     def prefetch(self, queries: Sequence[tuple[str, Any, Any]]) -> None:
         """Answer ``queries`` ahead of time as one batch, keeping the answers aside: they
@@ -258,6 +277,8 @@ class Asker:
             if self.store.get_answer(key) is not None:
                 continue
             pairs[key] = (start, goal)
+        for index in sorted(self._known_here(list(pairs.values())), reverse=True):
+            del pairs[list(pairs)[index]]  # memory answers them here when they are asked
         if not pairs:
             return
         if len(self._ahead) > 10_000:
