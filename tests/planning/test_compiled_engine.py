@@ -447,3 +447,64 @@ def test_core_task_rejects_inconsistent_input() -> None:
                    zero, zero, zero)
     with pytest.raises(ValueError):  # a state of the wrong width
         _core.Task(2, 1, b"\x01" * 4, four, cost, zero, zero, zero).evaluate("hmax", b"\0")
+
+
+def _negative_task(seed: int) -> Task:
+    """A random task whose actions and goal require facts false (complements matter)."""
+    rng = random.Random(seed)
+    facts = 6
+
+    def mask(p: float) -> int:
+        return sum(1 << f for f in range(facts) if rng.random() < p)
+
+    actions = []
+    for index in range(rng.randint(3, 9)):
+        pre, neg = mask(0.25), mask(0.3)
+        neg &= ~pre
+        add, delete = mask(0.3), mask(0.3)
+        actions.append(GroundAction(f"a{index}", (), pre=pre, add=add, delete=delete,
+                                    neg_pre=neg, cost=rng.randint(0, 3)))
+    goal = mask(0.3)
+    goal_neg = mask(0.3) & ~goal
+    return _task(tuple(actions), init=mask(0.5), goal=goal, goal_neg=goal_neg)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_complemented_negative_conditions_keep_the_optimal_cost(seed: int) -> None:
+    """prune=True makes negative conditions positive facts for the heuristics: optimal
+    costs and verdicts stay those of the brute force, plans stay valid."""
+    from xaip.planning.engines.complement import complement_negative_conditions
+
+    task = _negative_task(seed)
+    truth = goal_distances(task)[task.init]
+    if any(a.neg_pre for a in task.actions) or task.goal_neg:
+        assert complement_negative_conditions(task) is not None
+    for heuristic in ("lmcut", "hmax", "blind"):
+        result = CompiledEngine("astar", heuristic, prune=True).solve(task, optimal=True)
+        if truth == math.inf:
+            assert result.status == "unsolvable", heuristic
+        else:
+            assert (result.status, result.cost) == ("solved", truth), heuristic
+            assert is_valid(task, result.plan)
+    for heuristic in ("hff", "hadd"):
+        result = CompiledEngine("gbfs", heuristic, prune=True).solve(task)
+        assert result.status == ("unsolvable" if truth == math.inf else "solved")
+        assert result.status != "solved" or is_valid(task, result.plan)
+
+
+def test_complements_make_lmcut_see_negative_preconditions() -> None:
+    """A chain of slots each needing the previous one emptied: with complements LM-cut
+    counts every step, without them (prune=False) it sees only the goal's last action."""
+    n = 6
+    actions = tuple(
+        GroundAction(f"clear{i}", (), pre=0, add=0, delete=1 << i,
+                     neg_pre=(1 << (i + 1)) if i + 1 < n else 0)
+        for i in range(n))
+    task = _task(actions, init=(1 << n) - 1, goal=0, goal_neg=(1 << n) - 1)
+    core = compile_task(task, prune=True, complement=True)
+    nbytes = 8 * ((n + n) // 64 + 1)
+    # every slot full, so no complement fact (bits n..2n-1) holds
+    value = core.evaluate("lmcut", task.init.to_bytes(nbytes, "little"))
+    assert value == n
+    assert evaluate(task, "lmcut", task.init) < n
+    assert CompiledEngine().solve(task, optimal=True).cost == n

@@ -33,12 +33,14 @@ import math
 import struct
 import threading
 import weakref
+from collections.abc import Iterable
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from xaip.errors import InputError
 from xaip.planning.engines.base import Engine, ground_and_solve
 from xaip.planning.engines.builtin import BuiltinEngine, choose
+from xaip.planning.engines.complement import complement_negative_conditions
 from xaip.planning.heuristics import ADMISSIBLE, HEURISTICS
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.search.preferred import use_preferred
@@ -63,7 +65,7 @@ COMPILED_SEARCHES = frozenset({"astar", "ucs", "gbfs"})
 DEFAULT_MAX_MEMORY_MB = 2048
 
 _CACHE_SIZE = 16
-_cache: dict[tuple[int, bool], tuple[weakref.ref[Task], _core_module.Task]] = {}
+_cache: dict[tuple[int, bool, bool], tuple[weakref.ref[Task], _core_module.Task]] = {}
 _cache_lock = threading.Lock()
 
 
@@ -76,31 +78,44 @@ def _words(mask: int, nbytes: int) -> bytes:
     return mask.to_bytes(nbytes, "little")
 
 
-def compile_task(task: Task, prune: bool = True) -> _core_module.Task:
+def compile_task(task: Task, prune: bool = True, complement: bool = False
+                 ) -> _core_module.Task:
     """The ``xaip._core.Task`` for ``task``, built once per task object (cached).
 
     ``prune`` drops actions that cannot matter for the goal (backward relevance) and
     duplicate actions: optimal costs and verdicts are unchanged, search is faster, but the
     expansion order is no longer the Python reference's (``prune=False`` keeps it).
+    ``complement`` adds a complement fact for each negatively required fact
+    (:mod:`~xaip.planning.engines.complement`): the same task, better-informed heuristics;
+    the core's states then have more facts than ``task``'s, so only :meth:`CompiledEngine.
+    solve` (which starts from the core's own initial state) uses it, never
+    :func:`evaluate` on a caller's state.
     Raises :class:`RuntimeError` when the extension is missing.
     """
     if _CORE is None:
         raise RuntimeError("the compiled core xaip._core is not built")
-    key = (id(task), prune)
+    key = (id(task), prune, complement)
     hit = _cache.get(key)
     if hit is not None and hit[0]() is task:
         return hit[1]
-    nbytes = 8 * (task.num_facts // 64 + 1)
+    reformulated = complement_negative_conditions(task) if complement else None
+    if reformulated is None:
+        num_facts, init, goal, goal_neg = task.num_facts, task.init, task.goal, task.goal_neg
+        masks: Iterable[tuple[int, int, int, int]] = (
+            (a.pre, a.add, a.delete, a.neg_pre) for a in task.actions)
+    else:
+        num_facts, init, goal, goal_neg = (reformulated.num_facts, reformulated.init,
+                                           reformulated.goal, reformulated.goal_neg)
+        masks = reformulated.actions
+    nbytes = 8 * (num_facts // 64 + 1)
     # sparse: each mask only up to its highest bit (full width would be actions x facts)
     parts = [m.to_bytes((m.bit_length() + 7) // 8, "little")
-             for action in task.actions
-             for m in (action.pre, action.add, action.delete, action.neg_pre)]
+             for four in masks for m in four]
     lengths = struct.pack(f"<{len(parts)}i", *map(len, parts))
     costs = struct.pack(f"<{len(task.actions)}q", *(a.cost for a in task.actions))
-    core = _CORE.Task(task.num_facts, len(task.actions), b"".join(parts), lengths, costs,
-                      _words(task.init, nbytes), _words(task.goal, nbytes),
-                      _words(task.goal_neg, nbytes), prune, **_axiom_args(task, nbytes),
-                      **_effect_args(task))
+    core = _CORE.Task(num_facts, len(task.actions), b"".join(parts), lengths, costs,
+                      _words(init, nbytes), _words(goal, nbytes), _words(goal_neg, nbytes),
+                      prune, **_axiom_args(task, nbytes), **_effect_args(task))
     with _cache_lock:  # the workbench plans from several worker threads
         while len(_cache) >= _CACHE_SIZE:
             _cache.pop(next(iter(_cache)), None)
@@ -191,8 +206,9 @@ class CompiledEngine:
     ``heuristic`` of ``None`` pick A* + LM-cut when ``optimal``, GBFS + h_FF otherwise).
     ``max_memory_mb`` caps the state table and open list: past it the search answers
     ``budget_exhausted`` instead of exhausting the machine. ``prune`` (default on) skips
-    irrelevant and duplicate actions (see :func:`compile_task`); ``prune=False`` makes the
-    search expand exactly the states the pure-Python engine expands, in the same order.
+    irrelevant and duplicate actions and makes negative conditions positive for the
+    heuristics (see :func:`compile_task`); ``prune=False`` makes the search expand exactly
+    the states the pure-Python engine expands, in the same order.
     ``preferred``: h_FF's preferred operators in GBFS, as the builtin engine's.
     """
 
@@ -230,7 +246,7 @@ class CompiledEngine:
             raise InputError(f"action {negative} has negative cost {negative.cost}")
         budget = budget or Budget()
         clock = budget.start()
-        core = compile_task(task, self.prune)
+        core = compile_task(task, self.prune, complement=self.prune)
         left = clock.remaining()
         admissible = heuristic in ADMISSIBLE
         status, indices, stats = core.solve(

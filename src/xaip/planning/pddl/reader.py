@@ -216,9 +216,8 @@ class _Reader:
         index = 0
         while index < len(items):
             item = items[index]
-            glued = (isinstance(item, Symbol) and len(item.text) > 1
-                     and item.text.startswith("-") and item.text[1].isalpha())
-            if glued:
+            if (isinstance(item, Symbol) and len(item.text) > 1
+                    and item.text.startswith("-") and item.text[1].isalpha()):
                 # ``?loc -zone``: the dash glued to the type (IPPC 2008's search-and-rescue
                 # writes it so, and mdpsim reads it). No PDDL name starts with '-', so the
                 # token can only mean ``- zone``.
