@@ -76,6 +76,12 @@ class _Session:
         assert self._tasks is not True
         return self._tasks
 
+    def proofs_ahead(self) -> bool:
+        """Will a proof ask about many edit sets (so the toggled tasks pay for their one
+        grounding)? Not for an empty MCE or contrastive answer, nor the patches."""
+        kind = self.result.type
+        return kind == "mme" or (kind in ("mce", "contrastive") and bool(self.result.edits))
+
     def node(self, edits: Sequence[Edit], quick: bool = True) -> CheckResult:
         """Is the plan explained in ``H + edits``? For the proofs' many edit sets: on the
         updated task built by toggling features when possible (else :meth:`complete`)."""
@@ -105,7 +111,7 @@ class _Session:
         the written lifted PDDL (what the user gets); optimality is proved on the toggled
         task when there is one (a fresh grounding otherwise), whose reading of the plan
         must agree with the PDDL's."""
-        tasks = self.tasks()
+        tasks = self.tasks() if self.proofs_ahead() else None
         if tasks is None:
             return self.complete(edits)
         domain, problem = updated_model(self.mrp, edits)
@@ -145,7 +151,7 @@ class _Session:
             return "brute force: Dijkstra over sets of atoms"
         if self.result.engine not in OWN_ENGINES:
             return f"{self.result.engine} on the lifted PDDL"
-        if self.tasks() is not None:
+        if self.proofs_ahead() and self.tasks() is not None:
             return ("uniform-cost search on the checker's own grounding (features toggled on "
                     "a relaxation), the plan validated on the written PDDL")
         return "uniform-cost search on a fresh grounding"
@@ -203,7 +209,7 @@ def _check_before(session: _Session) -> CheckReport | None:
                                   f"{claimed} as claimed")
     optimum = result.human_optimal_cost_before
     if optimum is not None:
-        tasks = session.tasks()
+        tasks = session.tasks() if session.proofs_ahead() else None
         status, found, _ = cheaper_plan(mrp.human_domain, mrp.human_problem,
                                         None if tasks is None else tasks.task(()),
                                         optimum + 1, session.search_budget(),
