@@ -190,6 +190,11 @@ def checker_rows(random_count: int, kinds: Sequence[str], seconds: float,
     files = mrp_files()
     if quick:
         files = files[:1] + files[1::6]
+    # warm up (the checker's modules are imported lazily, at the first check)
+    warm = load_mrp(*files[0][1:])
+    for kind in kinds:
+        timed(warm, kind, seconds, **({"foils": [parse_foil(
+            "avoid:" + warm.plan_names[0].split()[0])]} if kind == "contrastive" else {}))
     for label, robot, human, problem in files:
         mrp = load_mrp(robot, human, problem, budget=Budget(max_seconds=seconds))
         for kind in kinds:
