@@ -71,6 +71,7 @@ COMMAND_MODULES = (
     "xaip.examples_command",
     "xaip.gymnasium.command",
     "xaip.studies.command",
+    "xaip.unsolvable.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -111,6 +112,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
      "can xaip use this Gymnasium environment? (like check_env)"),
     ("study", "xaip.studies.command",
      "run explainers x instances x parameters from a study file"),
+    ("unsolvable", "xaip.unsolvable.command",
+     "why a task has no plan: unsolvable core, unreachable landmark"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 

@@ -130,6 +130,7 @@ FAMILY_MODULES = (
     "xaip.concepts.registry",
     "xaip.balanced.registry",
     "xaip.observers.registry",
+    "xaip.unsolvable.registry",
 )
 
 

@@ -17,6 +17,7 @@ FAMILIES: tuple[str, ...] = (
     "capabilities",
     "interop",
     "gymnasium",
+    "unsolvable",
 )
 
 

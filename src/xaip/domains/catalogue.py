@@ -114,6 +114,10 @@ EXAMPLES: tuple[Example, ...] = (
             "Montezuma's Revenge routes and foils: why not the user's route?",
             ("xaip why-not montezuma --plan screen-1.ladder-left.plan.txt "
              "--foil screen-1.ladder-left.foil.txt",)),
+    Example("unsolvable", "unsolvable", "unsolvable",
+            "a delivery map transcribed without the harbour road: why the task has no plan "
+            "and where the person's plan fails",
+            ("xaip unsolvable domain.pddl problem.pddl --trace attempt.plan.txt",)),
 )
 
 

@@ -1,0 +1,62 @@
+"""English for :class:`xaip.unsolvable.UnsolvableResult`: the plan, or why there is none.
+
+Why plain words here and technical names in JSON: a person transcribing a model reads "these
+goal facts cannot hold together", a program reads ``core_kind: minimum``.
+"""
+
+from __future__ import annotations
+
+from xaip.render import check_line, renderer
+from xaip.unsolvable.results import UnsolvableResult
+
+
+def _listing(facts: tuple[str, ...]) -> str:
+    return ", ".join(facts)
+
+
+@renderer(UnsolvableResult, "text")
+def unsolvable_text(result: UnsolvableResult) -> str:
+    lines: list[str] = []
+    if result.solvable is True:
+        assert result.plan is not None
+        if result.plan:
+            lines.append(f"This task has a plan ({len(result.plan)} steps, cost "
+                         f"{result.plan_cost}), so there is nothing to explain:")
+            lines += [f"  {number}. {step}" for number, step in enumerate(result.plan, 1)]
+        else:
+            lines.append("This task has a plan: the goal already holds in the initial state "
+                         "(the empty plan, cost 0).")
+    elif result.solvable is None:
+        lines.append("Could not decide whether this task has a plan: the budget ran out "
+                     f"after {result.stats.get('states', 0)} states.")
+    else:
+        lines.append("This task has no plan: no sequence of actions reaches the goal.")
+        if result.core:
+            many = len(result.core) > 1
+            what = ("These goal facts cannot all be made true together" if many else
+                    "This goal fact alone can never be made true")
+            size = ("no smaller set of goal facts is impossible, and this is the first such "
+                    "set in goal order" if result.core_kind == "minimum" else
+                    "dropping any one of them makes the rest achievable (the search for the "
+                    "smallest such set ran out of budget)")
+            lines.append(f"{what}: {_listing(result.core)} ({size}).")
+            if len(result.core) < len(result.goal):
+                lines.append("Every other goal fact is beside the point: the task stays "
+                             "impossible with only these.")
+            if result.landmark is not None:
+                lines.append("Why: " + result.landmark.sentence() + ".")
+            else:
+                lines.append("Why: each of them can be reached on its own, but no reachable "
+                             "state has them all at once.")
+    if result.trace_valid is True:
+        lines.append("Your plan is valid: it reaches the goal.")
+    elif result.trace is not None:
+        trace = result.trace
+        if trace.step is None:
+            lines.append(f"Your plan: all {trace.steps} steps can be carried out, but at the "
+                         f"end these goal facts are false: {_listing(trace.unmet)}.")
+        else:
+            lines.append(f"Your plan fails at step {trace.step}, {trace.action}: it needs "
+                         f"{_listing(trace.unmet)}, which does not hold then.")
+    lines.append(check_line(result.verified, result.check, result.status))
+    return "\n".join(lines)

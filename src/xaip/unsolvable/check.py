@@ -1,0 +1,254 @@
+"""The independent checker of ``xaip unsolvable``.
+
+What it shares with the search, and why that is acceptable: the PDDL reader, the grounder
+(:func:`xaip.planning.grounding.ground`, run afresh) and :class:`~xaip.planning.task.Task`'s
+action semantics; and :func:`xaip.planning.plans.validate`, the lifted validator, which
+shares nothing with grounding. It does *not* share the search, the goal-mask code, the core
+enumeration or the landmark code: it explores the reachable states again by breadth-first
+search, keeps a parent link per state, and then checks every claim:
+
+* **a plan**: it is valid (lifted validation);
+* **no plan**: no reachable state satisfies the goal, nor the core (the reduced task);
+* **minimality**: every proper subset of the core is solvable -- enough to check the subsets
+  one literal smaller, because a subset of a solvable goal set is solvable;
+* **minimum, first in goal order**: every goal subset one literal smaller than the core is
+  solvable (every smaller subset lies inside one of them), and so is every subset of the
+  core's size that comes before it in goal order;
+* each "solvable" above by a witness plan read off the parent links and replayed by the
+  lifted validator, whose final state must satisfy the subset;
+* **the landmark**: no reachable state has the fact, and it is a landmark: a core goal fact
+  (``never-true``: not a fact of the grounded task at all; ``relaxed-unreachable``: not
+  reached by the checker's own delete-relaxed fixpoint), or, for ``relaxed-landmark``, the
+  core's positive goal facts are not all delete-relaxed reachable once every action that
+  adds the fact is removed (negative conditions ignored: an over-approximation, so sound);
+* **the trace**: the steps before the failing one apply on the grounded task, the failing
+  one does not (its action is not applicable, or was never grounded); for a goal failure,
+  the listed literals are exactly those false at the end.
+
+It runs under a fresh copy of the user's budget (one node per state) and raises
+:class:`~xaip.errors.BudgetExhausted` when it runs out (reported by
+:func:`xaip.contract.run_checker`). Time is about that of the search plus one lifted
+validation per distinct witness.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections import deque
+from collections.abc import Sequence
+
+from xaip.contract import CheckReport
+from xaip.errors import BudgetExhausted
+from xaip.planning.grounding import ground
+from xaip.planning.pddl.model import TRUE, Atom, Domain, Problem
+from xaip.planning.plans import PlanStep, parse_plan, validate
+from xaip.planning.semantics import fact_text, step_number
+from xaip.planning.task import Task
+from xaip.runtime import Budget
+from xaip.unsolvable.goals import GoalLiteral, goal_literals
+from xaip.unsolvable.results import UnsolvableResult
+
+
+class _Space:
+    """The reachable states (breadth-first order) with parent links."""
+
+    def __init__(self, task: Task, budget: Budget) -> None:
+        clock = budget.start()
+        self.task = task
+        self.order: list[int] = [task.init]
+        self.parent: dict[int, tuple[int, str] | None] = {task.init: None}
+        queue = deque([task.init])
+        while queue:
+            state = queue.popleft()
+            if not clock.charge():
+                raise BudgetExhausted(f"checker explored {len(self.order)} states")
+            for action in task.actions:
+                if action.applicable(state):
+                    child = action.apply(state)
+                    if child not in self.parent:
+                        self.parent[child] = (state, action.name)
+                        self.order.append(child)
+                        queue.append(child)
+
+    def plan_to(self, state: int) -> list[str]:
+        names: list[str] = []
+        link = self.parent[state]
+        while link is not None:
+            state, name = link
+            names.append(name)
+            link = self.parent[state]
+        return names[::-1]
+
+
+def _holds(literal: GoalLiteral, task: Task, state: int) -> bool:
+    index = task.fact_index.get(literal.atom)
+    true = (literal.atom in task.static_facts) if index is None else bool(state >> index & 1)
+    return true == literal.positive
+
+
+class _Checker:
+    def __init__(self, domain: Domain, problem: Problem, budget: Budget) -> None:
+        self.domain, self.problem = domain, problem
+        self.literals = goal_literals(problem)
+        clock = budget.start()
+        self.task = ground(domain, problem, budget=clock)
+        self.space = _Space(self.task, clock.remaining())
+        self.witnessed: dict[int, frozenset[Atom]] = {}
+
+    def satisfying(self, subset: Sequence[int]) -> int | None:
+        chosen = [self.literals[p] for p in subset]
+        for state in self.space.order:
+            if all(_holds(lit, self.task, state) for lit in chosen):
+                return state
+        return None
+
+    def witnessed_solvable(self, subset: Sequence[int]) -> str | None:
+        """``None`` when a validated witness plan reaches ``subset``, else the problem."""
+        state = self.satisfying(subset)
+        if state is None:
+            return f"no reachable state satisfies {self._names(subset)}"
+        if state not in self.witnessed:
+            steps = parse_plan("\n".join(f"({n})" for n in self.space.plan_to(state)))
+            free = dataclasses.replace(self.problem, goal=TRUE)
+            checked = validate(self.domain, free, steps, keep_trace=True)
+            if not checked.valid:
+                return f"witness plan for {self._names(subset)} is invalid: {checked.reason}"
+            self.witnessed[state] = checked.trace[-1]
+        final = self.witnessed[state]
+        for p in subset:
+            lit = self.literals[p]
+            if (lit.atom in final) != lit.positive:
+                return f"witness plan for {self._names(subset)} ends without {lit.text}"
+        return None
+
+    def _names(self, subset: Sequence[int]) -> str:
+        return "{" + ", ".join(self.literals[p].text for p in subset) + "}"
+
+
+def check(domain: Domain, problem: Problem, result: UnsolvableResult,
+          budget: Budget | None = None, trace: Sequence[PlanStep] | None = None
+          ) -> CheckReport:
+    """Confirm every claim of ``result`` (see the module docstring); ``trace`` is the
+    attempted plan the result's ``trace`` verdict is about."""
+    budget = budget or Budget()
+    if result.solvable is True:
+        assert result.plan is not None
+        checked = validate(domain, problem, parse_plan("\n".join(result.plan)))
+        return CheckReport(checked.valid, "the plan is valid" if checked.valid
+                           else f"the plan is invalid: {checked.reason}")
+    if result.solvable is None:
+        return CheckReport(None, "nothing established to check (the budget ran out)")
+    checker = _Checker(domain, problem, budget)
+    problems: list[str] = []
+    if trace is not None:
+        problems += _trace_problems(checker, trace, result)
+    if result.solvable is False:
+        problems += _core_problems(checker, result)
+    if problems:
+        return CheckReport(False, "; ".join(problems))
+    return CheckReport(True, f"confirmed on {len(checker.space.order)} reachable states "
+                             f"with {len(checker.witnessed)} validated witness plans")
+
+
+def _core_problems(checker: _Checker, result: UnsolvableResult) -> list[str]:
+    size = len(checker.literals)
+    core = result.core_positions
+    if checker.satisfying(range(size)) is not None:
+        return ["a reachable state satisfies the whole goal: the task has a plan"]
+    if not core or checker.satisfying(core) is not None:
+        return [f"the core {checker._names(core)} is reachable"]
+    to_solve: list[tuple[int, ...]] = []
+    if result.core_kind == "minimum":
+        to_solve += itertools.combinations(range(size), len(core) - 1)
+        for combo in itertools.combinations(range(size), len(core)):
+            if combo == tuple(core):
+                break
+            to_solve.append(combo)
+    else:
+        to_solve += [tuple(p for p in core if p != drop) for drop in core]
+    problems = [found for subset in to_solve if (found := checker.witnessed_solvable(subset))]
+    if result.landmark is not None:
+        problems += _landmark_problems(checker, result)
+    return problems
+
+
+def _landmark_problems(checker: _Checker, result: UnsolvableResult) -> list[str]:
+    assert result.landmark is not None
+    task, fact, kind = checker.task, result.landmark.fact, result.landmark.kind
+    core_goals = [checker.literals[p] for p in result.core_positions]
+    atom = next((a for a in task.facts if _text(a) == fact), None)
+    is_core_goal = any(lit.positive and lit.text == fact for lit in core_goals)
+    if kind == "never-true":
+        ok = is_core_goal and atom is None and all(_text(a) != fact for a in task.static_facts)
+        return [] if ok else [f"{fact} is not a core goal fact absent from the task"]
+    if atom is None:
+        return [f"landmark {fact} is not a fact of the task"]
+    index = task.fact_index[atom]
+    if any(state >> index & 1 for state in checker.space.order):
+        return [f"landmark {fact} is reachable"]
+    if kind == "relaxed-unreachable":
+        return [] if is_core_goal and not _relaxed(task, -1) >> index & 1 else [
+            f"{fact} is not a delete-relaxed unreachable core goal fact"]
+    needed = 0
+    for lit in core_goals:
+        if lit.positive:
+            needed |= 1 << task.fact_index[lit.atom]
+    if _relaxed(task, index) & needed == needed:
+        return [f"{fact} is not a landmark of the core"]
+    return []
+
+
+def _relaxed(task: Task, without: int) -> int:
+    """Facts reachable ignoring deletions and negative conditions, with the actions adding
+    fact ``without`` removed (``-1``: none removed)."""
+    reached = task.init
+    drop = 0 if without < 0 else 1 << without
+    changed = True
+    while changed:
+        changed = False
+        for action in task.actions:
+            if action.pre & ~reached or action.add & drop:
+                continue
+            adds = action.add
+            for effect in action.conditional:
+                if not effect.cond_pos & ~reached:
+                    if effect.add & drop:
+                        adds = -1
+                        break
+                    adds |= effect.add
+            if adds == -1:
+                continue
+            if adds & ~reached:
+                reached |= adds
+                changed = True
+    return reached
+
+
+def _text(atom: Atom) -> str:
+    return fact_text(atom.predicate, atom.args)
+
+
+def _trace_problems(checker: _Checker, steps: Sequence[PlanStep],
+                    result: UnsolvableResult) -> list[str]:
+    """The trace claims of ``result`` re-checked by replaying ``steps`` on the checker's
+    grounded task."""
+    trace, task = result.trace, checker.task
+    if trace is None:
+        return [] if result.trace_valid is not False else ["the trace's failure is missing"]
+    state = task.init
+    for index, step in enumerate(steps):
+        name = " ".join((step.name, *step.args))
+        applicable = [task.actions[i] for i in task.action_index.get(name, ())
+                      if task.actions[i].applicable(state)]
+        if not applicable:
+            if trace.step != step_number(index):
+                return [f"step {step_number(index)} is the first that does not apply, not "
+                        f"{trace.step}"]
+            return []
+        state = applicable[0].apply(state)
+    if trace.step is not None:
+        return ["every step of the trace applies"]
+    false = {lit.text for lit in checker.literals if not _holds(lit, task, state)}
+    return [] if false == set(trace.unmet) else [
+        f"goal literals false at the end are {sorted(false)}, not {list(trace.unmet)}"]
