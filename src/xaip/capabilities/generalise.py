@@ -25,16 +25,17 @@ from xaip.capabilities.candidates import ABSENT, POS
 from xaip.capabilities.gameover import Case, exclude, holds_in
 from xaip.capabilities.matching import Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, default_pre
-from xaip.capabilities.pool import PoolState
+from xaip.capabilities.pool import PoolState, keys_of
 from xaip.capabilities.queries import QueryEngine
 from xaip.capabilities.waypoints import AbstractGoal
-from xaip.planning.pddl.model import Atom
 
 #: Unseen bindings asked per lifted capability.
 PER_CAPABILITY = 8
 #: At most this many unseen bindings in all, the ones past ``PER_CAPABILITY`` chosen to
 #: give a parameter an object it was never tried with.
 COVERAGE = 64
+#: Capabilities without parameters: at most this many nearby states are considered.
+NEARBY = 500
 #: Bindings of one state considered when choosing an unseen one.
 CHOICES = 16
 
@@ -54,18 +55,23 @@ def _pairs(binding: dict[str, str]) -> set[tuple[str, str]]:
 
 def _novel_first(cap: CapState, states: list[PoolState], rng: random.Random
                  ) -> list[PoolState]:
-    """``states`` where ``cap`` (without parameters) was never executed, those with most
-    atoms at a value no execution had first (ties in random order)."""
-    values: dict[Atom, set[bool]] = {}
+    """``states`` where the precondition of ``cap`` (without parameters) holds and it was
+    never executed, those with most atoms at a value no execution had first (ties in
+    random order)."""
+    keys = [(a.predicate, a.args) for a in cap.atoms]
+    required = [((a.predicate, a.args), v) for a, v in _precondition(cap)]
+    values: dict[tuple[str, tuple[str, ...]], set[bool]] = {}
     executed = set()
     for _, before in cap.executions:
         executed.add(before)
-        for atom in cap.atoms:
-            values.setdefault(atom, set()).add(atom in before)
+        seen = keys_of(before)
+        for key in keys:
+            values.setdefault(key, set()).add(key in seen)
     order = [ps for ps in states if ps.fluent not in executed]
     rng.shuffle(order)
-    order.sort(key=lambda ps: -sum(1 for a in cap.atoms
-                                   if (a in ps.fluent) not in values.get(a, ())))
+    order = [ps for ps in order if all((key in ps.keys) == v for key, v in required)]
+    order.sort(key=lambda ps: -sum(1 for key in keys
+                                   if (key in ps.keys) not in values.get(key, ())))
     return order
 
 
@@ -99,7 +105,10 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
             order = states[:]
             rng.shuffle(order)
         else:  # the states most unlike every execution first, known or nearby
-            order = _novel_first(cap, states + list(nearby or ()), rng)
+            extra = list(nearby or ())
+            if len(extra) > NEARBY:
+                extra = rng.sample(extra, NEARBY)
+            order = _novel_first(cap, states + extra, rng)
         asked = 0
         limit = max(per_capability, coverage) if cap.params else per_capability
         counterexample: dict[str, str] | None = None
