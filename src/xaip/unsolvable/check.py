@@ -20,7 +20,8 @@ search, keeps a parent link per state, and then checks every claim:
   (``never-true``: not a fact of the grounded task at all; ``relaxed-unreachable``: not
   reached by the checker's own delete-relaxed fixpoint), or, for ``relaxed-landmark``, the
   core's positive goal facts are not all delete-relaxed reachable once every action that
-  adds the fact is removed (negative conditions ignored: an over-approximation, so sound);
+  adds the fact is removed (negative conditions kept as "false" facts that deletions make
+  reachable: an over-approximation of the real task, so sound);
 * **the trace**: the steps before the failing one apply on the grounded task, the failing
   one does not (its action is not applicable, or was never grounded); for a goal failure,
   the listed literals are exactly those false at the end.
@@ -200,29 +201,30 @@ def _landmark_problems(checker: _Checker, result: UnsolvableResult) -> list[str]
 
 
 def _relaxed(task: Task, without: int) -> int:
-    """Facts reachable ignoring deletions and negative conditions, with the actions adding
-    fact ``without`` removed (``-1``: none removed)."""
-    reached = task.init
+    """Facts reachable ignoring deletions, with the actions that add fact ``without``
+    removed (``-1``: none removed). Negative conditions are kept as "fact is false" facts,
+    reachable when false initially or deleted by a relaxed-reachable action (still an
+    over-approximation of the real task, so an unreachable fact is truly unreachable)."""
+    pos = task.init
+    neg = ~task.init & ((1 << task.num_facts) - 1)
     drop = 0 if without < 0 else 1 << without
     changed = True
     while changed:
         changed = False
         for action in task.actions:
-            if action.pre & ~reached or action.add & drop:
+            if action.pre & ~pos or action.neg_pre & ~neg:
                 continue
-            adds = action.add
+            adds, deletes = action.add, action.delete
             for effect in action.conditional:
-                if not effect.cond_pos & ~reached:
-                    if effect.add & drop:
-                        adds = -1
-                        break
+                if not effect.cond_pos & ~pos and not effect.cond_neg & ~neg:
                     adds |= effect.add
-            if adds == -1:
+                    deletes |= effect.delete
+            if adds & drop:
                 continue
-            if adds & ~reached:
-                reached |= adds
+            if adds & ~pos or deletes & ~neg:
+                pos, neg = pos | adds, neg | deletes
                 changed = True
-    return reached
+    return pos
 
 
 def _text(atom: Atom) -> str:
