@@ -15,7 +15,7 @@ reachable state (a goal subset has a plan iff some reachable state satisfies it)
 cheapest plan by Dijkstra, enumerates goal subsets by size in goal order for the first
 minimum unsolvable core, replays the attempted plan, and checks the reported landmark from
 its definition: a fact no reachable state contains that every plan for the core needs --
-a core goal fact, or a fact without which the core's positive goal facts are unreachable
+a core goal fact, or a fact without whose achievers the core's goal literals are unreachable
 even ignoring deletions (a negative precondition then holds once the fact was false
 initially or deleted by a reachable action). Whenever some core goal fact is
 unreachable ignoring deletions, a landmark must be reported.
@@ -150,9 +150,10 @@ def cheapest(inst: Instance) -> int | None:
     return None
 
 
-def relaxed(inst: Instance, without: str | None) -> set[str]:
-    """Facts reachable ignoring deletions; a negative precondition needs the fact to be
-    false initially or deleted by a reachable action; actions adding ``without`` removed."""
+def relaxed(inst: Instance, without: str | None) -> tuple[set[str], set[str]]:
+    """Facts that can be made true, and made false, ignoring deletions' harm: a negative
+    precondition needs the fact false initially or deleted by a reachable action; actions
+    adding ``without`` removed."""
     reached = set(inst.init)
     false = set(inst.facts) - inst.init
     changed = True
@@ -165,7 +166,7 @@ def relaxed(inst: Instance, without: str | None) -> set[str]:
                 reached |= a.add
                 false |= a.delete
                 changed = True
-    return reached
+    return reached, false
 
 
 def _text(fact: str, positive: bool = True) -> str:
@@ -223,14 +224,16 @@ def _core_problem(inst: Instance, states: list[State], result: object) -> str | 
         return f"core: oracle {expected}, xaip {result.core_positions} ({result.core_kind})"
     core = [inst.goal[p] for p in expected]
     needed = {f for f, pos in core if pos}
-    unreachable_goal = [f for f in needed if f not in relaxed(inst, None)]
+    needed_false = {f for f, pos in core if not pos}
+    unreachable_goal = [f for f in needed if f not in relaxed(inst, None)[0]]
     if result.landmark is None:
         return f"no landmark though {unreachable_goal} is relaxed-unreachable" \
             if unreachable_goal else None
     fact = result.landmark.fact.strip("()")
     if any(fact in s for s in states):
         return f"landmark {fact} is reachable"
-    if fact in needed or not needed <= relaxed(inst, fact):
+    true, false = relaxed(inst, fact)
+    if fact in needed or not needed <= true or not needed_false <= false:
         return None
     return f"{fact} is not a landmark of the core {core}"
 

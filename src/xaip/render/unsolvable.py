@@ -35,7 +35,9 @@ def unsolvable_text(result: UnsolvableResult) -> str:
             many = len(result.core) > 1
             what = ("These goal facts cannot all be made true together" if many else
                     "This goal fact alone can never be made true")
-            size = ("no smaller set of goal facts is impossible, and this is the first such "
+            size = ("one goal fact is impossible by itself" if not many
+                    and result.core_kind == "minimum" else
+                    "no smaller set of goal facts is impossible, and this is the first such "
                     "set in goal order" if result.core_kind == "minimum" else
                     "dropping any one of them makes the rest achievable (the search for the "
                     "smallest such set ran out of budget)")

@@ -19,8 +19,8 @@ search, keeps a parent link per state, and then checks every claim:
 * **the landmark**: no reachable state has the fact, and it is a landmark: a core goal fact
   (``never-true``: not a fact of the grounded task at all; ``relaxed-unreachable``: not
   reached by the checker's own delete-relaxed fixpoint), or, for ``relaxed-landmark``, the
-  core's positive goal facts are not all delete-relaxed reachable once every action that
-  adds the fact is removed (negative conditions kept as "false" facts that deletions make
+  core's goal literals are not all delete-relaxed reachable once every action that adds
+  the fact is removed (negative conditions kept as "false" facts that deletions make
   reachable: an over-approximation of the real task, so sound);
 * **the trace**: the steps before the failing one apply on the grounded task, the failing
   one does not (its action is not applicable, or was never grounded); for a goal failure,
@@ -189,22 +189,24 @@ def _landmark_problems(checker: _Checker, result: UnsolvableResult) -> list[str]
     if any(state >> index & 1 for state in checker.space.order):
         return [f"landmark {fact} is reachable"]
     if kind == "relaxed-unreachable":
-        return [] if is_core_goal and not _relaxed(task, -1) >> index & 1 else [
+        return [] if is_core_goal and not _relaxed(task, -1)[0] >> index & 1 else [
             f"{fact} is not a delete-relaxed unreachable core goal fact"]
-    needed = 0
+    needed = {True: 0, False: 0}  # the core's facts that must be true, and false
     for lit in core_goals:
-        if lit.positive:
-            needed |= 1 << task.fact_index[lit.atom]
-    if _relaxed(task, index) & needed == needed:
+        if lit.atom in task.fact_index:  # static ones hold (the core is reachable otherwise)
+            needed[lit.positive] |= 1 << task.fact_index[lit.atom]
+    pos, neg = _relaxed(task, index)
+    if pos & needed[True] == needed[True] and neg & needed[False] == needed[False]:
         return [f"{fact} is not a landmark of the core"]
     return []
 
 
-def _relaxed(task: Task, without: int) -> int:
+def _relaxed(task: Task, without: int) -> tuple[int, int]:
     """Facts reachable ignoring deletions, with the actions that add fact ``without``
     removed (``-1``: none removed). Negative conditions are kept as "fact is false" facts,
     reachable when false initially or deleted by a relaxed-reachable action (still an
-    over-approximation of the real task, so an unreachable fact is truly unreachable)."""
+    over-approximation of the real task, so an unreachable fact is truly unreachable).
+    Returns the reachable true facts and the reachable false facts."""
     pos = task.init
     neg = ~task.init & ((1 << task.num_facts) - 1)
     drop = 0 if without < 0 else 1 << without
@@ -224,7 +226,7 @@ def _relaxed(task: Task, without: int) -> int:
             if adds & ~pos or deletes & ~neg:
                 pos, neg = pos | adds, neg | deletes
                 changed = True
-    return pos
+    return pos, neg
 
 
 def _text(atom: Atom) -> str:
