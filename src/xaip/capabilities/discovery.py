@@ -291,36 +291,40 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         finished = engine.complete(clock)
         game_over: list[Any] = []
         nearby: list[Any] = []
-        if finished and not (clock is not None and spent(clock)):
+        # Each step below makes the model's claims sounder: one skipped because the budget
+        # ran out leaves the run unfinished (budget_exhausted), never silently complete.
+        finished = finished and not _out(clock)
+        if finished:
             known = [ps.concrete for ps in pool.states]
             known += [s for trace in traces for s in trace.states]
             game_over = probe_game_over(simulator, known, abstractor, live=nearby)
             caps[:], game_over_claims = guard(caps, game_over, engine.matcher,
                                               lambda target, like:
                                               engine.refine(target, like) is not None)
-        if finished and cfg.generalise and not (clock is not None and spent(clock)):
+        finished = finished and not (cfg.generalise and _out(clock))
+        if finished and cfg.generalise:
             overgeneral, excluded = test_generalisation(engine, cfg.seed, nearby=nearby)
             game_over_claims += excluded
-        if finished and cfg.split and lifted and not (clock is not None and spent(clock)):
-            old = refuted(caps)
-            if old:
-                sources = {f"c{i + 1}": lc for i, lc in enumerate(lifted_candidates)}
-                new = grounded_caps(old, sources, objects, predicates, pool)
-                report(progress, "regrounding", len(new), None,
-                       f"{len({c.parent or c.name for c in old})} refuted lifted "
-                       f"capabilities re-learned as {len(new)} grounded ones")
-                grounded_engine = QueryEngine(asker, abstractor, refine, new, pool,
-                                              cfg.engine, progress)
-                finished = grounded_engine.complete(clock)
-                if finished and not (clock is not None and spent(clock)):
-                    new[:], marked = guard(new, game_over, grounded_engine.matcher,
-                                           lambda target, like:
-                                           grounded_engine.refine(target, like) is not None)
-                    game_over_claims += marked
-                caps[:] = replace(caps, old, new)
-                regrounded = len({c.parent or c.name for c in old})
-                engine.plans += grounded_engine.plans
-        if finished and not (clock is not None and spent(clock)):
+        old = refuted(caps) if finished and cfg.split and lifted else []
+        finished = finished and not (old and _out(clock))
+        if finished and old:
+            sources = {f"c{i + 1}": lc for i, lc in enumerate(lifted_candidates)}
+            new = grounded_caps(old, sources, objects, predicates, pool)
+            report(progress, "regrounding", len(new), None,
+                   f"{len({c.parent or c.name for c in old})} refuted lifted "
+                   f"capabilities re-learned as {len(new)} grounded ones")
+            grounded_engine = QueryEngine(asker, abstractor, refine, new, pool,
+                                          cfg.engine, progress)
+            finished = grounded_engine.complete(clock) and not _out(clock)
+            if finished:
+                new[:], marked = guard(new, game_over, grounded_engine.matcher,
+                                       lambda target, like:
+                                       grounded_engine.refine(target, like) is not None)
+                game_over_claims += marked
+            caps[:] = replace(caps, old, new)
+            regrounded = len({c.parent or c.name for c in old})
+            engine.plans += grounded_engine.plans
+        if finished and cfg.recheck and not _out(clock):
             mismatches = engine.recheck(cfg.recheck)
     except OutOfTime:
         finished = False
@@ -357,6 +361,11 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     status = Status.COMPLETE if finished else Status.BUDGET_EXHAUSTED
     return DiscoveryResult(model, status, stats, seconds, tuple(traces),
                            tuple(abstract_traces), records, first)
+
+
+def _out(clock: BudgetClock | None) -> bool:
+    """Whether the run's budget is spent."""
+    return clock is not None and spent(clock)
 
 
 def _settled(cap: CapState) -> int:
