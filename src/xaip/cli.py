@@ -72,6 +72,7 @@ COMMAND_MODULES = (
     "xaip.gymnasium.command",
     "xaip.studies.command",
     "xaip.unsolvable.command",
+    "xaip.foils.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -114,6 +115,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
      "run explainers x instances x parameters from a study file"),
     ("unsolvable", "xaip.unsolvable.command",
      "why a task has no plan: unsolvable core, unreachable landmark"),
+    ("foil", "xaip.foils.command", "why not my way? partial-plan and constraint foils (RADAR-X)"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 

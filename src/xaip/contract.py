@@ -131,6 +131,7 @@ FAMILY_MODULES = (
     "xaip.balanced.registry",
     "xaip.observers.registry",
     "xaip.unsolvable.registry",
+    "xaip.foils.registry",
 )
 
 

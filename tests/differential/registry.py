@@ -18,6 +18,7 @@ FAMILIES: tuple[str, ...] = (
     "interop",
     "gymnasium",
     "unsolvable",
+    "foils",
 )
 
 
