@@ -152,8 +152,8 @@ class _Session:
         if self.result.engine not in OWN_ENGINES:
             return f"{self.result.engine} on the lifted PDDL"
         if self.proofs_ahead() and self.tasks() is not None:
-            return ("uniform-cost search on the checker's own grounding (features toggled on "
-                    "a relaxation), the plan validated on the written PDDL")
+            return ("uniform-cost search on the checker's own task (features toggled on one "
+                    "grounding)")
         return "uniform-cost search on a fresh grounding"
 
     def candidates(self) -> tuple[list[Edit], list[int]]:
