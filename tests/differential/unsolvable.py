@@ -13,11 +13,12 @@ budget; the answer must be verified.
 The oracle never calls xaip's planning code: it keeps its own Python sets, explores every
 reachable state (a goal subset has a plan iff some reachable state satisfies it), prices a
 cheapest plan by Dijkstra, enumerates goal subsets by size in goal order for the first
-minimum unsolvable core, replays the attempted plan, and checks the reported landmark from
-its definition: a fact no reachable state contains that every plan for the core needs --
-a core goal fact, or a fact without whose achievers the core's goal literals are unreachable
-even ignoring deletions (a negative precondition then holds once the fact was false
-initially or deleted by a reachable action). Whenever some core goal fact is
+minimum unsolvable core and the first single fact whose addition to the initial state
+gives a plan (candidates in predicate order), replays the attempted plan, and checks the
+reported landmark from its definition: a fact no reachable state contains that every
+plan for the core needs -- a core goal fact, or a fact without whose achievers the core's
+goal literals are unreachable even ignoring deletions (a negative precondition then holds
+once the fact was false initially or deleted by a reachable action). Whenever some core goal fact is
 unreachable ignoring deletions, a landmark must be reported.
 """
 
@@ -27,7 +28,7 @@ import heapq
 import itertools
 import random
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 CI_INSTANCES = 300
 
@@ -222,6 +223,11 @@ def _core_problem(inst: Instance, states: list[State], result: object) -> str | 
             break
     if result.core_kind != "minimum" or tuple(result.core_positions) != expected:
         return f"core: oracle {expected}, xaip {result.core_positions} ({result.core_kind})"
+    repair = next((f for f in inst.facts if f not in inst.init
+                   and cheapest(replace(inst, init=inst.init | {f})) is not None), None)
+    got = result.repair
+    if got is None or got.facts != (None if repair is None else (_text(repair),)):
+        return f"repair: oracle {repair}, xaip {got}"
     core = [inst.goal[p] for p in expected]
     needed = {f for f, pos in core if pos}
     needed_false = {f for f, pos in core if not pos}

@@ -48,7 +48,9 @@ def test_bundled_example_core_landmark_and_trace() -> None:
                                                   "relaxed-unreachable")
     assert result.trace is not None and result.trace.step == 5
     assert result.trace.unmet == ("(road market harbour)",)
+    assert result.repair is not None and result.repair.facts == ("(road depot harbour)",)
     payload = result.to_dict()
+    assert payload["init_repair"]["facts"] == ["(road depot harbour)"]
     assert payload["trace"]["steps_numbered_from"] == 1
     assert payload["core_goal_positions"] == [2]
 
@@ -122,7 +124,7 @@ def test_core_search_out_of_budget_falls_back_to_deletion() -> None:
 
 
 @pytest.mark.parametrize("tamper", ["solvable-core", "not-minimum", "later-tie",
-                                    "landmark", "trace-step"])
+                                    "landmark", "trace-step", "repair-later", "repair-none"])
 def test_checker_rejects_wrong_answers(tamper: str) -> None:
     domain, problem, result = _run("(on b) (on a) (off a) (off c)", trace="(flip-up c)\n")
     assert result.verified and result.core == ("(on a)", "(off a)")
@@ -136,6 +138,17 @@ def test_checker_rejects_wrong_answers(tamper: str) -> None:
         wrong = dataclasses.replace(result, core_positions=(2, 3))
         assert check(domain, problem, dataclasses.replace(wrong, core_kind="subset-minimal")
                      ).ok is True  # as a subset-minimal core it is right
+    elif tamper == "repair-later":  # a later candidate also works, but is not the first
+        domain, problem, result = _run("(on a) (broken a)")
+        fix = result.repair
+        assert fix is not None and fix.facts == ("(broken a)",) and result.verified
+        wrong = dataclasses.replace(result, repair=dataclasses.replace(fix, facts=("(off a)",),
+                                                                       atoms=()))
+    elif tamper == "repair-none":  # "no single fact helps" while one does
+        domain, problem, result = _run("(on a) (broken a)")
+        assert result.repair is not None
+        wrong = dataclasses.replace(result, repair=dataclasses.replace(
+            result.repair, facts=None, plan=(), atoms=()))
     elif tamper == "landmark":
         wrong = dataclasses.replace(result, landmark=UnreachableLandmark("(on a)",
                                                                          "relaxed-landmark"))
@@ -177,3 +190,15 @@ def test_cli_exit_codes_and_json(tmp_path, capsys: pytest.CaptureFixture[str]) -
     assert main(["unsolvable", domain, problem, "--trace", str(bad)]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_repairs_of_one_and_two_facts_and_repair_off() -> None:
+    domain = parse_domain(SWITCHES)
+    problem = parse_problem(_problem("(broken a) (broken b)"))
+    result = explain_unsolvable(domain, problem)  # at most one fact: none helps
+    assert result.repair is not None and result.repair.facts is None
+    assert result.repair.complete and result.verified
+    result = explain_unsolvable(domain, problem, repair=2)
+    assert result.repair is not None and result.verified
+    assert result.repair.facts == ("(broken a)", "(broken b)")
+    assert explain_unsolvable(domain, problem, repair=0).repair is None

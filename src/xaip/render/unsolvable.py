@@ -50,6 +50,8 @@ def unsolvable_text(result: UnsolvableResult) -> str:
             else:
                 lines.append("Why: each of them can be reached on its own, but no reachable "
                              "state has them all at once.")
+    if result.repair is not None:
+        lines.append(_repair_text(result))
     if result.trace_valid is True:
         lines.append("Your plan is valid: it reaches the goal.")
     elif result.trace is not None:
@@ -62,3 +64,20 @@ def unsolvable_text(result: UnsolvableResult) -> str:
                          f"{_listing(trace.unmet)}, which does not hold then.")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
+
+
+def _repair_text(result: UnsolvableResult) -> str:
+    fix = result.repair
+    assert fix is not None
+    within = (f"among {fix.candidates} candidate facts" + (" (the first ones only)"
+                                                           if fix.capped else ""))
+    if fix.facts is not None:
+        which = ("no smaller set of candidate facts would, and this is the first such set"
+                 if len(fix.facts) > 1 else "it is the first such fact")
+        return (f"Adding {' and '.join(fix.facts)} to the initial state would give the task "
+                f"a plan ({len(fix.plan)} steps); {which} {within}.")
+    if not fix.complete:
+        return (f"The search for initial facts whose addition gives a plan ran out of budget "
+                f"after {fix.tried} tries.")
+    limit = "one fact" if fix.max_facts == 1 else f"{fix.max_facts} facts"
+    return f"Adding up to {limit} to the initial state would not give the task a plan ({within})."

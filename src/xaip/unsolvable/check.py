@@ -47,6 +47,7 @@ from xaip.planning.plans import PlanStep, parse_plan, validate
 from xaip.planning.semantics import fact_text, step_number
 from xaip.planning.task import Task
 from xaip.runtime import Budget
+from xaip.runtime.budget import BudgetClock
 from xaip.unsolvable.goals import GoalLiteral, goal_literals
 from xaip.unsolvable.results import UnsolvableResult
 
@@ -54,8 +55,7 @@ from xaip.unsolvable.results import UnsolvableResult
 class _Space:
     """The reachable states (breadth-first order) with parent links."""
 
-    def __init__(self, task: Task, budget: Budget) -> None:
-        clock = budget.start()
+    def __init__(self, task: Task, clock: BudgetClock) -> None:
         self.task = task
         self.order: list[int] = [task.init]
         self.parent: dict[int, tuple[int, str] | None] = {task.init: None}
@@ -92,9 +92,9 @@ class _Checker:
     def __init__(self, domain: Domain, problem: Problem, budget: Budget) -> None:
         self.domain, self.problem = domain, problem
         self.literals = goal_literals(problem)
-        clock = budget.start()
-        self.task = ground(domain, problem, budget=clock)
-        self.space = _Space(self.task, clock.remaining())
+        self.clock = budget.start()
+        self.task = ground(domain, problem, budget=self.clock)
+        self.space = _Space(self.task, self.clock)
         self.witnessed: dict[int, frozenset[Atom]] = {}
 
     def satisfying(self, subset: Sequence[int]) -> int | None:
@@ -146,6 +146,8 @@ def check(domain: Domain, problem: Problem, result: UnsolvableResult,
         problems += _trace_problems(checker, trace, result)
     if result.solvable is False:
         problems += _core_problems(checker, result)
+    if result.repair is not None:
+        problems += _repair_problems(checker, result)
     if problems:
         return CheckReport(False, "; ".join(problems))
     return CheckReport(True, f"confirmed on {len(checker.space.order)} reachable states "
@@ -256,3 +258,36 @@ def _trace_problems(checker: _Checker, steps: Sequence[PlanStep],
     false = {lit.text for lit in checker.literals if not _holds(lit, task, state)}
     return [] if false == set(trace.unmet) else [
         f"goal literals false at the end are {sorted(false)}, not {list(trace.unmet)}"]
+
+
+def _repair_problems(checker: _Checker, result: UnsolvableResult) -> list[str]:
+    """The repair's witness plan is valid once its facts are added (lifted validator), and
+    every candidate set before it in the search's order (every set within the bound, when
+    none was found) leaves the task without a plan (a fresh grounding and the checker's own
+    exploration each). The candidate list itself is :func:`repairs.candidates`, shared."""
+    from xaip.unsolvable.repairs import candidates, with_init
+
+    repair = result.repair
+    assert repair is not None
+    domain, problem = checker.domain, checker.problem
+    if repair.facts is not None:
+        changed = with_init(problem, repair.atoms)
+        checked = validate(domain, changed, parse_plan("\n".join(repair.plan)))
+        if not checked.valid:
+            return [f"the plan after adding {', '.join(repair.facts)} is invalid: "
+                    f"{checked.reason}"]
+    if not repair.complete:
+        return []
+    pool, _ = candidates(domain, problem, repair.candidates)
+    everything = range(len(checker.literals))
+    for size in range(1, repair.max_facts + 1):
+        for added in itertools.combinations(pool, size):
+            if added == repair.atoms:
+                return []
+            task = ground(domain, with_init(problem, added), budget=checker.clock)
+            space = _Space(task, checker.clock)
+            chosen = checker.literals
+            if any(all(_holds(chosen[p], task, s) for p in everything) for s in space.order):
+                facts = ", ".join(_text(a) for a in added)
+                return [f"adding {facts} already gives a plan"]
+    return [] if repair.facts is None else ["the repair is not among the candidates"]

@@ -1,6 +1,7 @@
 """``xaip unsolvable``: why a task has no plan (book ch. 10, D3WA+).
 
-    xaip unsolvable DOMAIN PROBLEM [--trace PLAN] [--max-seconds S] [--max-nodes N] [--json]
+    xaip unsolvable DOMAIN PROBLEM [--trace PLAN] [--repair N]
+                    [--max-seconds S] [--max-nodes N] [--json]
 
 Exit codes: 0 a verified answer (a plan, or an explanation of why there is none); 1 the
 budget ran out or the answer is not verified; 2 bad input (one line).
@@ -10,7 +11,13 @@ from __future__ import annotations
 
 import argparse
 
-from xaip.commandline import add_budget_args, add_json_arg, budget_from, emit
+from xaip.commandline import (
+    add_budget_args,
+    add_json_arg,
+    budget_from,
+    emit,
+    non_negative_int,
+)
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK
 
 
@@ -26,6 +33,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("problem", metavar="PROBLEM", help="PDDL problem file")
     parser.add_argument("--trace", default=None, metavar="PLAN",
                         help="a plan you expected to work: say where it fails")
+    parser.add_argument("--repair", type=non_negative_int, default=1, metavar="N",
+                        help="also find the fewest initial facts (at most N, default 1; 0: "
+                             "off) whose addition would give the task a plan")
     add_budget_args(parser)
     add_json_arg(parser)
     parser.set_defaults(handler=run_unsolvable)
@@ -39,6 +49,7 @@ def run_unsolvable(args: argparse.Namespace) -> int:
 
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     trace = read_plan(args.trace) if args.trace else None
-    result = explain_unsolvable(domain, problem, trace, budget=budget_from(args))
+    result = explain_unsolvable(domain, problem, trace, budget=budget_from(args),
+                                repair=args.repair)
     emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.verified and result.status.finished else EXIT_NEGATIVE

@@ -22,6 +22,7 @@ from xaip.runtime.progress import Progress, report
 from xaip.unsolvable.core import maximal, minimum_core
 from xaip.unsolvable.goals import GoalMasks, goal_literals
 from xaip.unsolvable.landmark import unreachable_landmark
+from xaip.unsolvable.repairs import find_repair
 from xaip.unsolvable.results import TraceFailure, UnsolvableResult
 from xaip.unsolvable.search import explore
 
@@ -29,13 +30,16 @@ from xaip.unsolvable.search import explore
 def explain_unsolvable(domain: Domain, problem: Problem,
                        trace: Sequence[PlanStep] | None = None, *,
                        budget: Budget | None = None, progress: Progress | None = None,
-                       check: bool = True) -> UnsolvableResult:
+                       check: bool = True, repair: int = 1) -> UnsolvableResult:
     """A cheapest plan of the task, or why it has none: a minimum unsolvable core of the
     goal (subset-minimal when the budget runs out during the core search), the landmark
-    that cannot be reached and where ``trace`` (the person's attempted plan) fails.
+    that cannot be reached, the fewest initial facts whose addition gives a plan, and where
+    ``trace`` (the person's attempted plan) fails.
 
-    ``check`` runs :func:`xaip.unsolvable.check.check` under a fresh copy of ``budget``
-    and sets ``verified``. Raises :class:`~xaip.errors.InputError` on bad input.
+    ``repair`` (0: off) bounds how many initial facts :mod:`xaip.unsolvable.repairs` may
+    add to give the task a plan. ``check`` runs :func:`xaip.unsolvable.check.check` under a
+    fresh copy of ``budget`` and sets ``verified``. Raises :class:`~xaip.errors.InputError`
+    on bad input.
     """
     budget = budget or Budget()
     started = time.perf_counter()
@@ -69,8 +73,13 @@ def explain_unsolvable(domain: Domain, problem: Problem,
     stats["subsets_tried"] = core.subsets_tried
     landmark = unreachable_landmark(task, literals, core.positions, seen.reached,
                                     clock.remaining())
-    status = Status.FOUND if core.kind == "minimum" else Status.BUDGET_EXHAUSTED
-    result = UnsolvableResult(status, goal, False,
+    fix = None
+    if repair > 0 and core.kind == "minimum":
+        report(progress, "repair", 0)
+        fix = find_repair(domain, problem, clock, repair)
+    finished = core.kind == "minimum" and (fix is None or fix.complete)
+    status = Status.FOUND if finished else Status.BUDGET_EXHAUSTED
+    result = UnsolvableResult(status, goal, False, repair=fix,
                               core=tuple(goal[p] for p in core.positions),
                               core_positions=core.positions, core_kind=core.kind,
                               landmark=landmark, trace=failure, trace_valid=trace_valid,

@@ -14,6 +14,7 @@ from xaip.contract import CheckReport
 from xaip.planning.semantics import STEP_NUMBERING
 from xaip.runtime import Status
 from xaip.unsolvable.landmark import UnreachableLandmark
+from xaip.unsolvable.repairs import Repair
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,8 @@ class UnsolvableResult:
     literals of an unsolvable core (``core_positions``: their 0-based goal positions) and
     ``core_kind`` says whether it is a ``minimum`` core (fewest literals, first in goal
     order) or only ``subset-minimal``; ``landmark`` is the unreachable landmark, if any.
-    ``trace`` is where the person's attempted plan fails (with ``--trace``)."""
+    ``trace`` is where the person's attempted plan fails (with ``--trace``); ``repair`` the
+    fewest initial facts whose addition gives the task a plan (:mod:`.repairs`)."""
 
     status: Status
     goal: tuple[str, ...]
@@ -57,6 +59,7 @@ class UnsolvableResult:
     landmark: UnreachableLandmark | None = None
     trace: TraceFailure | None = None
     trace_valid: bool | None = None
+    repair: Repair | None = None
     verified: bool = False
     seconds: float = 0.0
     stats: Mapping[str, Any] = field(default_factory=dict)
@@ -82,6 +85,8 @@ class UnsolvableResult:
             out["landmark"] = None if self.landmark is None else {
                 "fact": self.landmark.fact, "kind": self.landmark.kind,
                 "sentence": self.landmark.sentence()}
+        if self.repair is not None:
+            out["init_repair"] = self.repair.to_dict()
         if self.trace is not None or self.trace_valid is not None:
             out["trace"] = None if self.trace is None else self.trace.to_dict()
             out["trace_valid"] = self.trace_valid
