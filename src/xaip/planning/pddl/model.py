@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 OBJECT = "object"
 
@@ -68,6 +69,12 @@ class Atom:
 
     def __str__(self) -> str:
         return "(" + " ".join((self.predicate, *self.args)) + ")"
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Atom:
+        """Itself: an atom is immutable, so a deep copy may share it. Why: discovery's
+        capability splits deep-copy states full of atoms, and rebuilding each atom took a
+        quarter of a cookmepasta 8x8 run's CPU (issue 26)."""
+        return self
 
 
 #: The cost fluent of ``:action-costs`` (the only numeric fluent classical tasks use).
