@@ -73,6 +73,7 @@ COMMAND_MODULES = (
     "xaip.studies.command",
     "xaip.unsolvable.command",
     "xaip.foils.command",
+    "xaip.generate.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -116,6 +117,7 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("unsolvable", "xaip.unsolvable.command",
      "why a task has no plan: unsolvable core, unreachable landmark"),
     ("foil", "xaip.foils.command", "why not my way? partial-plan and constraint foils (RADAR-X)"),
+    ("generate", "xaip.generate.command", "random MRP instances or planning tasks"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 
