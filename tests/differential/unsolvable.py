@@ -7,8 +7,8 @@ seed, every action deletes something and the goal has 2-4 literals, so that core
 several goal facts appear. Action costs
 are absent, declared without a metric (every action then costs 1) or counted under
 ``(:metric minimize (total-cost))``. Every other seed adds a random attempted plan of 0-4
-steps. xaip's :func:`~xaip.unsolvable.explain_unsolvable` (search and checker) runs with no
-budget; the answer must be verified.
+steps. xaip's :func:`~xaip.unsolvable.explain_unsolvable` (search and checker, ``repair=1``)
+runs with no budget; the answer must be verified.
 
 The oracle never calls xaip's planning code: it keeps its own Python sets, explores every
 reachable state (a goal subset has a plan iff some reachable state satisfies it), prices a
@@ -182,7 +182,7 @@ def check(seed: int) -> str | None:
     inst = instance(seed)
     domain, problem = parse_domain(inst.domain_text()), parse_problem(inst.problem_text())
     trace = None if inst.trace is None else parse_plan("\n".join(f"({n})" for n in inst.trace))
-    result = explain_unsolvable(domain, problem, trace)
+    result = explain_unsolvable(domain, problem, trace, repair=1)
     if not result.verified:
         return f"not verified: {result.check}"
     states = reachable(inst)

@@ -33,14 +33,15 @@ def _run(goal: str, init: str = "(off a) (off b) (off c)", trace: str | None = N
          budget: Budget | None = None):
     domain, problem = parse_domain(SWITCHES), parse_problem(_problem(goal, init))
     steps = None if trace is None else parse_plan(trace)
-    return domain, problem, explain_unsolvable(domain, problem, steps, budget=budget)
+    return domain, problem, explain_unsolvable(domain, problem, steps, budget=budget, repair=1)
 
 
 def test_bundled_example_core_landmark_and_trace() -> None:
     from xaip.planning.plans import read_plan
 
     domain, problem = bundled_task()
-    result = explain_unsolvable(domain, problem, read_plan(bundled_files()["trace"]))
+    result = explain_unsolvable(domain, problem, read_plan(bundled_files()["trace"]),
+                                repair=1)
     assert result.status == Status.FOUND and result.solvable is False and result.verified
     assert result.core == ("(parcel-at tools harbour)",)
     assert result.core_positions == (1,) and result.core_kind == "minimum"
@@ -179,10 +180,12 @@ def test_cli_exit_codes_and_json(tmp_path, capsys: pytest.CaptureFixture[str]) -
 
     files = bundled_files()
     domain, problem, trace = str(files["domain"]), str(files["problem"]), str(files["trace"])
-    assert main(["unsolvable", domain, problem, "--trace", trace, "--json"]) == 0
+    assert main(["unsolvable", domain, problem, "--trace", trace, "--repair", "1",
+                 "--json"]) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["core"] == ["(parcel-at tools harbour)"] and payload["verified"]
     assert payload["trace"]["failed_step"] == 5
+    assert payload["init_repair"]["facts"] == ["(road depot harbour)"]
     assert main(["unsolvable", domain, problem, "--max-nodes", "1"]) == 1
     capsys.readouterr()
     bad = tmp_path / "bad.plan"
@@ -195,10 +198,10 @@ def test_cli_exit_codes_and_json(tmp_path, capsys: pytest.CaptureFixture[str]) -
 def test_repairs_of_one_and_two_facts_and_repair_off() -> None:
     domain = parse_domain(SWITCHES)
     problem = parse_problem(_problem("(broken a) (broken b)"))
-    result = explain_unsolvable(domain, problem)  # at most one fact: none helps
+    result = explain_unsolvable(domain, problem, repair=1)  # at most one fact: none helps
     assert result.repair is not None and result.repair.facts is None
     assert result.repair.complete and result.verified
     result = explain_unsolvable(domain, problem, repair=2)
     assert result.repair is not None and result.verified
     assert result.repair.facts == ("(broken a)", "(broken b)")
-    assert explain_unsolvable(domain, problem, repair=0).repair is None
+    assert explain_unsolvable(domain, problem).repair is None  # off by default

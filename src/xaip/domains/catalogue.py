@@ -117,7 +117,7 @@ EXAMPLES: tuple[Example, ...] = (
     Example("unsolvable", "unsolvable", "unsolvable",
             "a delivery map transcribed without the harbour road: why the task has no plan "
             "and where the person's plan fails",
-            ("xaip unsolvable domain.pddl problem.pddl --trace attempt.plan.txt",)),
+            ("xaip unsolvable domain.pddl problem.pddl --trace attempt.plan.txt --repair 1",)),
 )
 
 

@@ -33,9 +33,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("problem", metavar="PROBLEM", help="PDDL problem file")
     parser.add_argument("--trace", default=None, metavar="PLAN",
                         help="a plan you expected to work: say where it fails")
-    parser.add_argument("--repair", type=non_negative_int, default=1, metavar="N",
-                        help="also find the fewest initial facts (at most N, default 1; 0: "
-                             "off) whose addition would give the task a plan")
+    parser.add_argument("--repair", type=non_negative_int, default=0, metavar="N",
+                        help="also find the fewest initial facts (at most N) whose addition "
+                             "would give the task a plan (a search per candidate set; "
+                             "default 0: off)")
     add_budget_args(parser)
     add_json_arg(parser)
     parser.set_defaults(handler=run_unsolvable)

@@ -30,16 +30,16 @@ from xaip.unsolvable.search import explore
 def explain_unsolvable(domain: Domain, problem: Problem,
                        trace: Sequence[PlanStep] | None = None, *,
                        budget: Budget | None = None, progress: Progress | None = None,
-                       check: bool = True, repair: int = 1) -> UnsolvableResult:
+                       check: bool = True, repair: int = 0) -> UnsolvableResult:
     """A cheapest plan of the task, or why it has none: a minimum unsolvable core of the
     goal (subset-minimal when the budget runs out during the core search), the landmark
     that cannot be reached, the fewest initial facts whose addition gives a plan, and where
     ``trace`` (the person's attempted plan) fails.
 
-    ``repair`` (0: off) bounds how many initial facts :mod:`xaip.unsolvable.repairs` may
-    add to give the task a plan. ``check`` runs :func:`xaip.unsolvable.check.check` under a
-    fresh copy of ``budget`` and sets ``verified``. Raises :class:`~xaip.errors.InputError`
-    on bad input.
+    ``repair`` (0, the default: off) bounds how many initial facts
+    :mod:`xaip.unsolvable.repairs` may add to give the task a plan. ``check`` runs
+    :func:`xaip.unsolvable.check.check` under a fresh copy of ``budget`` and sets
+    ``verified``. Raises :class:`~xaip.errors.InputError` on bad input.
     """
     budget = budget or Budget()
     started = time.perf_counter()

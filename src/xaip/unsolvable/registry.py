@@ -1,8 +1,8 @@
 """The unsolvability explainer, registered for the conformance tests and the workbench.
 
 Why this example: the bundled delivery task (``xaip/domains/unsolvable``) whose map lacks
-the road to the harbour: 18 reachable states, a one-fact core, verified in milliseconds; a
-one-node budget leaves the exploration unfinished.
+the road to the harbour: 18 reachable states, a one-fact core and a one-fact repair,
+verified in milliseconds; a one-node budget leaves the exploration unfinished.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _task() -> tuple[Domain, Problem]:
 def _example(budget: Budget) -> Any:
     from xaip.unsolvable.explain import explain_unsolvable
 
-    return explain_unsolvable(*_task(), budget=budget)
+    return explain_unsolvable(*_task(), budget=budget, repair=1)
 
 
 def _check(result: Any) -> CheckReport:

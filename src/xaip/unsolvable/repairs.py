@@ -3,7 +3,8 @@
 Why bounded: a modeller who forgot a road or a key usually forgot one fact, and each
 candidate costs a fresh grounding and an exhaustive search. So the candidates are the ground
 atoms of the domain's predicates over the problem's objects (respecting types) that are not
-initially true, in predicate and object order, at most ``max_candidates`` of them, and the
+initially true and name no object twice (``(on b1 b1)`` rarely means anything a modeller
+forgot), in predicate and object order, at most ``max_candidates`` of them, and the
 sets tried have at most ``max_facts`` facts (smallest first, the first that works wins:
 fewest added facts, then first in candidate order).
 """
@@ -50,7 +51,8 @@ class Repair:
 
 
 def candidates(domain: Domain, problem: Problem, limit: int) -> tuple[list[Atom], bool]:
-    """Ground atoms not initially true, in order, at most ``limit`` (and whether capped)."""
+    """Ground atoms not initially true that name no object twice, in order, at most
+    ``limit`` (and whether capped)."""
     below = domain.subtypes_closure()
     objects = [(t.name, t.type) for t in (*domain.constants, *problem.objects)]
     init = {Atom(a.predicate, a.args) for a in problem.init}
@@ -65,7 +67,7 @@ def candidates(domain: Domain, problem: Problem, limit: int) -> tuple[list[Atom]
             pools = [of(p.type) for p in predicate.parameters]
             for args in itertools.product(*pools):
                 atom = Atom(predicate.name, tuple(args))
-                if atom not in init:
+                if atom not in init and len(set(args)) == len(args):
                     yield atom
 
     found = list(itertools.islice(atoms(), limit + 1))
