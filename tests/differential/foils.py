@@ -85,7 +85,8 @@ def _draw(rng: random.Random) -> Instance:
     for k in range(rng.randint(2, 3)):
         arity = 1 if rng.random() < 0.8 else 0
         usable = preds if arity else nullary or preds[:0]
-        pre = tuple((p, rng.random() < 0.7) for p in rng.sample(usable, rng.randint(0, min(2, len(usable)))))
+        chosen = rng.sample(usable, rng.randint(0, min(2, len(usable))))
+        pre = tuple((p, rng.random() < 0.7) for p in chosen)
         add = tuple(rng.sample(usable, rng.randint(1, min(2, len(usable))))) if usable else ()
         delete = tuple(p for p in rng.sample(usable, rng.randint(0, min(2, len(usable))))
                        if p not in add)
