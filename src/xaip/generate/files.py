@@ -28,9 +28,10 @@ def instance_name(instance: GeneratedMRP) -> str:
 
 
 def manifest(instance: GeneratedMRP, folder: Path, source: dict[str, str]) -> dict[str, Any]:
-    """The instance's manifest with where its files are and what it was made from."""
-    out = {"instance": folder.name, "source": source, **instance.manifest()}
-    out["files"] = {name.rsplit(".", 1)[0].replace("-", "_"): str(folder / name)
+    """The instance's manifest with its files (names in its folder, so that the same seed
+    gives the same bytes wherever it is written) and what it was made from."""
+    out = {"instance": instance_name(instance), "source": source, **instance.manifest()}
+    out["files"] = {name.rsplit(".", 1)[0].replace("-", "_"): name
                     for name in MRP_FILES if name != "manifest.json"}
     return out
 
