@@ -76,7 +76,7 @@ def explain_unsolvable(domain: Domain, problem: Problem,
     fix = None
     if repair > 0 and core.kind == "minimum":
         report(progress, "repair", 0)
-        fix = find_repair(domain, problem, clock, repair)
+        fix = find_repair(domain, problem, clock, repair, progress=progress)
     finished = core.kind == "minimum" and (fix is None or fix.complete)
     status = Status.FOUND if finished else Status.BUDGET_EXHAUSTED
     result = UnsolvableResult(status, goal, False, repair=fix,

@@ -21,6 +21,7 @@ from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Atom, Domain, Problem, either_members
 from xaip.planning.semantics import fact_text
 from xaip.runtime.budget import BudgetClock
+from xaip.runtime.progress import Progress, report
 from xaip.unsolvable.goals import GoalMasks, goal_literals
 from xaip.unsolvable.search import explore
 
@@ -80,7 +81,8 @@ def with_init(problem: Problem, added: tuple[Atom, ...]) -> Problem:
 
 
 def find_repair(domain: Domain, problem: Problem, clock: BudgetClock, max_facts: int = 1,
-                max_candidates: int = MAX_CANDIDATES) -> Repair:
+                max_candidates: int = MAX_CANDIDATES, progress: Progress | None = None
+                ) -> Repair:
     """The fewest candidate facts whose addition gives the task a plan (see the module
     docstring); stops early, ``complete=False``, when ``clock`` runs out."""
     pool, capped = candidates(domain, problem, max_candidates)
@@ -92,6 +94,7 @@ def find_repair(domain: Domain, problem: Problem, clock: BudgetClock, max_facts:
             if clock.exhausted or clock.out_of_time():
                 return Repair(None, (), max_facts, len(pool), capped, tried, False)
             tried += 1
+            report(progress, "repair", tried, message=", ".join(map(str, added)))
             changed = with_init(problem, added)
             try:
                 task = ground(domain, changed, budget=clock)
