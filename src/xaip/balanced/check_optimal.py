@@ -38,7 +38,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator
 
-from xaip.balanced.check_search import INF, estimate, optimum
+from xaip.balanced.check_search import INF, Estimate, Unfinished, estimate, optimum
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.errors import BudgetExhausted
 from xaip.planning.search.successors import Successors
@@ -47,6 +47,10 @@ from xaip.runtime.budget import BudgetClock
 
 _EPS = 1e-9
 
+#: A* expansions after which her ``C*_E`` counts as hard: the proof then first tries the
+#: relaxation that needs no ``C*_E`` (on logistics the relaxation costs more than ``C*_E``,
+#: which LM-cut makes easy; on blocksworld d1/p4 three models need 10^5 expansions).
+EASY_EXPANSIONS = 5_000
 #: The grounded task of ``M^R_h + E`` for candidate indices ``E``.
 HumanTask = Callable[[tuple[int, ...]], Task]
 
@@ -110,12 +114,31 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float,
     if not relaxed_reachable(human):
         return None  # no plan for her (not even ignoring deletes): infeasible, as below
     her_estimate = estimate(human, clock)
-    best_h = optimum(human, her_estimate, clock)
+    try:
+        best_h = optimum(human, her_estimate, clock, max_expansions=EASY_EXPANSIONS)
+    except Unfinished:
+        # A model hard to solve optimally: first the product search as if C*_E were
+        # infinite (no penalty above P(0), no optimality condition for her). That is a
+        # relaxation, so no pair there means no pair at all, and C*_E is not needed.
+        if _product(problem, cost_e, robot_side, robot_optimum, human, her_estimate, INF,
+                    limit, clock) is None:
+            return None
+        best_h = optimum(human, her_estimate, clock)
     if best_h is None:
         return None  # every plan is inexecutable for her: infinite penalty, infeasible
+    return _product(problem, cost_e, robot_side, robot_optimum, human, her_estimate, best_h,
+                    limit, clock)
+
+
+def _product(problem: BalancedProblem, cost_e: float, robot_side: _Side, robot_optimum: int,
+             human: Task, her_estimate: Estimate, best_h: float, limit: float,
+             clock: BudgetClock) -> tuple[float, tuple[str, ...]] | None:
+    """The bi-objective product search: a pair with her model ``human`` (optimum
+    ``best_h``; ``INF`` for the relaxation) scoring below ``limit``, if any."""
+    w, objective = problem.weights, problem.objective
     step = _human_step(problem, robot_side.task, human)
 
-    def score(g_r: int, g_h: int) -> float | None:
+    def score(g_r: float, g_h: float) -> float | None:
         """The objective of a complete pair, ``None`` when it is infeasible."""
         if objective is Objective.BALANCED:
             return w.alpha * g_r + w.beta * cost_e + w.gamma * problem.penalty(

@@ -53,12 +53,17 @@ def estimate(task: Task, clock: BudgetClock) -> Estimate:
     return value
 
 
-def optimal_plan(task: Task, h: Estimate, clock: BudgetClock
-                 ) -> tuple[tuple[int, ...], int] | None:
+class Unfinished(Exception):
+    """The search stopped at its caller's expansion limit (not the budget's): no answer."""
+
+
+def optimal_plan(task: Task, h: Estimate, clock: BudgetClock,
+                 max_expansions: int | None = None) -> tuple[tuple[int, ...], int] | None:
     """An optimal plan of ``task`` (action indices) and its cost (``None``: no plan) by A*
     with the admissible ``h``, reopening states (consistency is not assumed, so the first
     goal popped is optimal all the same), one budget charge per expansion;
-    :class:`BudgetExhausted` when the budget runs out."""
+    :class:`BudgetExhausted` when the budget runs out, :class:`Unfinished` after
+    ``max_expansions`` (a caller's choice of strategy, never an answer)."""
     if h(task.init) == INF:
         return None
     moves = Successors(task)
@@ -80,6 +85,10 @@ def optimal_plan(task: Task, h: Estimate, clock: BudgetClock
             return tuple(reversed(steps)), g
         if not clock.charge():
             raise BudgetExhausted("budget exhausted", phase="checking")
+        if max_expansions is not None:
+            max_expansions -= 1
+            if max_expansions < 0:
+                raise Unfinished
         for index, child, cost in moves(state):
             g_child = g + cost
             if g_child >= best.get(child, g_child + 1):
@@ -94,7 +103,8 @@ def optimal_plan(task: Task, h: Estimate, clock: BudgetClock
     return None
 
 
-def optimum(task: Task, h: Estimate, clock: BudgetClock) -> int | None:
+def optimum(task: Task, h: Estimate, clock: BudgetClock,
+            max_expansions: int | None = None) -> int | None:
     """``C*`` of ``task`` (``None``: no plan), see :func:`optimal_plan`."""
-    found = optimal_plan(task, h, clock)
+    found = optimal_plan(task, h, clock, max_expansions)
     return None if found is None else found[1]
