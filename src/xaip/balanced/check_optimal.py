@@ -20,7 +20,11 @@ the answer.
 Why it scales: both searches prune with LM-cut of each task (admissible), one estimate
 per edit set serving her ``C*_E`` and her side of the product search, the robot's built
 once for every edit set. With h_max instead the proof took more than 60 s on 9 of the 12
-logistics MRPs whose MEGA* answers came in 1–15 s (issue 21).
+logistics MRPs whose MEGA* answers came in 1–15 s (issue 21). Where her ``C*_E`` is hard
+(more than :data:`EASY_EXPANSIONS` A* expansions) the product search first runs as if
+``C*_E`` were infinite — a relaxation of every objective (the penalty at least ``P(0)``,
+no optimality condition for her), so finding no pair there proves there is none and
+``C*_E`` is never needed; otherwise ``C*_E`` is finished and the exact search runs.
 
 What it shares with the search: what the caller passes (the checker: the model space's
 tasks of her models), the planning core's successor generator and its LM-cut values (the
