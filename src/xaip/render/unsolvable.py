@@ -10,6 +10,10 @@ from xaip.render import check_line, renderer
 from xaip.unsolvable.results import UnsolvableResult
 
 
+def _steps(count: int) -> str:
+    return "1 step" if count == 1 else f"{count} steps"
+
+
 def _listing(facts: tuple[str, ...]) -> str:
     return ", ".join(facts)
 
@@ -20,7 +24,7 @@ def unsolvable_text(result: UnsolvableResult) -> str:
     if result.solvable is True:
         assert result.plan is not None
         if result.plan:
-            lines.append(f"This task has a plan ({len(result.plan)} steps, cost "
+            lines.append(f"This task has a plan ({_steps(len(result.plan))}, cost "
                          f"{result.plan_cost}), so there is nothing to explain:")
             lines += [f"  {number}. {step}" for number, step in enumerate(result.plan, 1)]
         else:
@@ -75,7 +79,7 @@ def _repair_text(result: UnsolvableResult) -> str:
         which = ("no smaller set of candidate facts would, and this is the first such set"
                  if len(fix.facts) > 1 else "it is the first such fact")
         return (f"Adding {' and '.join(fix.facts)} to the initial state would give the task "
-                f"a plan ({len(fix.plan)} steps); {which} {within}.")
+                f"a plan ({_steps(len(fix.plan))}); {which} {within}.")
     if not fix.complete:
         return (f"The search for initial facts whose addition gives a plan ran out of budget "
                 f"after {fix.tried} tries.")

@@ -150,8 +150,9 @@ def check(domain: Domain, problem: Problem, result: UnsolvableResult,
         problems += _repair_problems(checker, result)
     if problems:
         return CheckReport(False, "; ".join(problems))
-    return CheckReport(True, f"confirmed on {len(checker.space.order)} reachable states "
-                             f"with {len(checker.witnessed)} validated witness plans")
+    witnesses = len(checker.witnessed)
+    return CheckReport(True, f"confirmed on {len(checker.space.order)} reachable states with "
+                             f"{witnesses} validated witness plan{'' if witnesses == 1 else 's'}")
 
 
 def _core_problems(checker: _Checker, result: UnsolvableResult) -> list[str]:
