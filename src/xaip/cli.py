@@ -117,7 +117,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("unsolvable", "xaip.unsolvable.command",
      "why a task has no plan: unsolvable core, unreachable landmark"),
     ("foil", "xaip.foils.command", "why not my way? partial-plan and constraint foils (RADAR-X)"),
-    ("generate", "xaip.generate.command", "random MRP instances or planning tasks"),
+    ("generate", "xaip.generate.command",
+     "random MRP instances (robot/human models + plan) or planning tasks"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 
