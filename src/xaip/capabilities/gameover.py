@@ -42,8 +42,8 @@ MAX_STATES = 2_000
 DEPTH = 8
 #: At most this many states are visited looking for them.
 MAX_VISITS = 20_000
-#: Splitting stops at names this long (each split adds a letter: at most 2**6 parts).
-MAX_NAME = 8
+#: Splitting stops at names this long (each split adds a letter: "c2g10" splits 7 times).
+MAX_NAME = 12
 #: At most this many literals are added to one capability.
 MAX_LITERALS = 12
 
