@@ -7,7 +7,7 @@ write the updated model to PDDL files and run one external optimal-planner proce
 (Fast Downward ``astar(lmcut())`` when installed, else ``xaip plan --optimal`` in a new
 Python process); it runs on the first MRPs (``--baseline N``) and the speed-up ratio is
 printed. Then a scaling curve: MCE time for k = 1..20 features removed from the logistics
-and rover robot models.
+and rover robot models (instances drawn by ``xaip.generate.random_mrp``).
 
 ``--checker`` measures the independent checker against the search instead: per instance
 (bundled Fetch, the shared MRPs, ``--random N`` MRPs of the differential generator
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import statistics
 import subprocess
 import sys
@@ -34,10 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
+from xaip.generate import random_mrp, robot_plan
+from xaip.generate.mrp import edit_pool
 from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.engines.fast_downward import fd_available, fd_solve
-from xaip.planning.features import Edit, FeatureKind, model_features
-from xaip.planning.features.apply import apply_edits
+from xaip.planning.features import FeatureKind
 from xaip.planning.pddl import read_domain, read_problem, write_domain, write_problem
 from xaip.planning.plans import validate
 from xaip.reconcile import BudgetExhausted, explain, load_mrp, make_mrp, parse_foil
@@ -141,15 +141,19 @@ def run_baseline(robot: Path, human: Path, problem: Path, use_fd: bool) -> dict[
 def scaling(name: str, ks: Sequence[int], seeds: int) -> list[dict[str, Any]]:
     robot = read_domain(DATA / name / "original_domain.pddl")
     problem = read_problem(DATA / name / "prob1.pddl")
-    features = sorted(f for f in model_features(robot) if f.kind is not FeatureKind.COST)
+    # the domain's own features (the human lacks k of them), drawn by xaip.generate
+    kinds = (FeatureKind.PRECONDITION, FeatureKind.NEGATIVE_PRECONDITION,
+             FeatureKind.ADD_EFFECT, FeatureKind.DELETE_EFFECT)
+    available = len(edit_pool(robot, problem, "remove", kinds))
+    plan = robot_plan(robot, problem)
     rows = []
     for k in ks:
         times, sizes, nodes = [], [], []
         for seed in range(seeds):
-            rng = random.Random(1000 * k + seed)
-            removed = rng.sample(features, min(k, len(features)))
-            human, _ = apply_edits(robot, None, [Edit(f, "remove") for f in removed])
-            mrp = make_mrp(robot, problem, human)
+            instance = random_mrp(robot, problem, min(k, available), 1000 * k + seed,
+                                  kinds=kinds, plan=plan)
+            mrp = make_mrp(robot, problem, instance.human_domain, instance.human_problem,
+                           plan=instance.plan)
             start = time.perf_counter()
             # Search time only: no time is left for the independent check here (the main
             # table measures the checker).

@@ -122,6 +122,8 @@ def _mrp_line(info: dict[str, Any]) -> str:
     tries = f", {info['tries']} tries" if info["tries"] > 1 else ""
     human = ("invalid for the human" if not info["human_plan_valid"]
              else f"costs {info['human_plan_cost']} for the human")
+    if info["human_optimal_cost"] is not None:
+        human += f", whose optimum is {info['human_optimal_cost']}"
     return (f"{info['instance']}: plan of cost {info['plan_cost']} ({human}{tries}); "
             f"edits: {edits}")
 
