@@ -47,10 +47,30 @@ def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
              clock: BudgetClock) -> tuple[Cost, tuple[str, ...]] | None:
     """Uniform-cost search on task x constraint automata: the cheapest plan satisfying every
     constraint (cost, actions), or ``None`` when none does. Raises
-    :class:`~xaip.errors.BudgetExhausted` when ``clock`` runs out."""
+    :class:`~xaip.errors.BudgetExhausted` when ``clock`` runs out.
+
+    Why the tables: which patterns a ground action matches is computed once, and each
+    (action, automata) transition once, so an expansion costs little more than a plain
+    search's."""
+    actions = task.actions
+    matched = [tuple(tuple(p.matches(a.schema, a.args) for p in c.patterns)
+                     for c in constraints) for a in actions]
+    prices = [action_cost(a.cost, counts) for a in actions]
+    moves: dict[tuple[int, tuple[int, ...]], tuple[int, ...] | None] = {}
+    closing = bool(task.axioms or task.derived)
+
+    def move(index: int, automata: tuple[int, ...]) -> tuple[int, ...] | None:
+        key = (index, automata)
+        if key not in moves:
+            after = [interpret.step_matched(c, q, m) for c, q, m in
+                     zip(constraints, automata, matched[index], strict=True)]
+            moves[key] = None if None in after else tuple(q for q in after if q is not None)
+        return moves[key]
+
+    accept: dict[tuple[int, ...], bool] = {}
     start: Node = (task.close(task.init), tuple(interpret.initial(c) for c in constraints))
     best: dict[Node, Cost] = {start: 0}
-    parent: dict[Node, tuple[Node, str] | None] = {start: None}
+    parent: dict[Node, tuple[Node, int] | None] = {start: None}
     counter = itertools.count()
     frontier: list[tuple[Cost, int, Node]] = [(0, next(counter), start)]
     closed: set[Node] = set()
@@ -60,35 +80,37 @@ def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
             continue
         closed.add(node)
         state, automata = node
-        if task.is_goal(state) and all(interpret.accepting(c, q)
-                                       for c, q in zip(constraints, automata, strict=True)):
-            return cost, _path(parent, node)
+        if automata not in accept:
+            accept[automata] = all(interpret.accepting(c, q)
+                                   for c, q in zip(constraints, automata, strict=True))
+        if accept[automata] and task.is_goal(state):
+            return cost, tuple(str(actions[i]) for i in _path(parent, node))
         if not clock.charge():
             raise BudgetExhausted("the checker's product search ran out of budget")
-        for action in task.applicable(state):
-            step = (action.schema, action.args)
-            moved = [interpret.step(c, q, step) for c, q in zip(constraints, automata,
-                                                                 strict=True)]
-            if any(q is None for q in moved):
+        for index, action in enumerate(actions):
+            if state & action.pre != action.pre or state & action.neg_pre:
                 continue
-            child: Node = (task.close(action.apply(state)), tuple(q for q in moved
-                                                                  if q is not None))
-            price = cost + action_cost(action.cost, counts)
+            after = move(index, automata)
+            if after is None:
+                continue
+            successor = action.apply(state)
+            child: Node = (task.close(successor) if closing else successor, after)
+            price = cost + prices[index]
             if child not in best or price < best[child]:
                 best[child] = price
-                parent[child] = (node, str(action))
+                parent[child] = (node, index)
                 heapq.heappush(frontier, (price, next(counter), child))
     return None
 
 
-def _path(parent: dict[Node, tuple[Node, str] | None], node: Node) -> tuple[str, ...]:
-    steps: list[str] = []
+def _path(parent: dict[Node, tuple[Node, int] | None], node: Node) -> list[int]:
+    steps: list[int] = []
     link = parent[node]
     while link is not None:
-        node, action = link
-        steps.append(action)
+        node, index = link
+        steps.append(index)
         link = parent[node]
-    return tuple(reversed(steps))
+    return steps[::-1]
 
 
 def _steps(plan: Sequence[str]) -> tuple[PlanStep, ...]:

@@ -32,17 +32,26 @@ def holds(constraint: Constraint, plan: Sequence[Step]) -> bool:
         first, later = patterns
         return not any(first.matches(*plan[i]) and later.matches(*plan[j])
                        for i in range(len(plan)) for j in range(i + 1, len(plan)))
-    return _embeds(patterns, plan, 0, 0)
+    return _embeds(patterns, plan)
 
 
-def _embeds(patterns: Sequence[Pattern], plan: Sequence[Step], p: int, start: int) -> bool:
-    """Is there i_p < i_(p+1) < ... within plan[start:] matching patterns[p:]? (Recursive
-    over every choice of index, not a greedy scan.)"""
-    if p == len(patterns):
-        return True
-    pattern = patterns[p]
-    return any(pattern.matches(*plan[i]) and _embeds(patterns, plan, p + 1, i + 1)
-               for i in range(start, len(plan)))
+def _embeds(patterns: Sequence[Pattern], plan: Sequence[Step]) -> bool:
+    """Are there indices i1 < ... < ik with plan[ij] matching patterns[j]? Tried over every
+    choice of index (memoised on (pattern position, plan position)), not a greedy scan."""
+    failed: set[tuple[int, int]] = set()
+
+    def from_(p: int, start: int) -> bool:
+        if p == len(patterns):
+            return True
+        if (p, start) in failed:
+            return False
+        for i in range(start, len(plan)):
+            if patterns[p].matches(*plan[i]) and from_(p + 1, i + 1):
+                return True
+        failed.add((p, start))
+        return False
+
+    return from_(0, 0)
 
 
 def initial(constraint: Constraint) -> int:
@@ -53,14 +62,21 @@ def initial(constraint: Constraint) -> int:
 def step(constraint: Constraint, state: int, action: Step) -> int | None:
     """The automaton state after ``action``, or ``None`` when the action breaks the
     constraint for good (an avoided action, a C after a D)."""
-    kind, patterns = constraint.kind, constraint.patterns
+    return step_matched(constraint, state,
+                        tuple(p.matches(*action) for p in constraint.patterns))
+
+
+def step_matched(constraint: Constraint, state: int, matched: tuple[bool, ...]) -> int | None:
+    """:func:`step` given which of the constraint's patterns the action matches (the
+    product search computes that once per ground action)."""
+    kind = constraint.kind
     if kind == "avoid":
-        return None if patterns[0].matches(*action) else 0
+        return None if matched[0] else 0
     if kind == "never_after":
-        if state and patterns[1].matches(*action):
+        if state and matched[1]:
             return None
-        return 1 if state or patterns[0].matches(*action) else 0
-    if state < len(patterns) and patterns[state].matches(*action):
+        return 1 if state or matched[0] else 0
+    if state < len(matched) and matched[state]:
         return state + 1
     return state
 
