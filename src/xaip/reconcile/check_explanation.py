@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 
 from xaip.contract import CheckReport
-from xaip.errors import BudgetExhausted
+from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.features import Edit, model_diff
 from xaip.planning.plans import PlanStep, validate
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
@@ -70,9 +70,13 @@ class _Session:
         when the models allow it and xaip's engines plan; else None (fresh groundings)."""
         if self._tasks is False:
             candidates, _ = self.candidates()
-            self._tasks = FeatureTasks(self.mrp, candidates, self.search_budget()) if (
-                not self.result.grounded and self.result.engine in OWN_ENGINES
-                and usable(self.mrp, candidates)) else None
+            self._tasks = None
+            if not self.result.grounded and self.result.engine in OWN_ENGINES \
+                    and usable(self.mrp, candidates):
+                try:
+                    self._tasks = FeatureTasks(self.mrp, candidates, self.search_budget())
+                except InputError:  # the relaxation does not ground: fresh groundings
+                    self._tasks = None
         assert self._tasks is not True
         return self._tasks
 
