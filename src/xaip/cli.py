@@ -74,6 +74,7 @@ COMMAND_MODULES = (
     "xaip.unsolvable.command",
     "xaip.foils.command",
     "xaip.generate.command",
+    "xaip.assist.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -119,6 +120,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("foil", "xaip.foils.command", "why not my way? partial-plan and constraint foils (RADAR-X)"),
     ("generate", "xaip.generate.command",
      "random MRP instances (robot/human models + plan) or planning tasks"),
+    ("assist", "xaip.assist.command",
+     "decision support (RADAR): complete, suggest, check your plan"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 

@@ -132,6 +132,7 @@ FAMILY_MODULES = (
     "xaip.observers.registry",
     "xaip.unsolvable.registry",
     "xaip.foils.registry",
+    "xaip.assist.registry",
 )
 
 

@@ -19,6 +19,7 @@ FAMILIES: tuple[str, ...] = (
     "gymnasium",
     "unsolvable",
     "foils",
+    "assist",
 )
 
 
