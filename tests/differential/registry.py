@@ -20,6 +20,7 @@ FAMILIES: tuple[str, ...] = (
     "unsolvable",
     "foils",
     "assist",
+    "generate",
 )
 
 
