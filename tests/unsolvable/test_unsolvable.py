@@ -45,8 +45,15 @@ def test_bundled_example_core_landmark_and_trace() -> None:
     assert result.status == Status.FOUND and result.solvable is False and result.verified
     assert result.core == ("(parcel-at tools harbour)",)
     assert result.core_positions == (1,) and result.core_kind == "minimum"
-    assert result.landmark == UnreachableLandmark("(parcel-at tools harbour)",
-                                                  "relaxed-unreachable")
+    landmark = result.landmark
+    assert landmark is not None and landmark.fact == "(parcel-at tools harbour)"
+    assert landmark.kind == "relaxed-unreachable" and landmark.chain is not None
+    # every unload at the harbour needs the van there; every drive there needs a road
+    assert landmark.chain.facts == ("(parcel-at tools harbour)", "(truck-at van harbour)")
+    assert [(b.action, b.unmet) for b in landmark.chain.blocked] == [
+        ("(drive van depot harbour)", ("(road depot harbour)",)),
+        ("(drive van market harbour)", ("(road market harbour)",)),
+        ("(drive van harbour harbour)", ("(truck-at van harbour)", "(road harbour harbour)"))]
     assert result.trace is not None and result.trace.step == 5
     assert result.trace.unmet == ("(road market harbour)",)
     assert result.repair is not None and result.repair.facts == ("(road depot harbour)",)
@@ -125,7 +132,8 @@ def test_core_search_out_of_budget_falls_back_to_deletion() -> None:
 
 
 @pytest.mark.parametrize("tamper", ["solvable-core", "not-minimum", "later-tie",
-                                    "landmark", "trace-step", "repair-later", "repair-none"])
+                                    "landmark", "trace-step", "repair-later", "repair-none",
+                                    "chain-link", "chain-blocked"])
 def test_checker_rejects_wrong_answers(tamper: str) -> None:
     domain, problem, result = _run("(on b) (on a) (off a) (off c)", trace="(flip-up c)\n")
     assert result.verified and result.core == ("(on a)", "(off a)")
@@ -150,6 +158,20 @@ def test_checker_rejects_wrong_answers(tamper: str) -> None:
         assert result.repair is not None
         wrong = dataclasses.replace(result, repair=dataclasses.replace(
             result.repair, facts=None, plan=(), atoms=()))
+    elif tamper in ("chain-link", "chain-blocked"):
+        domain, problem = bundled_task()
+        result = explain_unsolvable(domain, problem)
+        assert result.verified and result.landmark is not None
+        chain = result.landmark.chain
+        assert chain is not None
+        if tamper == "chain-link":  # a fact the unloads do not need
+            chain = dataclasses.replace(chain, facts=(*chain.facts[:1], "(in tools van)"))
+        else:  # one drive to the harbour left out
+            chain = dataclasses.replace(chain, blocked=chain.blocked[1:])
+        wrong = dataclasses.replace(result, landmark=dataclasses.replace(result.landmark,
+                                                                         chain=chain))
+        assert check(domain, problem, wrong).ok is False
+        return
     elif tamper == "landmark":
         wrong = dataclasses.replace(result, landmark=UnreachableLandmark("(on a)",
                                                                          "relaxed-landmark"))

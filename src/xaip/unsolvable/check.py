@@ -18,10 +18,11 @@ search, keeps a parent link per state, and then checks every claim:
   lifted validator, whose final state must satisfy the subset;
 * **the landmark**: no reachable state has the fact, and it is a landmark: a core goal fact
   (``never-true``: not a fact of the grounded task at all; ``relaxed-unreachable``: not
-  reached by the checker's own delete-relaxed fixpoint), or, for ``relaxed-landmark``, the
-  core's goal literals are not all delete-relaxed reachable once every action that adds
-  the fact is removed (negative conditions kept as "false" facts that deletions make
-  reachable: an over-approximation of the real task, so sound);
+  reached by the checker's own delete-relaxed fixpoint; its chain of facts every adding
+  action needs, by brute force in :mod:`xaip.unsolvable.check_chain`), or, for
+  ``relaxed-landmark``, the core's goal literals are not all delete-relaxed reachable once
+  every action that adds the fact is removed (negative conditions kept as "false" facts
+  that deletions make reachable: an over-approximation of the real task, so sound);
 * **the trace**: the steps before the failing one apply on the grounded task, the failing
   one does not (its action is not applicable, or was never grounded); for a goal failure,
   the listed literals are exactly those false at the end.
@@ -48,6 +49,8 @@ from xaip.planning.semantics import fact_text, step_number
 from xaip.planning.task import Task
 from xaip.runtime import Budget
 from xaip.runtime.budget import BudgetClock
+from xaip.unsolvable.chain import Chain
+from xaip.unsolvable.check_chain import chain_problems
 from xaip.unsolvable.goals import GoalLiteral, goal_literals
 from xaip.unsolvable.results import UnsolvableResult
 
@@ -183,16 +186,17 @@ def _landmark_problems(checker: _Checker, result: UnsolvableResult) -> list[str]
     core_goals = [checker.literals[p] for p in result.core_positions]
     atom = next((a for a in task.facts if _text(a) == fact), None)
     is_core_goal = any(lit.positive and lit.text == fact for lit in core_goals)
+    chained = [] if result.landmark.chain is None else _chain(checker, result.landmark.chain)
     if kind == "never-true":
         ok = is_core_goal and atom is None and all(_text(a) != fact for a in task.static_facts)
-        return [] if ok else [f"{fact} is not a core goal fact absent from the task"]
+        return chained if ok else [f"{fact} is not a core goal fact absent from the task"]
     if atom is None:
         return [f"landmark {fact} is not a fact of the task"]
     index = task.fact_index[atom]
     if any(state >> index & 1 for state in checker.space.order):
         return [f"landmark {fact} is reachable"]
     if kind == "relaxed-unreachable":
-        return [] if is_core_goal and not _relaxed(task, -1)[0] >> index & 1 else [
+        return chained if is_core_goal and not _relaxed(task, -1)[0] >> index & 1 else [
             f"{fact} is not a delete-relaxed unreachable core goal fact"]
     needed = {True: 0, False: 0}  # the core's facts that must be true, and false
     for lit in core_goals:
@@ -202,6 +206,22 @@ def _landmark_problems(checker: _Checker, result: UnsolvableResult) -> list[str]
     if pos & needed[True] == needed[True] and neg & needed[False] == needed[False]:
         return [f"{fact} is not a landmark of the core"]
     return []
+
+
+def _chain(checker: _Checker, chain: Chain) -> list[str]:
+    """The landmark's chain confirmed by :mod:`xaip.unsolvable.check_chain`."""
+    task = checker.task
+    index = {_text(atom): i for i, atom in enumerate(task.facts)}
+    static = {_text(atom) for atom in task.static_facts}
+    ever = 0
+    for state in checker.space.order:
+        ever |= state
+
+    def never(fact: str) -> bool:
+        where = index.get(fact)
+        return fact not in static if where is None else not ever >> where & 1
+
+    return chain_problems(checker.domain, checker.problem, chain, never, checker.clock)
 
 
 def _relaxed(task: Task, without: int) -> tuple[int, int]:

@@ -8,20 +8,22 @@ confirms them by a separate search on a fresh grounding, under a fresh copy of t
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Sequence
 
 from xaip.contract import run_checker, with_check
 from xaip.errors import BudgetExhausted
 from xaip.planning.grounding import ground
-from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.planning.plans import PlanStep, validate
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import as_clock
 from xaip.runtime.progress import Progress, report
+from xaip.unsolvable.chain import landmark_chain
 from xaip.unsolvable.core import maximal, minimum_core
 from xaip.unsolvable.goals import GoalMasks, goal_literals
-from xaip.unsolvable.landmark import unreachable_landmark
+from xaip.unsolvable.landmark import NEVER_TRUE, RELAXED_UNREACHABLE, unreachable_landmark
 from xaip.unsolvable.repairs import find_repair
 from xaip.unsolvable.results import TraceFailure, UnsolvableResult
 from xaip.unsolvable.search import explore
@@ -73,6 +75,15 @@ def explain_unsolvable(domain: Domain, problem: Problem,
     stats["subsets_tried"] = core.subsets_tried
     landmark = unreachable_landmark(task, literals, core.positions, seen.reached,
                                     clock.remaining())
+    if landmark is not None and landmark.kind in (NEVER_TRUE, RELAXED_UNREACHABLE):
+        atom = next(lit.atom for lit in literals if lit.text == landmark.fact)
+
+        def holds(fact: Atom) -> bool:  # in some reachable state (the search saw them all)
+            index = task.fact_index.get(fact)
+            return fact in task.static_facts if index is None else bool(seen.reached >> index & 1)
+
+        chain = landmark_chain(domain, problem, atom, holds)
+        landmark = dataclasses.replace(landmark, chain=chain)
     fix = None
     if repair > 0 and core.kind == "minimum":
         report(progress, "repair", 0)
@@ -106,8 +117,6 @@ def _trace(domain: Domain, problem: Problem, trace: Sequence[PlanStep] | None
 
 def _done(domain: Domain, problem: Problem, result: UnsolvableResult, started: float,
           budget: Budget, check: bool, trace: Sequence[PlanStep] | None) -> UnsolvableResult:
-    import dataclasses
-
     result = dataclasses.replace(result, seconds=time.perf_counter() - started)
     if not check:
         return result

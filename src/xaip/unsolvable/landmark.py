@@ -26,6 +26,7 @@ from xaip.planning.landmarks import find_landmarks
 from xaip.planning.semantics import fact_text
 from xaip.planning.task import Task
 from xaip.runtime.budget import Budget
+from xaip.unsolvable.chain import Chain
 from xaip.unsolvable.goals import GoalLiteral
 
 NEVER_TRUE = "never-true"
@@ -39,8 +40,16 @@ class UnreachableLandmark:
 
     fact: str
     kind: str
+    #: Why it never holds, backchained on the lifted model (:mod:`xaip.unsolvable.chain`).
+    chain: Chain | None = None
 
     def sentence(self) -> str:
+        why = self._base()
+        if self.chain is not None:
+            why += ": " + self.chain.sentence()
+        return why
+
+    def _base(self) -> str:
         if self.kind == NEVER_TRUE:
             return (f"{self.fact} can never become true: no action of the domain adds it "
                     f"for these objects and it is not true initially")

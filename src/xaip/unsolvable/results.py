@@ -84,6 +84,7 @@ class UnsolvableResult:
             out["core_kind"] = self.core_kind
             out["landmark"] = None if self.landmark is None else {
                 "fact": self.landmark.fact, "kind": self.landmark.kind,
+                "chain": None if self.landmark.chain is None else self.landmark.chain.to_dict(),
                 "sentence": self.landmark.sentence()}
         if self.repair is not None:
             out["init_repair"] = self.repair.to_dict()
