@@ -18,8 +18,10 @@ gives a plan (candidates in predicate order), replays the attempted plan, and ch
 reported landmark from its definition: a fact no reachable state contains that every
 plan for the core needs -- a core goal fact, or a fact without whose achievers the core's
 goal literals are unreachable even ignoring deletions (a negative precondition then holds
-once the fact was false initially or deleted by a reachable action). Whenever some core goal fact is
-unreachable ignoring deletions, a landmark must be reported.
+once the fact was false initially or deleted by a reachable action). Whenever some core goal
+fact is unreachable ignoring deletions, a landmark must be reported, with the chain of facts
+that every adding action needs and that never hold, ending with every adding action and its
+preconditions that never hold.
 """
 
 from __future__ import annotations
@@ -238,10 +240,36 @@ def _core_problem(inst: Instance, states: list[State], result: object) -> str | 
     fact = result.landmark.fact.strip("()")
     if any(fact in s for s in states):
         return f"landmark {fact} is reachable"
+    if result.landmark.kind in ("never-true", "relaxed-unreachable"):
+        expected_chain = _chain(inst, fact, states)
+        got_chain = result.landmark.chain
+        got = None if got_chain is None else (
+            got_chain.facts, [(b.action, b.unmet) for b in got_chain.blocked])
+        if got != expected_chain:
+            return f"chain: oracle {expected_chain}, xaip {got}"
     true, false = relaxed(inst, fact)
     if fact in needed or not needed <= true or not needed_false <= false:
         return None
     return f"{fact} is not a landmark of the core {core}"
+
+
+def _chain(inst: Instance, start: str, states: list[State]
+           ) -> tuple[tuple[str, ...], list[tuple[str, tuple[str, ...]]]]:
+    """From ``start``: while every action adding the last fact needs one same fact that
+    never holds (first in the first adder's precondition order, sorted), follow it (at most
+    6 facts); then every adder with its preconditions that never hold."""
+    ever = set().union(*states)
+    chain = [start]
+    while True:
+        adders = [a for a in inst.actions if chain[-1] in a.add]
+        shared = [f for f in (sorted(adders[0].pre) if adders else [])
+                  if all(f in a.pre for a in adders) and f not in chain and f not in ever]
+        if shared and len(chain) < 6:
+            chain.append(shared[0])
+            continue
+        return (tuple(_text(f) for f in chain),
+                [(f"({a.name})", tuple(_text(f) for f in sorted(a.pre) if f not in ever))
+                 for a in adders])
 
 
 def _trace_problem(inst: Instance, result: object) -> str | None:
