@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xaip.runtime.budget import BudgetClock
+from xaip.runtime.progress import Progress, report
 
 MINIMUM = "minimum"
 SUBSET_MINIMAL = "subset-minimal"
@@ -45,7 +46,8 @@ class Core:
     subsets_tried: int
 
 
-def minimum_core(size: int, masks: list[int], clock: BudgetClock) -> Core:
+def minimum_core(size: int, masks: list[int], clock: BudgetClock,
+                 progress: Progress | None = None) -> Core:
     """The first (in goal order) among the smallest unsolvable goal subsets; a
     subset-minimal one by deletion when ``clock`` runs out first. The whole goal (``size``
     literals) must be unsolvable."""
@@ -53,6 +55,8 @@ def minimum_core(size: int, masks: list[int], clock: BudgetClock) -> Core:
     for k in range(1, size + 1):
         for combo in itertools.combinations(range(size), k):
             tried += 1
+            if tried % 10000 == 0:
+                report(progress, "core", tried, message=f"subsets of {k} goal facts")
             if not clock.charge():
                 return Core(deletion_core(size, masks), SUBSET_MINIMAL, tried)
             if not solvable(_mask(combo), masks):

@@ -71,7 +71,7 @@ def explain_unsolvable(domain: Domain, problem: Problem,
                                   trace_valid=trace_valid, stats=stats)
         return _done(domain, problem, result, started, budget, check, trace)
     report(progress, "core", 0)
-    core = minimum_core(len(literals), maximal(seen.masks), clock)
+    core = minimum_core(len(literals), maximal(seen.masks), clock, progress)
     stats["subsets_tried"] = core.subsets_tried
     landmark = unreachable_landmark(task, literals, core.positions, seen.reached,
                                     clock.remaining())
