@@ -191,6 +191,7 @@ def summary_text(summary: PolicySummary) -> str:
         if s is not None:
             note = "" if s.complete else " (budget ran out: may be incomplete)"
             lines.append(f"{_LABEL[s.source]}, {s.count}: {names(s.subgoals)}{note}")
+    lines += _disjunctive_lines(summary)
     chosen = summary.policy_landmarks
     if chosen is not None and chosen.complete:
         shown = [f for f in chosen.facts if f not in chosen.initial]
@@ -229,6 +230,19 @@ def summary_text(summary: PolicySummary) -> str:
     lines.append(f"Time: {summary.seconds:.3f} s ({timings})" if timings
                  else f"Time: {summary.seconds:.3f} s")
     return "\n".join(lines)
+
+
+def _disjunctive_lines(summary: PolicySummary) -> list[str]:
+    """The section on disjunctive landmarks ("either A or B happens on every run")."""
+    found = summary.disjunctive
+    if found is None or found.size == 0:
+        return []
+    from xaip.summaries.disjunctive import disjunctive_sentence
+
+    head = (f"Disjunctive landmarks (at most {found.size} facts, none a landmark alone), "
+            f"{found.count}:")
+    return [head] + [f"  {disjunctive_sentence(d, summary.task.facts)}"
+                     for d in found.landmarks] if found.landmarks else [head + " none"]
 
 
 def _status_line(summary: PolicySummary) -> str:

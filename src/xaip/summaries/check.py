@@ -12,7 +12,11 @@ What it does, for a :class:`~xaip.summaries.summary.PolicySummary`:
 2. computes the exact policy landmarks and orderings by label propagation on that graph
    (:mod:`xaip.summaries.exact`: no compilation, no landmark algorithm, no search) and
    requires every reported set to be sound, and the complete compilation's to be exact;
-3. recomputes the goal probability and Proposition 3 (the hierarchical policy's value
+3. checks the disjunctive policy landmarks by depth-first reachability on the rebuilt
+   graph (:mod:`xaip.summaries.disjunctive_check`: every run passes a member, each
+   member's witness run, and by brute force that no other set of the searched sizes
+   qualifies);
+4. recomputes the goal probability and Proposition 3 (the hierarchical policy's value
    equals the policy's value) on the rebuilt graph.
 
 For an ``unsolvable`` summary (no policy reaches the goal) it enumerates every state
@@ -47,6 +51,7 @@ from xaip.planning.mdp import (
 from xaip.planning.mdp.budgets import as_clock
 from xaip.runtime.budget import Budget, BudgetClock
 from xaip.runtime.status import Status
+from xaip.summaries.disjunctive_check import check_disjunctive
 from xaip.summaries.drill import DrillDown, leg_task
 from xaip.summaries.exact import LandmarkCheck, check_landmarks
 from xaip.summaries.hierarchy import check_hierarchy
@@ -86,6 +91,8 @@ def landmark_checks(
         problems = _same_graph(graph, result.graph)
         sets = [s for s in (result.concise, result.complete, result.model) if s is not None]
         checks = tuple(check_landmarks(ptask, graph, s, clock) for s in sets)
+        if result.disjunctive is not None:
+            problems += check_disjunctive(graph, result.disjunctive, clock)
     except BudgetExhausted as stop:
         return checker_budget_report(str(stop)), ()
     for c in checks:
@@ -105,8 +112,10 @@ def landmark_checks(
                         f"!= policy value {value.policy}")
     if problems:
         return CheckReport(False, "; ".join(problems)), checks
-    return CheckReport(True, f"{len(checks)} landmark sets sound (complete set exact), goal "
-                             "probability and Proposition 3 confirmed on the rebuilt "
+    either = "" if result.disjunctive is None else (
+        f", {result.disjunctive.count} disjunctive landmarks confirmed (minimal, none missing)")
+    return CheckReport(True, f"{len(checks)} landmark sets sound (complete set exact){either}, "
+                             "goal probability and Proposition 3 confirmed on the rebuilt "
                              "policy graph"), checks
 
 

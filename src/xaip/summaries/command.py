@@ -46,6 +46,7 @@ from xaip.render import render
 from xaip.render.dot import dot_available, write_svg
 from xaip.runtime.budget import BudgetClock
 from xaip.runtime.status import Status
+from xaip.summaries.disjunctive import DEFAULT_SIZE, SIZES
 from xaip.summaries.drill import GOAL_NAMES, INIT_NAMES, DrillDown, drill_down, resolve_fact
 from xaip.summaries.summary import COMPILATIONS, summarize
 from xaip.summaries.text import Phrases, load_phrases
@@ -80,6 +81,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--compilation", choices=COMPILATIONS, default="concise",
                         help="landmarks the summary is built from: concise D(M) as in the "
                              "paper (default) or complete D(M)^c (exact)")
+    parser.add_argument("--disjunctive-size", type=int, choices=SIZES, default=DEFAULT_SIZE,
+                        metavar="N", help="disjunctive landmarks ('either A or B happens on "
+                        "every run') of up to N facts: 2 (default), 3, or 0 for none")
     parser.add_argument("--phrases", default=None, metavar="FILE",
                         help="JSON object: predicate -> English template, e.g. "
                              '{"at": "get to {0}"}')
@@ -159,6 +163,7 @@ def run(args: argparse.Namespace) -> int:
         ptask, policy, solver=args.solver, compilation=args.compilation,
         check=not args.no_check, dead_end_cost=dead_end_cost, phrases=phrases, budget=clock,
         policy_source=f"file {args.policy}" if args.policy else None,
+        disjunctive_size=args.disjunctive_size,
     )
     if args.save_policy and summary.stopped_in != "solving":
         summary.policy.save(args.save_policy)

@@ -3,7 +3,9 @@
 Pipeline: (solve the task, if no policy is given) → the policy's reachable graph, with
 exact dead ends → policy landmarks from the concise compilation D(M) and (unless switched
 off) the complete compilation D(M)^c → model landmarks from the all-outcomes
-determinisation → the section-6 hierarchy of the chosen policy landmarks and its value
+determinisation → the minimal disjunctive policy landmarks ("either A or B happens on
+every run", :mod:`xaip.summaries.disjunctive`) → the section-6 hierarchy of the chosen
+policy landmarks and its value
 (Proposition 3) → the independent check (:func:`xaip.summaries.check.check`), which sets
 ``verified``.
 
@@ -46,6 +48,7 @@ from xaip.planning.mdp.budgets import BudgetExhausted, as_clock
 from xaip.runtime.budget import Budget, BudgetClock
 from xaip.runtime.progress import Progress, report
 from xaip.runtime.status import Status
+from xaip.summaries.disjunctive import DEFAULT_SIZE, SIZES, DisjunctiveSet, disjunctive_landmarks
 from xaip.summaries.exact import LandmarkCheck
 from xaip.summaries.hierarchy import Hierarchy, HierarchyValue, build_hierarchy, check_hierarchy
 from xaip.summaries.landmarks import (
@@ -63,7 +66,7 @@ SOLVERS: tuple[str, ...] = ("lao", "vi")
 SHOWN_STATES = 5
 #: The phases of :func:`summarize`, in order (``stopped_in`` names one of them).
 PHASES = ("solving", "policy graph", "concise landmarks", "complete landmarks",
-          "model landmarks", "hierarchy", "checking")
+          "model landmarks", "disjunctive landmarks", "hierarchy", "checking")
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,7 +80,9 @@ class PolicySummary:
     later phases are ``None`` and nothing is claimed about them. ``concise`` / ``complete``
     / ``model`` are the landmark sets computed (``complete`` is ``None`` when skipped);
     ``policy_landmarks`` is the one the summary is built from (``compilation`` says which).
-    ``hierarchy`` and ``value`` are section 6 and Proposition 3; ``checks`` compare each set
+    ``disjunctive`` holds the minimal disjunctive policy landmarks (``None`` when not
+    computed; an empty set of size 0 when switched off). ``hierarchy`` and ``value`` are
+    section 6 and Proposition 3; ``checks`` compare each set
     with the exact answer on the policy graph (empty when not checked) and ``verified`` says
     the independent checker confirmed the finished summary. ``policy`` and ``task`` are what
     was summarised (kept so that :meth:`to_dict` needs no arguments); ``phrases`` the
@@ -94,6 +99,7 @@ class PolicySummary:
     concise: LandmarkSet | None = None
     complete: LandmarkSet | None = None
     model: LandmarkSet | None = None
+    disjunctive: DisjunctiveSet | None = None
     hierarchy: Hierarchy | None = None
     value: HierarchyValue | None = None
     goal_probability: float | None = None
@@ -151,6 +157,8 @@ class PolicySummary:
             "model_landmarks": sets(self.model),
             "concise_landmarks": sets(self.concise),
             "complete_landmarks": sets(self.complete),
+            "disjunctive_landmarks": None if self.disjunctive is None
+            else self.disjunctive.to_dict(self.task),
             "orderings": [] if chosen is None else [o.to_dict(facts) for o in chosen.orderings],
             "hierarchy": None if self.hierarchy is None else self.hierarchy.to_dict(facts),
             "proposition_3": None if self.value is None else self.value.to_dict(),
@@ -244,6 +252,7 @@ def summarise_policy(
     policy_source: str = "given",
     graph: PolicyGraph | None = None,
     progress: Progress | None = None,
+    disjunctive_size: int = DEFAULT_SIZE,
 ) -> PolicySummary:
     """Summarise ``policy`` (see the module docstring) within ``budget``.
 
@@ -253,12 +262,13 @@ def summarise_policy(
     independent check (the result is then not ``verified``). Raises
     :class:`~xaip.planning.mdp.PolicyFormatError` when the policy does not act in the
     initial state and :class:`~xaip.planning.mdp.NoProperPolicy` when no execution reaches
-    the goal.
+    the goal. ``disjunctive_size`` bounds the disjunctive landmarks searched for: 2
+    (default, pairs), 3 (pairs and triples) or 0 (none).
     """
     return summarize(ptask, policy, compilation=compilation, with_complete=with_complete,
                      check=check, dead_end_cost=dead_end_cost, phrases=phrases,
                      budget=budget, policy_source=policy_source, graph=graph,
-                     progress=progress)
+                     progress=progress, disjunctive_size=disjunctive_size)
 
 
 def summarize(
@@ -275,11 +285,15 @@ def summarize(
     policy_source: str | None = None,
     graph: PolicyGraph | None = None,
     progress: Progress | None = None,
+    disjunctive_size: int = DEFAULT_SIZE,
 ) -> PolicySummary:
     """Summarise ``policy`` — or, when it is ``None``, an optimal policy found by ``solver``
     (``"lao"`` or ``"vi"``) — with one budget for every phase (see the module docstring)."""
     if compilation not in COMPILATIONS:
         raise InputError(f"compilation must be one of {', '.join(COMPILATIONS)}")
+    if disjunctive_size not in SIZES:
+        raise InputError(f"the disjunctive landmark size must be 0, 2 or 3, "
+                         f"not {disjunctive_size!r}")
     if dead_end_cost is not None and not dead_end_cost >= 0:
         raise InputError(f"the dead-end cost must be a number >= 0, not {dead_end_cost}")
     with_complete = with_complete or compilation == "complete"
@@ -313,7 +327,7 @@ def summarize(
     else:
         fields["policy_source"] = policy_source or "given"
     try:
-        return _analyse(run, policy, graph, fields, with_complete, check)
+        return _analyse(run, policy, graph, fields, with_complete, check, disjunctive_size)
     except BudgetExhausted:
         return run.stop(policy, fields)
 
@@ -351,6 +365,9 @@ class _Run:
         solver = fields.get("solver")
         if solver is not None:
             stats["solver_expanded"] = int(solver.get("expanded", 0))
+        found_d = fields.get("disjunctive")
+        if found_d is not None:
+            stats["disjunctive_landmarks"] = found_d.count
         for name in ("concise", "complete", "model"):
             found = fields.get(name)
             if found is not None:
@@ -378,7 +395,8 @@ def _landmarks(run: _Run, name: str, compute: Callable[[], LandmarkSet],
 
 
 def _analyse(run: _Run, policy: Policy, graph: PolicyGraph | None, fields: dict[str, Any],
-             with_complete: bool, check: bool) -> PolicySummary:
+             with_complete: bool, check: bool, disjunctive_size: int = DEFAULT_SIZE
+             ) -> PolicySummary:
     """The phases after solving; raises BudgetExhausted where the clock runs out."""
     ptask, clock = run.task, run.clock
     run.phase("policy graph")
@@ -401,6 +419,12 @@ def _analyse(run: _Run, policy: Policy, graph: PolicyGraph | None, fields: dict[
     if with_complete:
         _landmarks(run, "complete", lambda: complete_landmarks(ptask, graph, clock), fields)
     _landmarks(run, "model", lambda: model_landmarks(ptask, clock), fields)
+    run.phase("disjunctive landmarks")
+    disjunctive = disjunctive_landmarks(graph, disjunctive_size, clock)
+    fields["disjunctive"] = disjunctive
+    if not disjunctive.complete:
+        raise BudgetExhausted("budget exhausted during the disjunctive landmarks")
+    run.done("disjunctive landmarks")
     run.phase("hierarchy")
     chosen = fields["complete"] if fields["compilation"] == "complete" else fields["concise"]
     hierarchy = build_hierarchy(chosen, ptask.goal)
