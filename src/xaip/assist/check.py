@@ -27,6 +27,7 @@ import heapq
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from xaip.assist.hmax import INFINITE, HMax
 from xaip.assist.results import AssistResult
 from xaip.contract import CheckReport
 from xaip.errors import BudgetExhausted
@@ -59,12 +60,18 @@ def _steps(texts: Sequence[str]) -> list[PlanStep]:
 def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], bool],
                  clock: BudgetClock) -> int | None:
     """The cost of a cheapest plan from ``start`` using only ``allowed`` actions, or
-    ``None`` when none exists (Dijkstra; raises BudgetExhausted when ``clock`` runs out)."""
+    ``None`` when none exists: A* with this package's own h_max (:mod:`xaip.assist.hmax`,
+    admissible, so the first goal popped is optimal; a state with infinite h_max is a dead
+    end). Raises BudgetExhausted when ``clock`` runs out."""
     actions = [a for a in task.actions if allowed(a)]
+    estimate = HMax(task, actions)
     best = {start: 0}
-    frontier = [(0, start)]
+    first = estimate(start)
+    if first == INFINITE:
+        return None
+    frontier = [(first, 0, start)]
     while frontier:
-        cost, state = heapq.heappop(frontier)
+        _, cost, state = heapq.heappop(frontier)
         if cost > best[state]:
             continue
         if task.is_goal(state):
@@ -77,7 +84,9 @@ def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], boo
                 step = cost + (action.cost if task.has_costs else 1)
                 if step < best.get(nxt, step + 1):
                     best[nxt] = step
-                    heapq.heappush(frontier, (step, nxt))
+                    guess = estimate(nxt)
+                    if guess != INFINITE:
+                        heapq.heappush(frontier, (step + guess, step, nxt))
     return None
 
 
