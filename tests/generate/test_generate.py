@@ -155,3 +155,20 @@ def test_manifest_is_json(tmp_path: Path) -> None:
     info = write_mrp(random_mrp(domain, problem, 2, 0), tmp_path / "x")
     assert json.loads((tmp_path / "x" / "manifest.json").read_text()) == info
     assert info["files"]["plan"] == "plan.txt"
+
+
+def test_one_budget_counts_every_planner_call() -> None:
+    """A running clock passed as the budget is charged by the robot's and the human's
+    planner calls, so ``--max-nodes`` bounds the whole command, not each call."""
+    from xaip.errors import BudgetExhausted
+    from xaip.runtime import Budget
+
+    domain, problem = read_domain(MODELS[-1][0]), read_problem(MODELS[-1][1])
+    clock = Budget().start()
+    random_mrp(domain, problem, 2, 0, mode="remove", need_explanation=True, budget=clock)
+    assert clock.nodes > 0
+    spent = clock.nodes
+    with pytest.raises(BudgetExhausted):
+        tight = Budget(max_nodes=spent // 2).start()
+        for seed in range(20):  # many instances on one clock run out of nodes
+            random_mrp(domain, problem, 2, seed, need_explanation=True, budget=tight)

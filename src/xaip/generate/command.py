@@ -101,7 +101,7 @@ def run_mrp(args: argparse.Namespace) -> int:
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     check_problem(domain, problem)
     clock = budget_from(args).start()
-    plan = robot_plan(domain, problem, clock.remaining())
+    plan = robot_plan(domain, problem, clock)  # one clock: nodes and seconds of every call
     source = {"domain": str(args.domain), "problem": str(args.problem)}
     manifests: list[dict[str, Any]] = []
     for done, seed in enumerate(seeds):
@@ -109,7 +109,7 @@ def run_mrp(args: argparse.Namespace) -> int:
         instance = random_mrp(domain, problem, args.k, seed, mode=args.mode, kinds=kinds,
                               need_explanation=args.need_explanation,
                               max_tries=args.max_tries or DEFAULT_MAX_TRIES,
-                              budget=clock.remaining(), plan=plan)
+                              budget=clock, plan=plan)
         manifests.append(write_mrp(instance, out / instance_name(instance), source, inputs))
     report(None, "generating", args.count, args.count)
     payload = manifests[0] if args.count == 1 else {"instances": manifests}

@@ -34,6 +34,7 @@ from xaip.planning.planner import plan_model
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, validate
 from xaip.planning.semantics import counts_action_costs
 from xaip.runtime import Budget
+from xaip.runtime.budget import BudgetClock, as_clock
 
 Mode = Literal["remove", "add", "mix"]
 MODES: tuple[str, ...] = ("remove", "add", "mix")
@@ -92,10 +93,16 @@ class GeneratedMRP:
         }
 
 
-def robot_plan(domain: Domain, problem: Problem, budget: Budget | None = None,
+def robot_plan(domain: Domain, problem: Problem, budget: Budget | BudgetClock | None = None,
                engine: str = DEFAULT_ENGINE) -> tuple[tuple[PlanStep, ...], int]:
-    """The robot's optimal plan and its cost (the validator's, by the one semantics)."""
-    found = plan_model(domain, problem, optimal=True, budget=budget, engine=engine)
+    """The robot's optimal plan and its cost (the validator's, by the one semantics).
+
+    A running ``budget`` clock is charged with the search's expanded states, so several
+    calls share one user budget of nodes as well as seconds.
+    """
+    clock = as_clock(budget)
+    found = plan_model(domain, problem, optimal=True, budget=clock.remaining(), engine=engine)
+    clock.charge(found.expanded)
     if found.status == "budget_exhausted":
         raise BudgetExhausted("budget exhausted while finding the robot's optimal plan; "
                               "raise --max-nodes/--max-seconds", phase="robot plan")
@@ -134,7 +141,7 @@ def random_mrp(
     kinds: Sequence[FeatureKind | str] = DEFAULT_KINDS,
     need_explanation: bool = False,
     max_tries: int = DEFAULT_MAX_TRIES,
-    budget: Budget | None = None,
+    budget: Budget | BudgetClock | None = None,
     engine: str = DEFAULT_ENGINE,
     plan: tuple[tuple[PlanStep, ...], int] | None = None,
 ) -> GeneratedMRP:
@@ -145,7 +152,8 @@ def random_mrp(
     ``kinds`` restricts the features drawn (:data:`~xaip.generate.candidates.DEFAULT_KINDS`).
     ``plan`` passes the robot's optimal plan and cost when already known (from
     :func:`robot_plan`, e.g. for many seeds of one model). The whole call, planner calls
-    included, runs within ``budget``; raises :class:`BudgetExhausted` when it runs out and
+    included, runs within ``budget`` (a running clock is shared: its nodes count every
+planner call's expanded states); raises :class:`BudgetExhausted` when it runs out and
     :class:`InputError` for bad arguments, ``k`` above the features available, or no
     instance that needs an explanation within ``max_tries`` draws.
     """
@@ -157,9 +165,8 @@ def random_mrp(
         raise InputError(f"max_tries must be a positive integer, not {max_tries!r}")
     chosen = parse_kinds(kinds)
     check_problem(domain, problem)
-    clock = (budget or Budget()).start()
-    steps, cost = plan if plan is not None else robot_plan(domain, problem, clock.remaining(),
-                                                           engine)
+    clock = as_clock(budget)
+    steps, cost = plan if plan is not None else robot_plan(domain, problem, clock, engine)
     pool = edit_pool(domain, problem, mode, chosen)
     if k > len(pool):
         raise InputError(f"k={k} is larger than the {len(pool)} features available to "
@@ -189,12 +196,13 @@ def random_mrp(
                      "more --max-tries")
 
 
-def _human_optimum(domain: Domain, problem: Problem, plan_valid: bool, clock: Any,
+def _human_optimum(domain: Domain, problem: Problem, plan_valid: bool, clock: BudgetClock,
                    engine: str) -> int | None:
     """The human model's optimal cost, when the plan is valid there (else not needed)."""
     if not plan_valid:
         return None
     found = plan_model(domain, problem, optimal=True, budget=clock.remaining(), engine=engine)
+    clock.charge(found.expanded)
     if found.status == "budget_exhausted":
         raise BudgetExhausted("budget exhausted while planning in the human's model; raise "
                               "--max-nodes/--max-seconds", phase="human plan")
