@@ -88,12 +88,13 @@ def explain_foils(domain: Domain, problem: Problem, foils: str | Sequence[Constr
         return _done(domain, problem, dataclasses.replace(base, stats={"planner_calls": calls}),
                      started, budget, check)
     return _conflicts(domain, problem, task, dataclasses.replace(base, realisable=False),
-                      clock, planned, progress, started, budget, check, calls)
+                      clock, planned, lambda: calls, progress, started, budget, check)
 
 
 def _conflicts(domain: Domain, problem: Problem, task: Task, base: FoilResult,
-               clock: BudgetClock, planned: Callable[[Task], PlanResult], progress: Progress | None,
-               started: float, budget: Budget, check: bool, calls: int) -> FoilResult:
+               clock: BudgetClock, planned: Callable[[Task], PlanResult],
+               calls: Callable[[], int], progress: Progress | None, started: float,
+               budget: Budget, check: bool) -> FoilResult:
     constraints = base.constraints
     n = len(constraints)
     full = (1 << n) - 1
@@ -112,7 +113,7 @@ def _conflicts(domain: Domain, problem: Problem, task: Task, base: FoilResult,
     result = dataclasses.replace(
         base, status=status, conflicts=tuple(members(m) for m in found.minimal_conflicts),
         maximal=tuple(members(m) for m in found.maximal), conflicts_complete=found.complete,
-        stats={"planner_calls": calls + found.planner_calls})
+        stats={"planner_calls": calls(), "subset_queries": found.planner_calls})
     return _done(domain, problem, result, started, budget, check)
 
 
