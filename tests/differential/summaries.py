@@ -27,13 +27,19 @@ code with xaip's reader, grounding, compilations, landmark extraction or checker
 * **Goal probability**: the least fixed point of ``P(s) = sum p * P(s')`` (1 at goal
   states), iterated to convergence.
 
+* **Disjunctive policy landmarks** (issue 25): a set of two (or three) facts such that no
+  goal state is reachable in the policy graph through states where none of them holds,
+  while every proper subset is avoided by some goal-reaching execution; enumerated over
+  all subsets of the task's atoms (odd seeds search sets of up to three facts). Every
+  third seed is a random road network (:func:`generate_roads`), where they abound.
+
 xaip must agree: the concise set D(M) sound (landmarks and orderings), the complete set
 D(M)^c exact (its non-initial landmarks and the strongest ordering between every pair of
-non-initial policy landmarks), the model set sound on the full graph, the goal
-probability within 1e-6, ``verified`` true, and no two landmark facts read alike in the
-English summary. A given policy that never reaches the goal must be refused
-(``NoProperPolicy``), one that does not act in the initial state too
-(``PolicyFormatError``); a task no policy solves must be answered ``unsolvable``,
+non-initial policy landmarks), the model set sound on the full graph, the disjunctive
+landmarks equal to the brute force's, the goal probability within 1e-6, ``verified``
+true, and no two landmark facts read alike in the English summary. A given policy that
+never reaches the goal must be refused (``NoProperPolicy``), one that does not act in the
+initial state too (``PolicyFormatError``); a task no policy solves must be answered ``unsolvable``,
 verified. Every instance is enumerable (at most :data:`MAX_ATOMS` atoms); the oracle skips
 none.
 """
@@ -94,6 +100,9 @@ class Instance:
 
 
 def generate(seed: int) -> Instance:
+    """Every third seed a road network (:func:`generate_roads`), else a random task."""
+    if seed % 3 == 0:
+        return generate_roads(seed)
     rng = random.Random(seed)
     while True:
         objects = tuple(f"o{i}" for i in range(rng.randint(1, 3)))
@@ -112,6 +121,33 @@ def generate(seed: int) -> Instance:
     else:  # literals false initially: atoms to make true, or true ones to make false
         goal = tuple(Literal(a not in init, *a) for a in goal_atoms)
     return Instance(objects, predicates, actions, init, goal)
+
+
+def generate_roads(seed: int) -> Instance:
+    """A random road network: locations ``l0`` (start) .. ``l<n-1>`` (goal) as atoms of arity
+    0, moves with one to three outcomes (roads that fork at random), and two flags some
+    moves set (tolls paid). Such tasks have alternative routes, hence the disjunctive
+    landmarks ("either through l2 or through l3") the plain generator rarely makes."""
+    rng = random.Random(seed)
+    n = rng.randint(4, 7)
+    places = [f"l{i}" for i in range(n)]
+    predicates = {**{p: 0 for p in places}, "toll0": 0, "toll1": 0}
+    actions = []
+    for i in range(rng.randint(n, 2 * n + 2)):
+        here = rng.choice(places[:-1])
+        targets = rng.sample([p for p in places if p != here], rng.choice((1, 1, 2, 3)))
+        cuts = sorted(rng.sample(range(1, 8), len(targets) - 1))
+        shares = [b - a for a, b in zip([0, *cuts], [*cuts, 8], strict=True)]
+        outcomes = []
+        for share, there in zip(shares, targets, strict=True):
+            literals = [Literal(False, here, ()), Literal(True, there, ())]
+            if rng.random() < 0.2:
+                literals.append(Literal(True, rng.choice(("toll0", "toll1")), ()))
+            outcomes.append((share, Effect(tuple(literals), ())))
+        actions.append(Action(f"go{i}", (), (Literal(True, here, ()),), tuple(outcomes)))
+    init = frozenset({(places[0], ())})
+    return Instance(("o0",), predicates, tuple(actions), init,
+                    (Literal(True, places[-1], ()),))
 
 
 def _action(rng: random.Random, name: str, predicates: dict[str, int]) -> Action:
@@ -296,7 +332,11 @@ class Paths:
                     stack.append(p)
 
     def landmark(self, atom: GroundAtom) -> bool:
-        if atom in self.init:
+        return self.every_run_meets({atom})
+
+    def every_run_meets(self, atoms: set[GroundAtom]) -> bool:
+        """No goal state is reachable through states where none of ``atoms`` holds."""
+        if atoms & self.init:
             return True
         seen, stack = {self.init}, [self.init]
         while stack:
@@ -304,10 +344,22 @@ class Paths:
             if self.oracle.is_goal(state):
                 return False
             for nxt in self.edges[state]:
-                if nxt not in seen and atom not in nxt:
+                if nxt not in seen and not atoms & nxt:
                     seen.add(nxt)
                     stack.append(nxt)
         return True
+
+    def disjunctive(self, atoms: Sequence[GroundAtom], size: int) -> set[frozenset[GroundAtom]]:
+        """Every minimal set of 2..``size`` atoms that every goal-reaching run meets."""
+        found = set()
+        for k in range(2, size + 1):
+            for combo in itertools.combinations(atoms, k):
+                chosen = set(combo)
+                if self.every_run_meets(chosen) and not any(
+                        self.every_run_meets(set(sub)) for j in range(1, k)
+                        for sub in itertools.combinations(combo, j)):
+                    found.add(frozenset(chosen))
+        return found
 
     def violated(self, a: GroundAtom, b: GroundAtom, kind: str) -> bool:
         if b in self.init:
@@ -371,6 +423,7 @@ def check(seed: int) -> str | None:
         return sum(1 << index[a] for a in state if a in index)
 
     rng = random.Random(seed)
+    size = 3 if seed % 2 else 2
     choice: dict[State, str | None] = {}
 
     def random_choice(state: State) -> str | None:
@@ -383,7 +436,7 @@ def check(seed: int) -> str | None:
     table = {bitset(s): n for s, n in choice.items() if n is not None and s in edges}
     for label, policy in (("random policy", Policy(ptask, table)), ("optimal policy", None)):
         try:
-            summary = summarize(ptask, policy)
+            summary = summarize(ptask, policy, disjunctive_size=size)
         except PolicyFormatError as error:
             if policy is None or inst.init in table_states(choice) or oracle.is_goal(inst.init):
                 return f"{label}: {error}"
@@ -457,6 +510,12 @@ def _compare(ptask: ProbabilisticTask, summary: PolicySummary, paths: Paths,
         return f"model: {wrong} are not landmarks of the task"
     if (error := ordering_errors(model, full)) is not None:
         return error
+    assert summary.disjunctive is not None
+    reported = {frozenset(facts[f] for f in d.facts) for d in summary.disjunctive.landmarks}
+    expected = paths.disjunctive(facts, summary.disjunctive.size)
+    if reported != expected:
+        return (f"disjunctive landmarks: xaip says {sorted(map(sorted, reported))}, the "
+                f"executions say {sorted(map(sorted, expected))}")
     probability = paths.goal_probability()
     if summary.goal_probability is None or abs(summary.goal_probability - probability) > 1e-6:
         return f"goal probability {summary.goal_probability}, oracle {probability}"
