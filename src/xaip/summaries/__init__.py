@@ -29,10 +29,20 @@ with orderings between them. Typical use::
   :func:`check_landmarks` — exact answers computed directly on the policy graph.
 * :func:`build_hierarchy`, :func:`hierarchical_value`, :func:`check_hierarchy`.
 * :func:`drill_down` — landmarks between two chosen subgoals.
+* :func:`disjunctive_landmarks` — minimal "either A or B" policy landmarks
+  (:class:`DisjunctiveSet`), checked by :func:`check_disjunctive`; in words by
+  :func:`disjunctive_sentence`.
 """
 
 from xaip.summaries.check import check
 from xaip.summaries.compile import complete_compilation, concise_compilation
+from xaip.summaries.disjunctive import (
+    DisjunctiveLandmark,
+    DisjunctiveSet,
+    disjunctive_landmarks,
+    disjunctive_sentence,
+)
+from xaip.summaries.disjunctive_check import check_disjunctive
 from xaip.summaries.drill import DrillDown, Leg, drill_down, resolve_fact
 from xaip.summaries.exact import (
     LandmarkCheck,
@@ -62,6 +72,8 @@ from xaip.summaries.summary import PolicySummary, solve_policy, summarise_policy
 from xaip.summaries.text import load_phrases, phrase, phrasebook, readable
 
 __all__ = [
+    "DisjunctiveLandmark",
+    "DisjunctiveSet",
     "DrillDown",
     "FactOrdering",
     "Hierarchy",
@@ -78,9 +90,12 @@ __all__ = [
     "check_landmarks",
     "complete_compilation",
     "complete_landmarks",
+    "check_disjunctive",
     "completions",
     "concise_compilation",
     "concise_landmarks",
+    "disjunctive_landmarks",
+    "disjunctive_sentence",
     "drill_down",
     "exact_orderings",
     "exact_policy_landmarks",
