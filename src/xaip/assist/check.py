@@ -140,13 +140,15 @@ def _problems(domain: Domain, problem: Problem, result: AssistResult,
         return [*out, "the kept steps do not replay on a fresh grounding"]
     if result.prefix_cost != validate(domain, problem, kept).cost:
         out.append("the prefix cost is wrong")
-    _robot(domain, problem, result, task, clock, out)
+    robot = _robot(domain, problem, result, task, clock, out)
     vetoes = result.vetoes
 
     def free(action: GroundAction) -> bool:
         return not vetoed_text(str(action), vetoes)
 
-    best = uniform_cost(task, start, free, clock)
+    # the same search as the robot's when nothing is kept or vetoed: proved once
+    same = start == task.init and not any(not free(a) for a in task.actions)
+    best = robot if same else uniform_cost(task, start, free, clock)
     if result.completion is None:
         if best is not None:
             out.append(f"a completion avoiding the vetoes exists (cost {best})")
@@ -166,17 +168,19 @@ def _problems(domain: Domain, problem: Problem, result: AssistResult,
 
 
 def _robot(domain: Domain, problem: Problem, result: AssistResult, task: Task,
-           clock: BudgetClock, out: list[str]) -> None:
+           clock: BudgetClock, out: list[str]) -> int | None:
+    """Check the robot's plan and return the proved optimal cost from the initial state."""
     optimum = uniform_cost(task, task.init, lambda action: True, clock)
     if result.robot_plan is None:
         if optimum is not None:
             out.append(f"the task has a plan (cost {optimum}), the answer says none")
-        return
+        return optimum
     robot = validate(domain, problem, _steps(result.robot_plan))
     if not robot.valid or robot.cost != result.robot_cost:
         out.append("the robot's plan is not valid or costs something else")
     if optimum != result.robot_cost:
         out.append(f"the robot's optimal cost is {optimum}, not {result.robot_cost}")
+    return optimum
 
 
 def _suggestion(result: AssistResult, task: Task, start: State,
