@@ -67,6 +67,7 @@ def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
             moves[key] = None if None in after else tuple(q for q in after if q is not None)
         return moves[key]
 
+    buckets = _buckets(task)
     accept: dict[tuple[int, ...], bool] = {}
     start: Node = (task.close(task.init), tuple(interpret.initial(c) for c in constraints))
     best: dict[Node, Cost] = {start: 0}
@@ -87,7 +88,8 @@ def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
             return cost, tuple(str(actions[i]) for i in _path(parent, node))
         if not clock.charge():
             raise BudgetExhausted("the checker's product search ran out of budget")
-        for index, action in enumerate(actions):
+        for index in _candidates(buckets, state):
+            action = actions[index]
             if state & action.pre != action.pre or state & action.neg_pre:
                 continue
             after = move(index, automata)
@@ -101,6 +103,29 @@ def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
                 parent[child] = (node, index)
                 heapq.heappush(frontier, (price, next(counter), child))
     return None
+
+
+def _buckets(task: Task) -> tuple[list[int], dict[int, list[int]]]:
+    """Actions without positive preconditions, and the others by their lowest one: an
+    action can only apply in a state that has that fact (the checker's own successor
+    index, not the planner's)."""
+    free: list[int] = []
+    by_fact: dict[int, list[int]] = {}
+    for index, action in enumerate(task.actions):
+        if action.pre:
+            by_fact.setdefault((action.pre & -action.pre).bit_length() - 1, []).append(index)
+        else:
+            free.append(index)
+    return free, by_fact
+
+
+def _candidates(buckets: tuple[list[int], dict[int, list[int]]], state: int) -> list[int]:
+    free, by_fact = buckets
+    out = list(free)
+    for fact, indices in by_fact.items():
+        if state >> fact & 1:
+            out.extend(indices)
+    return out
 
 
 def _path(parent: dict[Node, tuple[Node, int] | None], node: Node) -> list[int]:
