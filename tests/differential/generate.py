@@ -22,7 +22,7 @@ feature or planner code, keeps its own model as Python sets and checks:
 * with ``need_explanation`` the plan is not optimal for the human; when xaip refuses
   ("no edit set ... in N tries") the first draw of that seed indeed needs no explanation
   (the oracle cannot replay later draws);
-* the same seed gives the same edits.
+* the same seed gives the same edits, and the instance is verified by xaip's checker.
 """
 
 from __future__ import annotations
@@ -265,6 +265,8 @@ def _first_draw_needs_none(model: Model, domain, problem, k: int, seed: int,
 
 def _compare(model: Model, made, k: int, mode: str, need: bool, domain, problem,
              seed: int) -> str | None:
+    if not made.verified:
+        return f"unverified: {made.check_details}"
     edits = [_key(e.to_dict()) for e in made.edits]
     if len(set(edits)) != k:
         return f"{len(set(edits))} distinct edits, not k={k}"

@@ -26,6 +26,7 @@ def test_mrp_count_json_and_files(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     payload = json.loads(out.stdout)
     assert [m["seed"] for m in payload["instances"]] == [3, 4]
+    assert payload["verified"] is True
     for info in payload["instances"]:
         folder = tmp_path / info["instance"]
         assert json.loads((folder / "manifest.json").read_text()) == info

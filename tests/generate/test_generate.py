@@ -64,6 +64,7 @@ def test_instance_is_what_the_manifest_says(tmp_path: Path, model: int, mode: st
         folder = tmp_path / f"{mode}-{seed}"
         info = write_mrp(instance, folder)
         assert len(info["edits"]) == 3 and info["tries"] >= 1
+        assert info["verified"] is True, info["check"]
         if mode != "mix":
             assert {e["op"] for e in info["edits"]} == {mode}
         assert edit_keys(info["edits"]) == diff_keys(folder)
@@ -172,3 +173,19 @@ def test_one_budget_counts_every_planner_call() -> None:
         tight = Budget(max_nodes=spent // 2).start()
         for seed in range(20):  # many instances on one clock run out of nodes
             random_mrp(domain, problem, 2, seed, need_explanation=True, budget=tight)
+
+
+def test_checker_refuses_and_runs_out() -> None:
+    """The checker says no to a wrong cost, and "unverified: checker budget" when its own
+    budget (the user's, started afresh) runs out."""
+    from xaip.generate.check import check_optimal
+    from xaip.runtime import Budget
+
+    domain, problem = read_domain(MODELS[-1][0]), read_problem(MODELS[-1][1])
+    found = plan_model(domain, problem, optimal=True)
+    assert check_optimal(domain, problem, found, int(found.cost), Budget(), "robot").ok
+    wrong = check_optimal(domain, problem, found, int(found.cost) + 1, Budget(), "robot")
+    assert wrong.ok is False and "validator" in wrong.details
+    starved = check_optimal(domain, problem, found, int(found.cost), Budget(max_nodes=1),
+                            "robot")
+    assert starved.ok is None and "checker budget" in starved.details

@@ -8,7 +8,9 @@
 ``xaip explain`` reads and a manifest; ``task`` writes a blocksworld, gripper or logistics
 task from :mod:`xaip.domains.generators`. Outputs are never written over an input file.
 
-Exit codes: 0 every instance written; 1 the budget ran out; 2 bad input (one line).
+Exit codes: 0 every instance written and its plans' claims verified by the checker
+(:mod:`xaip.generate.check`); 1 the budget ran out or a claim is unverified (the files are
+still written, the manifest says ``"verified": false``); 2 bad input (one line).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from xaip.commandline import (
     positive_int,
     write_output,
 )
-from xaip.errors import EXIT_OK, InputError
+from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 
 TASKS = ("blocksworld", "gripper", "logistics")
 
@@ -112,9 +114,15 @@ def run_mrp(args: argparse.Namespace) -> int:
                               budget=clock, plan=plan)
         manifests.append(write_mrp(instance, out / instance_name(instance), source, inputs))
     report(None, "generating", args.count, args.count)
-    payload = manifests[0] if args.count == 1 else {"instances": manifests}
-    emit(args, payload, "\n".join(_mrp_line(m) for m in manifests))
-    return EXIT_OK
+    verified = all(m["verified"] for m in manifests)
+    payload = manifests[0] if args.count == 1 else {"instances": manifests,
+                                                    "verified": verified}
+    lines = [_mrp_line(m) for m in manifests]
+    if not verified:
+        lines += [f"{m['instance']}: unverified: {m['check']}" for m in manifests
+                  if not m["verified"]]
+    emit(args, payload, "\n".join(lines))
+    return EXIT_OK if verified else EXIT_NEGATIVE
 
 
 def _mrp_line(info: dict[str, Any]) -> str:

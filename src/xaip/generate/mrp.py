@@ -24,14 +24,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from xaip.contract import CheckReport
 from xaip.errors import BudgetExhausted, InputError, XaipError
 from xaip.generate.candidates import DEFAULT_KINDS, addable, parse_kinds, removable
+from xaip.generate.check import check_optimal, combine
 from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.features import Edit, FeatureKind, apply_edits
 from xaip.planning.pddl import check_problem
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.planner import plan_model
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, validate
+from xaip.planning.search.result import PlanResult
 from xaip.planning.semantics import counts_action_costs
 from xaip.runtime import Budget
 from xaip.runtime.budget import BudgetClock, as_clock
@@ -70,6 +73,9 @@ class GeneratedMRP:
     human_plan_cost: int | None
     human_optimal_cost: int | None
     needs_explanation: bool | None
+    #: the checker confirmed every claim about the plans (:mod:`xaip.generate.check`)
+    verified: bool = False
+    check_details: str = "not checked"
 
     @property
     def plan_text(self) -> str:
@@ -90,12 +96,23 @@ class GeneratedMRP:
             "human_plan_cost": self.human_plan_cost,
             "human_optimal_cost": self.human_optimal_cost,
             "needs_explanation": self.needs_explanation,
+            "verified": self.verified, "check": self.check_details,
         }
 
 
+@dataclass(frozen=True)
+class RobotPlan:
+    """The robot's optimal plan, its cost and the checker's report on both."""
+
+    steps: tuple[PlanStep, ...]
+    cost: int
+    check: CheckReport
+
+
 def robot_plan(domain: Domain, problem: Problem, budget: Budget | BudgetClock | None = None,
-               engine: str = DEFAULT_ENGINE) -> tuple[tuple[PlanStep, ...], int]:
-    """The robot's optimal plan and its cost (the validator's, by the one semantics).
+               engine: str = DEFAULT_ENGINE, check: bool = True) -> RobotPlan:
+    """The robot's optimal plan and its cost (the validator's, by the one semantics),
+    checked (:mod:`xaip.generate.check`) under the user's budget started afresh.
 
     A running ``budget`` clock is charged with the search's expanded states, so several
     calls share one user budget of nodes as well as seconds.
@@ -113,7 +130,9 @@ def robot_plan(domain: Domain, problem: Problem, budget: Budget | BudgetClock | 
     if not checked.valid:  # the planner and the validator disagree: never hand it out
         raise XaipError(f"the planner's plan is not valid in the robot's model: "
                         f"{checked.reason}")
-    return steps, int(checked.cost)
+    report = (check_optimal(domain, problem, found, int(checked.cost), clock.budget, "robot")
+              if check else CheckReport(None, "robot plan: not checked"))
+    return RobotPlan(steps, int(checked.cost), report)
 
 
 def edit_pool(domain: Domain, problem: Problem, mode: str,
@@ -143,7 +162,8 @@ def random_mrp(
     max_tries: int = DEFAULT_MAX_TRIES,
     budget: Budget | BudgetClock | None = None,
     engine: str = DEFAULT_ENGINE,
-    plan: tuple[tuple[PlanStep, ...], int] | None = None,
+    plan: RobotPlan | None = None,
+    check: bool = True,
 ) -> GeneratedMRP:
     """A random MRP from the robot model ``(domain, problem)``: see the module docstring.
 
@@ -151,7 +171,8 @@ def random_mrp(
     human believes ``k`` spurious ones) or ``mix`` (``k`` drawn from both pools).
     ``kinds`` restricts the features drawn (:data:`~xaip.generate.candidates.DEFAULT_KINDS`).
     ``plan`` passes the robot's optimal plan and cost when already known (from
-    :func:`robot_plan`, e.g. for many seeds of one model). The whole call, planner calls
+    :func:`robot_plan`, e.g. for many seeds of one model). ``check=False`` skips the
+    checker (the instance is then not ``verified``). The whole call, planner calls
     included, runs within ``budget`` (a running clock is shared: its nodes count every
 planner call's expanded states); raises :class:`BudgetExhausted` when it runs out and
     :class:`InputError` for bad arguments, ``k`` above the features available, or no
@@ -166,7 +187,8 @@ planner call's expanded states); raises :class:`BudgetExhausted` when it runs ou
     chosen = parse_kinds(kinds)
     check_problem(domain, problem)
     clock = as_clock(budget)
-    steps, cost = plan if plan is not None else robot_plan(domain, problem, clock, engine)
+    robot = plan if plan is not None else robot_plan(domain, problem, clock, engine, check)
+    steps, cost = robot.steps, robot.cost
     pool = edit_pool(domain, problem, mode, chosen)
     if k > len(pool):
         raise InputError(f"k={k} is larger than the {len(pool)} features available to "
@@ -182,23 +204,29 @@ planner call's expanded states); raises :class:`BudgetExhausted` when it runs ou
         human_cost = int(in_human.cost) if in_human.valid else None
         optimum: int | None = None
         needs: bool | None = None
+        reports = [robot.check]
         if need_explanation:
-            optimum = _human_optimum(human_domain, human_problem, in_human.valid, clock,
-                                     engine)
+            found = _human_optimum(human_domain, human_problem, in_human.valid, clock, engine)
+            optimum = None if found is None else int(found.cost or 0)
             needs = human_cost is None or (optimum is not None and optimum < human_cost)
             if not needs:
                 continue
+            if found is not None and optimum is not None:
+                reports.append(check_optimal(human_domain, human_problem, found, optimum,
+                                             clock.budget, "human")
+                               if check else CheckReport(None, "human plan: not checked"))
+        report = combine(*reports)
         return GeneratedMRP(domain, problem, human_domain, human_problem, steps, cost, edits,
                             seed, k, mode, chosen, tries, in_human.valid, human_cost,
-                            optimum, needs)
+                            optimum, needs, report.ok is True, report.details)
     raise InputError(f"no edit set of k={k} made the plan need an explanation in "
                      f"{max_tries} tries (seed {seed}); try a larger k, another mode or "
                      "more --max-tries")
 
 
 def _human_optimum(domain: Domain, problem: Problem, plan_valid: bool, clock: BudgetClock,
-                   engine: str) -> int | None:
-    """The human model's optimal cost, when the plan is valid there (else not needed)."""
+                   engine: str) -> PlanResult | None:
+    """The human model's optimal plan, when ``π`` is valid there (else not needed)."""
     if not plan_valid:
         return None
     found = plan_model(domain, problem, optimal=True, budget=clock.remaining(), engine=engine)
@@ -208,8 +236,8 @@ def _human_optimum(domain: Domain, problem: Problem, plan_valid: bool, clock: Bu
                               "--max-nodes/--max-seconds", phase="human plan")
     if found.status != "solved" or found.cost is None:  # cannot be: the plan is valid
         raise XaipError("the human model has a valid plan but the planner found none")
-    return int(found.cost)
+    return found
 
 
-__all__ = ["DEFAULT_MAX_TRIES", "MODES", "GeneratedMRP", "Mode", "edit_pool",
+__all__ = ["DEFAULT_MAX_TRIES", "MODES", "GeneratedMRP", "Mode", "RobotPlan", "edit_pool",
            "random_mrp", "robot_plan"]
