@@ -7,24 +7,33 @@ that does what the person asked" with no search of its own here.
 The monitors (bits appended after the task's facts; action costs unchanged):
 
 * ``use``/``before``/``sequence`` of n actions: facts ``seen-1 .. seen-n`` (cumulative: the
-  first j actions of the order have happened). An action matching the (j+1)-th pattern has
-  the conditional effect "when seen-j and not seen-(j+1): add seen-(j+1)" -- evaluated in the
-  state before the action, so one step advances one position (leftmost matching, which
-  finds an occurrence of the order whenever the plan has one). The goal asks for seen-n.
+  first j actions of the order have been matched). An action matching the (j+1)-th pattern
+  gets a copy that requires seen-j (nothing for j = 0) and adds seen-(j+1); the original
+  stays, so the planner chooses which occurrence counts. A plan reaches seen-n exactly when
+  its steps contain the order (one step advances one position). The goal asks for seen-n.
+  Why copies and not conditional effects: LM-cut degrades to h_max on conditional effects
+  (:mod:`xaip.planning.engines.compiled`), and the copies keep the task STRIPS.
 * ``never C after D``: fact ``d-happened``, added by every D; every C requires it false
   (a C that is also a D checks before it adds).
 * ``avoid A``: the actions matching A are removed.
+
+An action matching several orders gets one copy per combination of the positions it may
+advance (at most :data:`MAX_COPIES`; beyond that the foil is refused as too large).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
+from xaip.errors import InputError
 from xaip.foils.language import Constraint
 from xaip.planning.pddl.model import Atom
-from xaip.planning.task import ConditionalEffect, Task
+from xaip.planning.task import GroundAction, Task
 
 MONITOR = "foil-monitor"
+#: At most this many copies of one ground action.
+MAX_COPIES = 4096
 
 
 def monitor_atom(index: int, what: str) -> Atom:
@@ -38,7 +47,8 @@ def compile_foils(task: Task, constraints: tuple[Constraint, ...]) -> Task:
     goal = task.goal
     extra_neg: dict[int, int] = {}
     extra_add: dict[int, int] = {}
-    extra_cond: dict[int, list[ConditionalEffect]] = {}
+    #: per action: per order constraint, the (pre, add) pairs it may advance by
+    advances: dict[int, list[list[tuple[int, int]]]] = {}
     removed: set[int] = set()
     for number, constraint in enumerate(constraints, 1):
         matching = [[i for i, a in enumerate(task.actions) if p.matches(a.schema, a.args)]
@@ -58,19 +68,38 @@ def compile_foils(task: Task, constraints: tuple[Constraint, ...]) -> Task:
         for j in range(len(constraint.patterns)):
             seen.append(1 << len(facts))
             facts.append(monitor_atom(number, f"seen-{j + 1}"))
+        options: dict[int, list[tuple[int, int]]] = {}
         for j, indices in enumerate(matching):
-            effect = ConditionalEffect(seen[j], seen[j + 1], seen[j + 1], 0)
             for i in indices:
-                extra_cond.setdefault(i, []).append(effect)
+                options.setdefault(i, [(0, 0)]).append((seen[j], seen[j + 1]))
+        for i, choice in options.items():
+            advances.setdefault(i, []).append(choice)
         goal |= seen[-1]
-    actions = []
+    actions: list[GroundAction] = []
     for i, action in enumerate(task.actions):
         if i in removed:
             continue
-        if i in extra_neg or i in extra_add or i in extra_cond:
-            action = dataclasses.replace(
-                action, neg_pre=action.neg_pre | extra_neg.get(i, 0),
-                add=action.add | extra_add.get(i, 0),
-                conditional=action.conditional + tuple(extra_cond.get(i, ())))
-        actions.append(action)
+        if i in extra_neg or i in extra_add:
+            action = dataclasses.replace(action, neg_pre=action.neg_pre | extra_neg.get(i, 0),
+                                         add=action.add | extra_add.get(i, 0))
+        actions.extend(_copies(action, advances.get(i, [])))
     return dataclasses.replace(task, facts=tuple(facts), actions=tuple(actions), goal=goal)
+
+
+def _copies(action: GroundAction, choices: list[list[tuple[int, int]]]) -> list[GroundAction]:
+    """``action`` once per combination of the order positions it advances."""
+    count = 1
+    for choice in choices:
+        count *= len(choice)
+    if count > MAX_COPIES:
+        raise InputError(f"the foil is too large: {action} would need {count} copies (at "
+                         f"most {MAX_COPIES}); use fewer overlapping orders")
+    out = []
+    for combination in itertools.product(*choices):
+        pre = add = 0
+        for needs, adds in combination:
+            pre |= needs
+            add |= adds
+        out.append(action if not add else
+                   dataclasses.replace(action, pre=action.pre | pre, add=action.add | add))
+    return out
