@@ -66,14 +66,22 @@ def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], boo
     actions = [a for a in task.actions if allowed(a)]
     estimate = HMax(task, actions)
     best = {start: 0}
-    first = estimate(start)
-    if first == INFINITE:
-        return None
-    frontier = [(first, 0, start)]
+    # Lazy evaluation: a child enters with its parent's f, a lower bound on its own because
+    # h_max is consistent; its h is computed when it comes out, and it goes back in when
+    # the true f is larger. Far fewer h evaluations than computing h for every child.
+    frontier: list[tuple[float, int, bool, State]] = [(0, 0, False, start)]
     while frontier:
-        _, cost, state = heapq.heappop(frontier)
+        key, cost, known, state = heapq.heappop(frontier)
         if cost > best[state]:
             continue
+        if not known:
+            guess = estimate(state)
+            if guess == INFINITE:
+                continue
+            if cost + guess > key:
+                heapq.heappush(frontier, (cost + guess, cost, True, state))
+                continue
+            key = cost + guess  # this state's own f: its children's f are at least this
         if task.is_goal(state):
             return cost
         if not clock.charge():
@@ -84,9 +92,7 @@ def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], boo
                 step = cost + (action.cost if task.has_costs else 1)
                 if step < best.get(nxt, step + 1):
                     best[nxt] = step
-                    guess = estimate(nxt)
-                    if guess != INFINITE:
-                        heapq.heappush(frontier, (step + guess, step, nxt))
+                    heapq.heappush(frontier, (max(key, step), step, False, nxt))
     return None
 
 
