@@ -23,7 +23,7 @@ Runs under a fresh copy of the user's budget; :class:`~xaip.errors.BudgetExhaust
 
 from __future__ import annotations
 
-import heapq
+import dataclasses
 import itertools
 from collections.abc import Sequence
 
@@ -32,110 +32,77 @@ from xaip.errors import BudgetExhausted
 from xaip.foils import interpret
 from xaip.foils.language import Constraint
 from xaip.foils.results import Cost, FoilResult
+from xaip.planning.check import CHECK_HEURISTIC, CHECK_SEARCH
+from xaip.planning.engines import DEFAULT_ENGINE, get_engine
 from xaip.planning.grounding import ground
-from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.planning.plans import PlanStep, validate
 from xaip.planning.semantics import action_cost, counts_action_costs
-from xaip.planning.task import Task
-from xaip.runtime import Budget
+from xaip.planning.task import GroundAction, Task
+from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock
 
-Node = tuple[int, tuple[int, ...]]
+
+def product_task(task: Task, constraints: Sequence[Constraint]) -> Task:
+    """The task times the interpreter's automata, built from the automata's transition
+    table (:func:`xaip.foils.interpret.step_matched`): one fact per (constraint, automaton
+    state), exactly one true per constraint; every ground action gets one copy per
+    combination of automaton states it moves (a transition to ``None`` has no copy), and
+    the goal asks for an accepting state of every constraint. A different construction from
+    :mod:`xaip.foils.compile`'s (one-hot states and explicit transitions, not cumulative
+    monitors), read off the interpreter, not the compiler."""
+    facts = list(task.facts)
+    state_bit: list[dict[int, int]] = []
+    init, goal = task.init, task.goal
+    for number, constraint in enumerate(constraints, 1):
+        states = 1 if constraint.kind == "avoid" else (
+            2 if constraint.kind == "never_after" else len(constraint.patterns) + 1)
+        bits = {}
+        for q in range(states):
+            bits[q] = 1 << len(facts)
+            facts.append(Atom("foil-check", (f"c{number}", f"q{q}")))
+        state_bit.append(bits)
+        init |= bits[interpret.initial(constraint)]
+        if not interpret.accepting(constraint, 0):
+            goal |= bits[states - 1]  # orders accept only when complete
+    actions: list[GroundAction] = []
+    for action in task.actions:
+        moves: list[list[tuple[int, int, int]]] = []  # per constraint: (pre, delete, add)
+        for constraint, bits in zip(constraints, state_bit, strict=True):
+            matched = tuple(p.matches(action.schema, action.args) for p in constraint.patterns)
+            table = {q: interpret.step_matched(constraint, q, matched) for q in bits}
+            if all(after == q for q, after in table.items()):
+                continue
+            moves.append([(bits[q], bits[q] if after != q else 0,
+                           bits[after] if after != q else 0)
+                          for q, after in table.items() if after is not None])
+        for combination in itertools.product(*moves):
+            pre = delete = add = 0
+            for needs, drops, gains in combination:
+                pre, delete, add = pre | needs, delete | drops, add | gains
+            actions.append(dataclasses.replace(action, pre=action.pre | pre,
+                                               delete=action.delete | delete,
+                                               add=action.add | add))
+    return dataclasses.replace(task, facts=tuple(facts), actions=tuple(actions), init=init,
+                               goal=goal)
 
 
 def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
              clock: BudgetClock) -> tuple[Cost, tuple[str, ...]] | None:
-    """Uniform-cost search on task x constraint automata: the cheapest plan satisfying every
-    constraint (cost, actions), or ``None`` when none does. Raises
-    :class:`~xaip.errors.BudgetExhausted` when ``clock`` runs out.
-
-    Why the tables: which patterns a ground action matches is computed once, and each
-    (action, automata) transition once, so an expansion costs little more than a plain
-    search's."""
-    actions = task.actions
-    matched = [tuple(tuple(p.matches(a.schema, a.args) for p in c.patterns)
-                     for c in constraints) for a in actions]
-    prices = [action_cost(a.cost, counts) for a in actions]
-    moves: dict[tuple[int, tuple[int, ...]], tuple[int, ...] | None] = {}
-    closing = bool(task.axioms or task.derived)
-
-    def move(index: int, automata: tuple[int, ...]) -> tuple[int, ...] | None:
-        key = (index, automata)
-        if key not in moves:
-            after = [interpret.step_matched(c, q, m) for c, q, m in
-                     zip(constraints, automata, matched[index], strict=True)]
-            moves[key] = None if None in after else tuple(q for q in after if q is not None)
-        return moves[key]
-
-    buckets = _buckets(task)
-    accept: dict[tuple[int, ...], bool] = {}
-    start: Node = (task.close(task.init), tuple(interpret.initial(c) for c in constraints))
-    best: dict[Node, Cost] = {start: 0}
-    parent: dict[Node, tuple[Node, int] | None] = {start: None}
-    counter = itertools.count()
-    frontier: list[tuple[Cost, int, Node]] = [(0, next(counter), start)]
-    closed: set[Node] = set()
-    while frontier:
-        cost, _, node = heapq.heappop(frontier)
-        if node in closed:
-            continue
-        closed.add(node)
-        state, automata = node
-        if automata not in accept:
-            accept[automata] = all(interpret.accepting(c, q)
-                                   for c, q in zip(constraints, automata, strict=True))
-        if accept[automata] and task.is_goal(state):
-            return cost, tuple(str(actions[i]) for i in _path(parent, node))
-        if not clock.charge():
-            raise BudgetExhausted("the checker's product search ran out of budget")
-        for index in _candidates(buckets, state):
-            action = actions[index]
-            if state & action.pre != action.pre or state & action.neg_pre:
-                continue
-            after = move(index, automata)
-            if after is None:
-                continue
-            successor = action.apply(state)
-            child: Node = (task.close(successor) if closing else successor, after)
-            price = cost + prices[index]
-            if child not in best or price < best[child]:
-                best[child] = price
-                parent[child] = (node, index)
-                heapq.heappush(frontier, (price, next(counter), child))
-    return None
-
-
-def _buckets(task: Task) -> tuple[list[int], dict[int, list[int]]]:
-    """Actions without positive preconditions, and the others by their lowest one: an
-    action can only apply in a state that has that fact (the checker's own successor
-    index, not the planner's)."""
-    free: list[int] = []
-    by_fact: dict[int, list[int]] = {}
-    for index, action in enumerate(task.actions):
-        if action.pre:
-            by_fact.setdefault((action.pre & -action.pre).bit_length() - 1, []).append(index)
-        else:
-            free.append(index)
-    return free, by_fact
-
-
-def _candidates(buckets: tuple[list[int], dict[int, list[int]]], state: int) -> list[int]:
-    free, by_fact = buckets
-    out = list(free)
-    for fact, indices in by_fact.items():
-        if state >> fact & 1:
-            out.extend(indices)
-    return out
-
-
-def _path(parent: dict[Node, tuple[Node, int] | None], node: Node) -> list[int]:
-    steps: list[int] = []
-    link = parent[node]
-    while link is not None:
-        node, index = link
-        steps.append(index)
-        link = parent[node]
-    return steps[::-1]
+    """The cheapest plan satisfying every constraint (cost, actions), or ``None`` when none
+    does: uniform-cost search (h^max prunes only what cannot beat the bound, as
+    :mod:`xaip.planning.check` does) on :func:`product_task`. Raises
+    :class:`~xaip.errors.BudgetExhausted` when ``clock`` runs out."""
+    product = product_task(task, constraints)
+    engine = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC)
+    found = engine.solve(product, optimal=True, budget=clock.remaining())
+    clock.charge(max(found.expanded, 1))
+    if found.status == Status.BUDGET_EXHAUSTED:
+        raise BudgetExhausted("the checker's product search ran out of budget")
+    if found.status != Status.SOLVED:
+        return None
+    return (sum((action_cost(a.cost, counts) for a in found.plan), 0),
+            tuple(str(a) for a in found.plan))
 
 
 def _steps(plan: Sequence[str]) -> tuple[PlanStep, ...]:
