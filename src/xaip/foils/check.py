@@ -1,13 +1,16 @@
 """The independent checker of ``xaip foil``.
 
-What it does not share with the search: the compilation into monitor facts, the optimal
-planner and its heuristics, and the subset search. It validates plans against the *original*
-lifted task (:func:`xaip.planning.plans.validate`), reads each constraint on the plan's
-action sequence with its own interpreter (:mod:`xaip.foils.interpret`), and proves costs and
-(un)realisability by its own uniform-cost search on the product of a fresh grounding of the
-task with the interpreter's constraint automata. What it shares: the PDDL reader, the
-grounder, the action-pattern matching (:meth:`~xaip.foils.language.Pattern.matches`) and the
-cost semantics (:mod:`xaip.planning.semantics`).
+What it does not share with the search: the compilation into monitor facts
+(:mod:`xaip.foils.compile`), A* with LM-cut, and the subset search. It validates plans
+against the *original* lifted task (:func:`xaip.planning.plans.validate`), reads each
+constraint on the plan's action sequence with its own interpreter
+(:mod:`xaip.foils.interpret`), and proves costs and (un)realisability by uniform-cost search
+on its own product of a fresh grounding with the interpreter's automata
+(:func:`product_task`: one-hot automaton states, transitions read off the interpreter).
+What it shares: the PDDL reader, the grounder, the engine's successor generator and
+uniform-cost search with h^max as a pruning bound only (as :mod:`xaip.planning.check`), the
+action-pattern matching (:meth:`~xaip.foils.language.Pattern.matches`) and the cost
+semantics (:mod:`xaip.planning.semantics`).
 
 Claims checked: the witness is a valid plan of the task, satisfies every constraint, and
 costs what is reported; no plan satisfying the constraints is cheaper (product search); the
