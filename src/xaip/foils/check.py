@@ -91,14 +91,17 @@ def product_task(task: Task, constraints: Sequence[Constraint]) -> Task:
 
 
 def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
-             clock: BudgetClock) -> tuple[Cost, tuple[str, ...]] | None:
+             clock: BudgetClock, claimed: Cost | None = None
+             ) -> tuple[Cost, tuple[str, ...]] | None:
     """The cheapest plan satisfying every constraint (cost, actions), or ``None`` when none
-    does: uniform-cost search (h^max prunes only what cannot beat the bound, as
-    :mod:`xaip.planning.check` does) on :func:`product_task`. Raises
-    :class:`~xaip.errors.BudgetExhausted` when ``clock`` runs out."""
+    does (with ``claimed``: none costing at most ``claimed``): uniform-cost search on
+    :func:`product_task`, h^max pruning only what cannot beat the bound ``claimed + 1``, as
+    :mod:`xaip.planning.check` does. Raises :class:`~xaip.errors.BudgetExhausted` when
+    ``clock`` runs out."""
     product = product_task(task, constraints)
     engine = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC)
-    found = engine.solve(product, optimal=True, budget=clock.remaining())
+    bound = claimed + 1 if isinstance(claimed, int) else None
+    found = engine.solve(product, optimal=True, cost_bound=bound, budget=clock.remaining())
     clock.charge(max(found.expanded, 1))
     if found.status == Status.BUDGET_EXHAUSTED:
         raise BudgetExhausted("the checker's product search ran out of budget")
@@ -145,7 +148,7 @@ def _robot(domain: Domain, problem: Problem, task: Task, result: FoilResult, cou
         return f"the robot's plan is not valid: {checked.reason}"
     if checked.cost != result.robot_cost:
         return f"the robot's plan costs {checked.cost}, not {result.robot_cost}"
-    best = cheapest(task, (), counts, clock)
+    best = cheapest(task, (), counts, clock, result.robot_cost)
     if best is None or best[0] != result.robot_cost:
         return (f"the robot's optimal cost is {None if best is None else best[0]}, "
                 f"not {result.robot_cost}")
@@ -166,7 +169,7 @@ def _witness(domain: Domain, problem: Problem, task: Task, result: FoilResult, c
     broken = [c.text for c in result.constraints if not interpret.holds(c, sequence)]
     if broken:
         return CheckReport(False, f"the witness breaks: {'; '.join(broken)}")
-    best = cheapest(task, result.constraints, counts, clock)
+    best = cheapest(task, result.constraints, counts, clock, result.witness_cost)
     if best is None or best[0] != result.witness_cost:
         return CheckReport(False, f"the cheapest plan satisfying the foil costs "
                                   f"{None if best is None else best[0]}, not "
