@@ -29,8 +29,9 @@ def parse_veto(text: str, domain: Domain, problem: Problem) -> tuple[str, ...]:
     if len(words) > 1:
         try:
             check_steps(domain, problem, [PlanStep(words[0], tuple(words[1:]))])
-        except InputError as error:
-            raise InputError(f"veto {text!r}: {error}") from None
+        except InputError as error:  # drop the "step 1: " a plan's message starts with
+            detail = str(error).removeprefix("step 1: ")
+            raise InputError(f"veto {text!r}: {detail}") from None
     return tuple(words)
 
 
