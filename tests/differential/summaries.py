@@ -135,7 +135,7 @@ def generate_roads(seed: int) -> Instance:
     actions = []
     for i in range(rng.randint(n, 2 * n + 2)):
         here = rng.choice(places[:-1])
-        targets = rng.sample([p for p in places if p != here], rng.choice((1, 1, 2, 3)))
+        targets = rng.sample([p for p in places if p != here], rng.choice((1, 2, 2, 3)))
         cuts = sorted(rng.sample(range(1, 8), len(targets) - 1))
         shares = [b - a for a, b in zip([0, *cuts], [*cuts, 8], strict=True)]
         outcomes = []
