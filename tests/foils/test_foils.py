@@ -168,3 +168,16 @@ def test_command_exit_codes_and_json(tmp_path, capsys) -> None:
     foils.write_text("use (pick-up b9)\n")
     assert main(["foil", domain, problem, str(foils)]) == 2
     assert main(["foil", domain, problem, str(tmp_path / "missing.txt")]) == 2
+
+
+def test_compiled_task_stays_strips() -> None:
+    """Regression: order monitors as conditional effects made LM-cut degrade to h_max (the
+    shared RADAR firefighting foil ran out of 150 s; with action copies it takes seconds)."""
+    from xaip.foils.compile import compile_foils
+    from xaip.planning.grounding import ground
+
+    domain, problem = bundled_task()
+    constraints = parse_foils(EXAMPLE_FOILS, domain, problem)
+    compiled = compile_foils(ground(domain, problem), constraints)
+    assert not compiled.has_conditional_effects()
+    assert any(f.predicate == "foil-monitor" for f in compiled.facts)
