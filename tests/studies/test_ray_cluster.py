@@ -155,5 +155,8 @@ def test_dead_address_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err.strip()
     assert f"no Ray cluster answers at 127.0.0.1:{port}" in err and "\n" not in err
     assert time.monotonic() - began < 30
+    before = set(Path.cwd().glob("*.sqlite"))
     assert main(["study", str(path), "--executor", "ray", "--address", "nohostport"]) == 2
     assert "'auto' or HOST:PORT" in capsys.readouterr().err
+    assert set(Path.cwd().glob("*.sqlite")) == before  # refused before any store is made
+    assert not (tmp_path / "s.sqlite").exists()

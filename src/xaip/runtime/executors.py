@@ -236,7 +236,7 @@ class RayExecutor:
             if address is None:
                 kwargs.update(num_cpus=_workers(workers), include_dashboard=False)
             else:
-                _check_address(address)
+                check_ray_address(address)
                 kwargs["address"] = address
             try:
                 ray.init(**kwargs)
@@ -326,7 +326,7 @@ def _send_ray_token() -> None:
 RAY_CONNECT_SECONDS = 5.0
 
 
-def _check_address(address: str) -> None:
+def check_ray_address(address: str) -> None:
     """Refuse a malformed ``HOST:PORT`` or one where nothing listens, in one line (Ray
     itself retries for a minute and then raises a long error)."""
     if address == "auto":

@@ -16,7 +16,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from xaip.runtime.executors import get_executor
+from xaip.runtime.executors import check_ray_address, get_executor
 from xaip.runtime.progress import report
 from xaip.runtime.status import Status
 from xaip.runtime.store import RunStore
@@ -47,6 +47,8 @@ def run_study(study: Study, executor: str = "serial", workers: int | None = None
     """
     began = time.perf_counter()
     cells = make_cells(study)
+    if address is not None:  # a bad address is refused before the store is made
+        check_ray_address(address)
     with open_store(study) as store:
         done = {key for key, _ in store.items(CELLS)}
         todo = [cell for cell in cells if cell.key not in done]
