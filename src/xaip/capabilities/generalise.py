@@ -21,10 +21,9 @@ from __future__ import annotations
 
 import random
 
-from xaip.capabilities.candidates import ABSENT, POS
-from xaip.capabilities.gameover import Case, exclude, holds_in
-from xaip.capabilities.matching import Requirement, compile_requirements
-from xaip.capabilities.pal import CapState, default_pre
+from xaip.capabilities.gameover import Case, exclude, holds_in, precondition
+from xaip.capabilities.matching import compile_requirements
+from xaip.capabilities.pal import CapState
 from xaip.capabilities.pool import PoolState, keys_of
 from xaip.capabilities.queries import QueryEngine
 from xaip.capabilities.waypoints import AbstractGoal
@@ -40,15 +39,6 @@ NEARBY = 500
 CHOICES = 16
 
 
-def _precondition(cap: CapState) -> list[Requirement]:
-    out: list[Requirement] = []
-    for atom in cap.atoms:
-        mode = default_pre(cap, atom)
-        if mode != ABSENT:
-            out.append((atom, mode == POS))
-    return out
-
-
 def _pairs(binding: dict[str, str]) -> set[tuple[str, str]]:
     return set(binding.items())
 
@@ -59,7 +49,7 @@ def _novel_first(cap: CapState, states: list[PoolState], rng: random.Random
     never executed, those with most atoms at a value no execution had first (ties in
     random order)."""
     keys = [(a.predicate, a.args) for a in cap.atoms]
-    required = [((a.predicate, a.args), v) for a, v in _precondition(cap)]
+    required = [((a.predicate, a.args), v) for a, v in precondition(cap)]
     values: dict[tuple[str, tuple[str, ...]], set[bool]] = {}
     executed = set()
     for _, before in cap.executions:
@@ -95,7 +85,7 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
     refuted = 0
     states = list(engine.pool.states)
     for cap in engine.caps:
-        compiled = compile_requirements(_precondition(cap))
+        compiled = compile_requirements(precondition(cap))
         seen = [dict(b) for b in cap.seen_bindings]
         done = {(tuple(sorted(b.items())), before) for b, before in cap.executions}
         covered: set[tuple[str, str]] = set()
