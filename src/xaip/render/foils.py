@@ -27,7 +27,8 @@ def _cost_word(result: FoilResult) -> str:
 
 @renderer(FoilResult, "text")
 def foils_text(result: FoilResult) -> str:
-    lines: list[str] = [f"Your foil asks for {len(result.constraints)} thing(s):"]
+    count = len(result.constraints)
+    lines: list[str] = [f"Your foil asks for {count} thing{'' if count == 1 else 's'}:"]
     lines += _requests(result, tuple(range(len(result.constraints))))
     if result.task_solvable is False:
         lines.append("The task has no plan at all, so no plan can do what you asked.")
