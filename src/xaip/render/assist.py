@@ -15,7 +15,9 @@ def _steps(plan: tuple[str, ...], first: int = 1) -> list[str]:
 
 
 def _cost(result: AssistResult, value: int | None) -> str:
-    return f"cost {value}" if result.counts_costs else f"{value} step(s)"
+    if result.counts_costs:
+        return f"cost {value}"
+    return f"{value} step" if value == 1 else f"{value} steps"
 
 
 def _failure(result: AssistResult) -> list[str]:
@@ -81,12 +83,15 @@ def _suggestion(result: AssistResult) -> list[str]:
     if not result.completion:
         return ["The goal already holds: nothing more to do."]
     lines = [f"Next: {result.suggestion}."]
-    if result.achieves_goals:
-        lines.append("It makes the goal fact(s) " + ", ".join(result.achieves_goals)
-                     + " true.")
-    if result.achieves_landmarks:
-        lines.append("It achieves the landmark(s) " + ", ".join(result.achieves_landmarks)
-                     + " (every completion must make them true).")
+    goals, landmarks = result.achieves_goals, result.achieves_landmarks
+    if goals:
+        lines.append(f"It makes the goal {'fact' if len(goals) == 1 else 'facts'} "
+                     + ", ".join(goals) + " true.")
+    if landmarks:
+        one = len(landmarks) == 1
+        lines.append(f"It achieves the {'landmark' if one else 'landmarks'} "
+                     + ", ".join(landmarks) + f" (every completion must make "
+                     f"{'it' if one else 'them'} true).")
     lines.append(f"With it the cheapest completion costs {result.cost_with}; "
                  + ("without it there is no completion at all." if result.cost_without is None
                     else f"without it, {result.cost_without}."))
