@@ -35,6 +35,7 @@ from xaip.planning.mdp.budgets import require
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import State, bits
 from xaip.runtime.budget import BudgetClock
+from xaip.summaries.exact import alive_states, path_labels
 
 #: Sizes ``--disjunctive-size`` accepts (0 switches the search off).
 SIZES: tuple[int, ...] = (0, 2, 3)
@@ -96,30 +97,10 @@ class DisjunctiveSet:
         }
 
 
-def _goal_label(graph: PolicyGraph, without: int) -> int | None:
+def _goal_label(graph: PolicyGraph, alive: frozenset[State], without: int) -> int | None:
     """Facts true on every path from the initial state to a goal state that never enters
     a state with a fact of ``without``; ``None`` when no such path exists."""
-    init = graph.init
-    if init & without:
-        return None
-    label: dict[State, int] = {init: init}
-    work = deque([init])
-    queued = {init}
-    while work:
-        state = work.popleft()
-        queued.discard(state)
-        mine = label[state]
-        for edge in graph.out_edges(state):
-            target = edge.target
-            if target == init or target & without:
-                continue
-            old = label.get(target, _ALL)
-            new = old & (target | mine)
-            if new != old or target not in label:
-                label[target] = new
-                if target not in queued:
-                    queued.add(target)
-                    work.append(target)
+    label = path_labels(graph, alive, without)
     common = _ALL
     reached = False
     for goal in graph.goal_states:
@@ -168,7 +149,8 @@ def disjunctive_landmarks(
     seen = 0
     for state in graph.states:
         seen |= state
-    single = _goal_label(graph, 0)
+    alive = alive_states(graph)
+    single = _goal_label(graph, alive, 0)
     singles = 0 if single is None else single
     candidates = tuple(f for f in bits(seen & ~singles))
     found: list[tuple[int, ...]] = []
@@ -176,7 +158,7 @@ def disjunctive_landmarks(
     try:
         for a in candidates:
             _charge(clock, graph)
-            label = _goal_label(graph, 1 << a)
+            label = _goal_label(graph, alive, 1 << a)
             if label is None:  # a landmark alone: cannot happen for a non-single fact
                 continue
             for b in bits(label & ~singles):
@@ -189,7 +171,7 @@ def disjunctive_landmarks(
                 if (a, b) in pairs:
                     continue
                 _charge(clock, graph)
-                label = _goal_label(graph, 1 << a | 1 << b)
+                label = _goal_label(graph, alive, 1 << a | 1 << b)
                 if label is None:
                     continue
                 for c in bits(label & ~singles):

@@ -53,8 +53,10 @@ def alive_states(graph: PolicyGraph) -> frozenset[State]:
     return frozenset(alive)
 
 
-def _labels(graph: PolicyGraph, alive: frozenset[State], without: int = 0) -> dict[State, int]:
-    """Facts on every path from the initial state, over alive states lacking ``without``."""
+def path_labels(graph: PolicyGraph, alive: frozenset[State], without: int = 0
+                ) -> dict[State, int]:
+    """Facts on every path from the initial state, over alive states lacking ``without``
+    (also the disjunctive landmarks' search, :mod:`xaip.summaries.disjunctive`)."""
     init = graph.init
     if init not in alive or init & without:
         return {}
@@ -82,7 +84,7 @@ def _labels(graph: PolicyGraph, alive: frozenset[State], without: int = 0) -> di
 def exact_policy_landmarks(graph: PolicyGraph) -> frozenset[int]:
     """Facts true in some state of every goal-reaching execution (empty if none exists)."""
     alive = alive_states(graph)
-    label = _labels(graph, alive)
+    label = path_labels(graph, alive)
     common = ALL
     for goal in graph.goal_states:
         if goal in label:
@@ -98,7 +100,7 @@ def first_entries(
     """Edges ``(p, t)`` by which a goal-reaching execution makes ``fact`` true for the first
     time: ``p`` is reached without ``fact`` ever holding, ``t`` has it and is alive."""
     alive = alive_states(graph) if alive is None else alive
-    label = _labels(graph, alive, 1 << fact)
+    label = path_labels(graph, alive, 1 << fact)
     return [
         (p, e.target)
         for p in label
@@ -118,7 +120,7 @@ def completions(graph: PolicyGraph, fact: int, goal_reaching: bool = True) -> fr
     if goal_reaching:
         return frozenset(t for _, t in first_entries(graph, fact))
     everything = frozenset(graph.states)
-    label = _labels(graph, everything, 1 << fact)
+    label = path_labels(graph, everything, 1 << fact)
     return frozenset(
         e.target for p in label for e in graph.out_edges(p) if e.target >> fact & 1
     )
@@ -138,7 +140,7 @@ def exact_orderings(
     for b in chosen:
         if clock is not None:
             require(clock, len(graph.states), "the check of the orderings")
-        label = _labels(graph, alive, 1 << b)
+        label = path_labels(graph, alive, 1 << b)
         natural = ALL
         greedy = ALL
         entered = False

@@ -15,6 +15,12 @@ derived facts (recomputed by the axioms, so no action could keep a complement in
 facts that a conditional effect adds or deletes (whether ``not-f`` then holds depends on
 which effects fire together; such facts keep their negative test). The heuristics stay
 admissible: the relaxation of the reformulated task is still a relaxation of the task.
+
+Why not :func:`xaip.planning.landmarks.negations.compile_negations`: that compilation is for
+relaxed reasoning only (an action that deletes and adds ``p`` still adds "not p", and
+conditional effects and axioms are folded in loosely), so a real search on it could reach
+states where both ``p`` and "not p" hold. The search needs an exact reformulation, hence
+the narrower choice of facts here.
 """
 
 from __future__ import annotations
