@@ -98,7 +98,7 @@ def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], boo
         for action in actions:
             if action.applicable(state):
                 nxt = action.apply(state)
-                step = cost + (action.cost if task.has_costs else 1)
+                step = cost + action.cost  # priced by the grounder (planning.semantics)
                 if step < best.get(nxt, step + 1):
                     best[nxt] = step
                     heapq.heappush(frontier, (max(key, step), step, False, nxt))

@@ -25,7 +25,7 @@ class HMax:
         self.goal = list(bits(task.goal))
         self.units: list[tuple[tuple[int, ...], tuple[int, ...], int]] = []
         for action in actions:
-            cost = action.cost if task.has_costs else 1
+            cost = action.cost  # priced by the grounder (planning.semantics)
             self.units.append((tuple(bits(action.pre)), tuple(bits(action.add)), cost))
             for effect in action.conditional:
                 self.units.append((tuple(bits(action.pre | effect.cond_pos)),
