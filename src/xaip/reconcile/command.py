@@ -21,6 +21,7 @@ from xaip.commandline import (
     check_output,
     emit,
     non_negative_float,
+    non_negative_int,
     unit_float,
     write_output,
 )
@@ -58,6 +59,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="conditional: cost of asking one question (default 0.1)")
     parser.add_argument("--annotation-cost", type=non_negative_float, default=1.0,
                         help="cost of telling a possible feature (default 1)")
+    parser.add_argument("--max-completions", type=non_negative_int, default=4096,
+                        metavar="N",
+                        help="conformant: robustness exact up to N completions, a sampled "
+                             "estimate beyond (default 4096; 0 always samples)")
+    parser.add_argument("--robustness-precision", type=_precision, default=0.05,
+                        metavar="EPS",
+                        help="conformant: half-width of a sampled robustness interval, "
+                             "sets the number of samples (Hoeffding; default 0.05)")
+    parser.add_argument("--robustness-confidence", type=_precision, default=0.95,
+                        metavar="C", help="conformant: confidence of that interval "
+                                          "(default 0.95)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="conformant: seed of the robustness sampler (default 0)")
     parser.add_argument("--foil", action="append", default=[], metavar="FILE_OR_CONSTRAINT",
                         help="for --type contrastive: a plan file the person expected, or "
                              "'avoid:ACTION' / 'use:ACTION' (repeatable)")
@@ -73,6 +87,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_budget_args(parser)
     add_json_arg(parser)
     parser.set_defaults(handler=run)
+
+
+def _precision(text: str) -> float:
+    """A number strictly between 0 and 1 (a precision or a confidence)."""
+    value = unit_float(text)
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number strictly between 0 and 1, "
+                                         f"got {text!r}")
+    return value
 
 
 def _inputs(args: argparse.Namespace) -> tuple[Any, ...]:
@@ -152,9 +175,13 @@ def _explain_uncertain(args: argparse.Namespace, mrp: Any, budget: Any) -> Any:
 
     amrp = AnnotatedMRP(mrp, read_annotations(args.annotations, mrp.human_domain))
     answers = _ask if args.kind == "anytime" else None
+    from xaip.reconcile.robustness import RobustnessOptions
+
+    options = RobustnessOptions(args.max_completions, args.robustness_precision,
+                                args.robustness_confidence, seed=args.seed)
     return explain(amrp, args.kind, budget=budget, answers=answers, alpha=args.alpha,
                    question_cost=args.question_cost, annotation_cost=args.annotation_cost,
-                   engine=args.engine)
+                   engine=args.engine, robustness=options)
 
 
 def _ask(feature: Any) -> bool:

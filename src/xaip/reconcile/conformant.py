@@ -9,6 +9,10 @@
 * :meth:`ConformantExplainer.robustness` — the probability mass of completions in which an
   edit set explains the plan (Def. 29), computed by the checker
   (:func:`xaip.reconcile.checks.robustness`): a conformant explanation has robustness 1.
+  :meth:`ConformantExplainer.robustness_estimate` is exact up to ``max_completions``
+  completions and a seeded Monte-Carlo estimate with Hoeffding's interval beyond
+  (:mod:`xaip.reconcile.robustness`); the robustness a conformant explanation reports comes
+  from it.
 * :meth:`ConformantExplainer.conditional` — a question-asking policy (Def. 31): ask about a
   possible feature, or tell an edit, until the plan is explained in every completion
   consistent with the answers. Found by exact dynamic programming over the acyclic AND-OR
@@ -59,6 +63,12 @@ from xaip.reconcile.results import (
     Tell,
     expected_statements,
 )
+from xaip.reconcile.robustness import (
+    MAX_COMPLETIONS,
+    RobustnessEstimate,
+    RobustnessOptions,
+    estimate_robustness,
+)
 from xaip.runtime import Budget, BudgetClock, Progress, Status, report
 
 Answers = frozenset[tuple[Feature, bool]]
@@ -100,6 +110,8 @@ class ConformantExplainer:
     goal_tests: int = 0
     check_budget: Budget | None = None
     engine: str | Engine = DEFAULT_ENGINE
+    #: Robustness (U02): exact up to ``max_completions`` completions, sampled beyond.
+    robustness_options: RobustnessOptions = field(default_factory=RobustnessOptions)
     _cache: dict[Any, bool] = field(default_factory=dict, repr=False)
     _clock: BudgetClock | None = field(default=None, repr=False)
 
@@ -202,21 +214,42 @@ class ConformantExplainer:
 
     # ------------------------------------------------------------------ robustness (checker)
 
-    def robustness(self, edits: Iterable[LabelledEdit], max_completions: int = 4096) -> float:
+    def robustness(self, edits: Iterable[LabelledEdit], max_completions: int = MAX_COMPLETIONS
+                   ) -> float:
         """Def. 29 by enumeration: the likelihood mass of completions the edits explain.
 
         Independent of the search: computed by the checker
-        (:func:`xaip.reconcile.checks.robustness`).
+        (:func:`xaip.reconcile.checks.robustness`). Exact only: above ``max_completions``
+        completions it refuses; :meth:`robustness_estimate` samples there.
         """
         edits = tuple(edits)
         _, open_ = self._ops(_State(frozenset(edits), frozenset()))
         if 2 ** len(open_) > max_completions:
             raise InputError(f"{len(open_)} open possible features: too many completions "
-                             "to enumerate")
+                             "to enumerate (robustness_estimate samples them)")
         value = robustness(self.amrp, edits)
         if value is None:
             raise InputError("the robustness check ran out of budget")
         return value
+
+    def robustness_estimate(self, edits: Iterable[LabelledEdit], *,
+                            max_completions: int | None = None, precision: float | None = None,
+                            confidence: float | None = None, samples: int | None = None,
+                            seed: int | None = None, budget: Budget | BudgetClock | None = None,
+                            progress: Progress | None = None) -> RobustnessEstimate:
+        """Def. 29, exact up to ``max_completions`` completions and a seeded Monte-Carlo
+        estimate with Hoeffding's interval beyond (:func:`~xaip.reconcile.robustness.
+        estimate_robustness`); defaults from the explainer's settings and budget."""
+        options = self.robustness_options
+        return estimate_robustness(
+            self.amrp, tuple(edits),
+            max_completions=options.max_completions if max_completions is None
+            else max_completions,
+            precision=options.precision if precision is None else precision,
+            confidence=options.confidence if confidence is None else confidence,
+            samples=options.samples if samples is None else samples,
+            seed=options.seed if seed is None else seed,
+            budget=budget or self.budget, progress=progress)
 
     # ------------------------------------------------------------------ conformant
 
@@ -262,17 +295,23 @@ class ConformantExplainer:
                          "completion even after every edit")
 
     def _with_robustness(self, result: ConformantExplanation) -> ConformantExplanation:
-        """Fill in the robustness values (Def. 29) by the checker's enumeration, within what
-        is left of the budget (``None`` where it ran out)."""
+        """Fill in the robustness values (Def. 29) within what is left of the budget: exact
+        by enumeration up to ``max_completions`` completions, else a sampled estimate whose
+        exact-value field stays ``None`` (the estimate, with its interval, is reported in
+        ``robustness_estimate``/``robustness_before_estimate``)."""
         clock = self._clock or self.budget.start()
         left = None if self.budget.max_seconds is None else \
             max(0.0, self.budget.max_seconds - clock.elapsed())
         budget = self.check_budget or Budget(max_seconds=left)
+        after: RobustnessEstimate | None = None
         value: float | None = 1.0
         if result.check is None or result.check.ok is not True:
-            value = robustness(self.amrp, result.edits, budget=budget)
-        before = robustness(self.amrp, (), budget=budget)
-        return replace(result, robustness=value, robustness_before=before)
+            after = self.robustness_estimate(result.edits, budget=budget)
+            value = after.value if after.exact else None
+        before = self.robustness_estimate((), budget=budget)
+        return replace(result, robustness=value,
+                       robustness_before=before.value if before.exact else None,
+                       robustness_estimate=after, robustness_before_estimate=before)
 
     # ------------------------------------------------------------------ conditional
 
@@ -459,8 +498,10 @@ def explain_uncertain(
     annotation_cost: float = 1.0,
     check_budget: Budget | None = None,
     engine: str | Engine = DEFAULT_ENGINE,
+    robustness: RobustnessOptions | None = None,
 ) -> ConformantExplanation | ConditionalExplanation | AnytimeExplanation:
-    """:func:`xaip.reconcile.explain` for ``conformant``, ``conditional`` and ``anytime``."""
+    """:func:`xaip.reconcile.explain` for ``conformant``, ``conditional`` and ``anytime``
+    (``robustness``: how a conformant answer's robustness values are computed)."""
     if isinstance(mrp, AnnotatedMRP):
         if annotations is not None:
             raise InputError("give the annotations once: in the AnnotatedMRP or as "
@@ -476,7 +517,8 @@ def explain_uncertain(
     explainer = ConformantExplainer(amrp, annotation_cost=annotation_cost,
                                     question_cost=question_cost,
                                     budget=budget or Budget(max_seconds=300),
-                                    check_budget=check_budget, engine=engine)
+                                    check_budget=check_budget, engine=engine,
+                                    robustness_options=robustness or RobustnessOptions())
     if kind == "conformant":
         return explainer.conformant(progress)
     if kind == "conditional":

@@ -160,7 +160,13 @@ class Explainer:
                 test = ApproximateTest(self.space, self.plan, expected)
             else:
                 test = self.optimal
-            outcome = mce_search(self.space, test, self.plan, budget, progress=tick)
+            from xaip.reconcile import empty_model  # A06: a direct search for this case
+
+            if kind == "mce" and empty_model.applies(self.space):
+                outcome = empty_model.empty_model_mce(self.space, test, self.plan, budget,
+                                                      tick)
+            else:
+                outcome = mce_search(self.space, test, self.plan, budget, progress=tick)
             subset, nodes, status = outcome.subset, outcome.nodes, Status(outcome.status)
         if status == Status.NO_EXPLANATION:
             raise InputError(self._no_explanation_message(kind))
@@ -249,6 +255,7 @@ def explain(
     question_cost: float = 0.1,
     annotation_cost: float = 1.0,
     check_budget: Budget | None = None,
+    robustness: Any = None,
 ) -> Any:
     """Explain ``mrp.plan`` to the human; every type, one call.
 
@@ -258,7 +265,9 @@ def explain(
     with ``contrastive``; ``answers`` (a callable or a mapping from possible features to
     the person's yes/no) with ``anytime``; ``alpha`` and ``question_cost`` with
     ``conditional``; ``annotation_cost`` with the uncertain types. ``check_budget`` bounds
-    the independent check (default: what is left of ``budget``).
+    the independent check (default: what is left of ``budget``); ``robustness`` (a
+    :class:`~xaip.reconcile.robustness.RobustnessOptions`) how ``conformant`` computes its
+    robustness values (exact up to 4,096 completions, sampled beyond).
 
     Returns a frozen result (:mod:`xaip.reconcile.results`) with ``status``, ``verified``,
     ``seconds``, ``stats`` and ``to_dict()``; render it with :func:`xaip.render.render`.
@@ -269,7 +278,8 @@ def explain(
         return explain_uncertain(mrp, kind, budget=budget, progress=progress,
                                  annotations=annotations, answers=answers, alpha=alpha,
                                  question_cost=question_cost, annotation_cost=annotation_cost,
-                                 check_budget=check_budget, engine=engine)
+                                 check_budget=check_budget, engine=engine,
+                                 robustness=robustness)
     if kind not in TYPES:
         raise InputError(f"unknown explanation type '{kind}' (one of {', '.join(ALL_TYPES)})")
     if annotations is not None:

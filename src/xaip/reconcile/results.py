@@ -21,12 +21,17 @@ from xaip.planning.features.sentences import sentence
 from xaip.planning.semantics import STEP_NUMBERING
 from xaip.reconcile.annotated import Possible
 from xaip.reconcile.goals import Foil
+from xaip.reconcile.robustness import RobustnessEstimate
 from xaip.runtime import Status
 
 
 def edit_text(edit: Edit) -> str:
     """The sentence that tells a person this edit of their model."""
     return sentence(edit.feature, negated=edit.op == "remove")
+
+
+def _estimate_dict(estimate: RobustnessEstimate | None) -> dict[str, Any] | None:
+    return None if estimate is None else estimate.to_dict()
 
 
 def _check_dict(report: CheckReport | None) -> dict[str, Any] | None:
@@ -141,6 +146,10 @@ class ConformantExplanation:
     check: CheckReport | None = None
     #: What telling a possible feature costs (a known edit costs 1): what was minimised.
     annotation_cost: float = 1.0
+    #: How the robustness values were obtained (U02): exact, or a sampled estimate with its
+    #: Hoeffding interval (then ``robustness``/``robustness_before`` stay ``None``).
+    robustness_estimate: RobustnessEstimate | None = None
+    robustness_before_estimate: RobustnessEstimate | None = None
 
     @property
     def size(self) -> int:
@@ -150,6 +159,8 @@ class ConformantExplanation:
         return {"type": "conformant", "status": str(self.status), "verified": self.verified,
                 "edits": [e.to_dict() for e in self.edits], "size": self.size,
                 "robustness": self.robustness, "robustness_before": self.robustness_before,
+                "robustness_estimate": _estimate_dict(self.robustness_estimate),
+                "robustness_before_estimate": _estimate_dict(self.robustness_before_estimate),
                 "completions": self.completions, "seconds": round(self.seconds, 6),
                 "stats": dict(self.stats), "check": _check_dict(self.check)}
 

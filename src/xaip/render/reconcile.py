@@ -9,6 +9,7 @@ appears only when the independent checker confirmed a finished answer.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from xaip.errors import InputError
 from xaip.reconcile.results import (
@@ -136,11 +137,24 @@ def conformant_text(result: ConformantExplanation) -> str:
     def value(x: float | None) -> str:  # robustness: the probability mass, as a share
         return "?" if x is None else f"{x:.3g}" if 0 < x < 0.001 else f"{x:.1%}"
 
+    def share(x: float | None, estimate: Any) -> str:  # a sampled value is never exact
+        if x is not None or estimate is None or estimate.exact or estimate.value is None:
+            return value(x)
+        return f"about {value(estimate.value)}"
+
+    before, after = result.robustness_before_estimate, result.robustness_estimate
     lines = [f"Conformant explanation ({_count(result.size, 'edit')}): the plan was optimal "
-             f"in {value(result.robustness_before)} of the models the person may have in "
-             f"mind, and is in {value(result.robustness)} afterwards "
+             f"in {share(result.robustness_before, before)} of the models the person may "
+             f"have in mind, and is in {share(result.robustness, after)} afterwards "
              f"({'verified' if result.verified else 'NOT verified'}):"]
     lines += [_labelled(e.label, e.text) for e in result.edits]
+    for name, estimate in (("before", before), ("afterwards", after)):
+        if estimate is not None and not estimate.exact and estimate.value is not None:
+            lines.append(f"  (robustness {name}: a sampled estimate, not exact: "
+                         f"{value(estimate.low)} to {value(estimate.high)} with "
+                         f"{estimate.confidence:.0%} confidence (Hoeffding), from "
+                         f"{_count(estimate.samples, 'sampled completion')} of "
+                         f"{estimate.completions:,})")
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
 
