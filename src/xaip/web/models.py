@@ -83,6 +83,10 @@ BUNDLED: tuple[Bundled, ...] = (
             {"domain": "restaurant/domain.pddl", "problem": "restaurant/b2.pddl",
              "human_domain": "restaurant/domain.pddl",
              "human_problem": "restaurant/b2-human.pddl"}),
+    Bundled("delivery", "Delivery without the harbour road (D3WA+)",
+            "A delivery truck on a map transcribed without the road into the harbour: the "
+            "task has no plan, and the unsolvability page says why.",
+            {"domain": "unsolvable/domain.pddl", "problem": "unsolvable/problem.pddl"}),
 )
 BUNDLED_NAMES = tuple(b.name for b in BUNDLED)
 

@@ -38,6 +38,9 @@ PAGE_MODULES = (
     "xaip.web.pages.explicable",
     "xaip.web.pages.balanced",
     "xaip.web.pages.observers",
+    "xaip.web.pages.assist",
+    "xaip.web.pages.foils",
+    "xaip.web.pages.unsolvable",
     "xaip.web.pages.compare",
     "xaip.web.pages.explainers",
 )
