@@ -115,7 +115,7 @@ class AbstractionResult:
 
 def level_text(level: frozenset[str] | tuple[str, ...]) -> str:
     """A level as a person reads it: the predicates it hides, or 'nothing hidden'."""
-    return "hides " + " ".join(f"({p})" for p in sorted(level)) if level else "nothing hidden"
+    return "hides " + ", ".join(sorted(level)) if level else "hides nothing"
 
 
 @dataclass(frozen=True)
