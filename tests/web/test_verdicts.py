@@ -48,6 +48,8 @@ PAGES = [
     ("/observers?example=truck", "/api/observers?example=truck", "xaip.observers.mixed",
      "solve_mixed"),
     ("/explainers/reconcile.mce", "/api/explainers/reconcile.mce", None, "specs"),
+    ("/foils", "/api/foils", "xaip.foils", "explain_foils"),
+    ("/unsolvable", "/api/unsolvable", "xaip.unsolvable", "explain_unsolvable"),
 ]
 
 
