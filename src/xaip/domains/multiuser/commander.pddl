@@ -1,0 +1,16 @@
+; The fire commander's model of the robot: she does not know that deploying a unit needs
+; the chief alerted, nor that the big engines wait for a clear road.
+(define (domain firefighting)
+  (:requirements :strips)
+  (:predicates (alerted) (road_clear) (engines) (rescuers) (fire_out))
+  (:action alert_chief :parameters () :precondition (and) :effect (alerted))
+  (:action clear_road :parameters () :precondition (and) :effect (road_clear))
+  (:action deploy_big_engines :parameters ()
+    :precondition (and)
+    :effect (and (engines) (not (alerted))))
+  (:action deploy_rescuers :parameters ()
+    :precondition (and)
+    :effect (and (rescuers) (not (alerted))))
+  (:action extinguish :parameters ()
+    :precondition (and (engines) (rescuers))
+    :effect (fire_out)))
