@@ -75,6 +75,7 @@ COMMAND_MODULES = (
     "xaip.foils.command",
     "xaip.generate.command",
     "xaip.assist.command",
+    "xaip.multiuser.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -122,6 +123,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
      "random MRP instances (robot/human models + plan) or planning tasks"),
     ("assist", "xaip.assist.command",
      "decision support (RADAR): complete, suggest, check your plan"),
+    ("explain-users", "xaip.multiuser.command",
+     "explain a plan to several users, each within a privacy map (MA-RADAR)"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 

@@ -133,6 +133,7 @@ FAMILY_MODULES = (
     "xaip.unsolvable.registry",
     "xaip.foils.registry",
     "xaip.assist.registry",
+    "xaip.multiuser.registry",
 )
 
 

@@ -21,6 +21,7 @@ FAMILIES: tuple[str, ...] = (
     "foils",
     "assist",
     "generate",
+    "multiuser",
 )
 
 

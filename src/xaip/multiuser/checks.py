@@ -36,6 +36,9 @@ from typing import Any
 
 from xaip.contract import CheckReport, run_checker
 from xaip.errors import BudgetExhausted
+from xaip.multiuser.models import User
+from xaip.multiuser.privacy import PrivacyMap
+from xaip.multiuser.results import UNAVAILABLE, MultiUserResult, SharedExplanation
 from xaip.planning.engines import DEFAULT_ENGINE, get_engine
 from xaip.planning.features import Edit, Feature, model_features
 from xaip.planning.features.apply import apply_edits
@@ -44,9 +47,6 @@ from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, validate
 from xaip.runtime import Budget, BudgetClock, Status
-from xaip.multiuser.models import User
-from xaip.multiuser.privacy import PrivacyMap
-from xaip.multiuser.results import UNAVAILABLE, MultiUserResult, SharedExplanation
 
 Model = tuple[Domain, Problem]
 

@@ -24,13 +24,6 @@ from typing import Any
 
 from xaip.contract import with_check
 from xaip.errors import BudgetExhausted, InputError
-from xaip.planning.engines import DEFAULT_ENGINE, Engine
-from xaip.planning.features import Edit
-from xaip.planning.pddl import check_problem
-from xaip.planning.pddl.model import Domain, Problem
-from xaip.planning.plans import PlanStep
-from xaip.reconcile.problem import MRP, make_mrp
-from xaip.runtime import Budget, BudgetClock, Progress, Status
 from xaip.multiuser.merge import MergedModel, merge
 from xaip.multiuser.models import PlanTest, User, differences, updated
 from xaip.multiuser.privacy import OPEN, PrivacyMap, parse_privacy, read_privacy
@@ -41,6 +34,13 @@ from xaip.multiuser.results import (
     UserExplanation,
 )
 from xaip.multiuser.search import GroupTest, cheapest, group_candidates
+from xaip.planning.engines import DEFAULT_ENGINE, Engine
+from xaip.planning.features import Edit
+from xaip.planning.pddl import check_problem
+from xaip.planning.pddl.model import Domain, Problem
+from xaip.planning.plans import PlanStep
+from xaip.reconcile.problem import MRP, make_mrp
+from xaip.runtime import Budget, BudgetClock, Progress, Status
 
 #: The budget when none is given: generous, but never a hang.
 DEFAULT_BUDGET = Budget(max_seconds=300)

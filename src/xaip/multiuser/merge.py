@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from xaip.multiuser.models import User, updated
 from xaip.planning.features import Edit, Feature, model_features
 from xaip.planning.features.feature import FUNCTIONAL_KINDS
 from xaip.planning.features.sentences import sentence
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.reconcile.annotated import AnnotatedMRP, Possible
 from xaip.reconcile.problem import MRP
-from xaip.multiuser.models import User, updated
 
 
 @dataclass(frozen=True, order=True)

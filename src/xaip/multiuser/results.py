@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.contract import CheckReport
+from xaip.multiuser.merge import MergedModel
 from xaip.planning.features import Edit
 from xaip.planning.features.sentences import sentence
 from xaip.planning.semantics import STEP_NUMBERING
 from xaip.reconcile.results import LabelledEdit
 from xaip.runtime import Status
-from xaip.multiuser.merge import MergedModel
 
 #: The shared explanation's status when the users' models cannot be merged.
 UNAVAILABLE = "unavailable"

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from xaip.errors import BudgetExhausted
+from xaip.multiuser.models import PlanTest
 from xaip.planning.features import FeatureKind, model_features
 from xaip.reconcile.annotated import RELAXING_KINDS, AnnotatedMRP, completions, settle
 from xaip.reconcile.results import LabelledEdit
 from xaip.runtime import BudgetClock, Progress, report
-from xaip.multiuser.models import PlanTest
 
 T = TypeVar("T")
 
