@@ -76,6 +76,7 @@ COMMAND_MODULES = (
     "xaip.generate.command",
     "xaip.assist.command",
     "xaip.multiuser.command",
+    "xaip.abstraction.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -125,6 +126,10 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
      "decision support (RADAR): complete, suggest, check your plan"),
     ("explain-users", "xaip.multiuser.command",
      "explain a plan to several users, each within a privacy map (MA-RADAR)"),
+    ("abstract-explain", "xaip.abstraction.command",
+     "refute foils with the fewest fluents made concrete (HELM)"),
+    ("abstract-locate", "xaip.abstraction.command",
+     "locate the person's abstraction level by valid/invalid queries"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 

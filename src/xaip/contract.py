@@ -134,6 +134,7 @@ FAMILY_MODULES = (
     "xaip.foils.registry",
     "xaip.assist.registry",
     "xaip.multiuser.registry",
+    "xaip.abstraction.registry",
 )
 
 

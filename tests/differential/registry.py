@@ -22,6 +22,7 @@ FAMILIES: tuple[str, ...] = (
     "assist",
     "generate",
     "multiuser",
+    "abstraction",
 )
 
 

@@ -35,7 +35,6 @@ from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import parse_plan, validate
 from xaip.planning.task import State, Task
 from xaip.runtime import Budget, Status
-from xaip.runtime.budget import BudgetClock
 
 
 def check_localisation(domain: Domain, problem: Problem, result: LocalisationResult,

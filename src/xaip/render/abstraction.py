@@ -22,8 +22,11 @@ from xaip.render import check_line, renderer
 
 
 def _preds(names: tuple[str, ...] | list[str]) -> str:
-    shown = [f"({p} ...)" for p in names]
-    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+    """``the predicate clear`` or ``the predicates clear, handempty and holding``."""
+    shown = list(names)
+    if len(shown) == 1:
+        return f"the predicate {shown[0]}"
+    return "the predicates " + ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
 def _since(refutation: Refutation) -> str:
