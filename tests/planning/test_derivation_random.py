@@ -17,6 +17,7 @@ import pytest
 from xaip.planning.pddl import parse_domain, parse_problem
 from xaip.planning.pddl.model import Atom
 from xaip.planning.plans import _Derivation, _World
+from xaip.planning.plans import _holds as _xaip_holds
 
 OBJECTS = ("o1", "o2", "o3", "o4")
 #: name -> (arity, level); level 0 is basic (never derived).
@@ -35,13 +36,21 @@ def _formula(rng: random.Random, scope: list[str], level: int, depth: int,
         names = [p for p, (_, lv) in PREDICATES.items()
                  if lv < level or (lv == level and not negated)]
         pred = rng.choice(names)
-        atom = ("atom", pred, tuple(rng.choice(scope) for _ in range(PREDICATES[pred][0])))
+        # Prefer the newest variables, so parts mention several quantified ones.
+        newest = scope[-3:]
+        atom = ("atom", pred, tuple(rng.choice(newest if rng.random() < 0.7 else scope)
+                                    for _ in range(PREDICATES[pred][0])))
         return ("not", atom) if negated else atom
     if kind in ("and", "or"):
         return (kind, tuple(_formula(rng, scope, level, depth - 1, fresh)
                             for _ in range(rng.randint(2, 3))))
     fresh[0] += 1
     var = f"?q{fresh[0]}"
+    if depth > 1 and rng.random() < 0.5:  # a nest of one kind, read as one quantifier
+        fresh[0] += 1
+        inner = f"?q{fresh[0]}"
+        body = _formula(rng, [*scope, var, inner], level, depth - 1, fresh)
+        return (kind, var, (kind, inner, body))
     return (kind, var, _formula(rng, [*scope, var], level, depth - 1, fresh))
 
 
@@ -106,7 +115,7 @@ def _naive(rules: dict[str, tuple[list[str], Formula]],
     return state
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", range(120))
 def test_work_list_fixpoint_equals_the_naive_one(seed: int) -> None:
     text, rules = _program(seed)
     domain = parse_domain(text)
@@ -120,3 +129,30 @@ def test_work_list_fixpoint_equals_the_naive_one(seed: int) -> None:
         basic |= {("b2", a, b) for a in OBJECTS for b in OBJECTS if rng.random() < 0.3}
         got = derive({Atom(t[0], t[1:]) for t in basic})
         assert {(a.predicate, *a.args) for a in got} == _naive(rules, basic), text
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_quantified_conditions_equal_trying_every_assignment(seed: int) -> None:
+    """Staged quantifiers (conjuncts tested as soon as their variables have values)."""
+    rng = random.Random(seed)
+    text, _ = _program(seed)
+    domain = parse_domain(text)
+    problem = parse_problem(
+        "(define (problem p) (:domain rand) (:objects " + " ".join(OBJECTS) +
+        " - obj) (:init) (:goal (and)))")
+    world = _World(domain, problem)
+    for _ in range(4):
+        formula = _formula(rng, ["?p0", "?p1"], 99, 4, [0])
+        condition = parse_domain(text.replace(
+            "(:action noop :parameters () :precondition (and)",
+            f"(:action noop :parameters (?p0 - obj ?p1 - obj) :precondition {_pddl(formula)}"
+        )).actions[0].precondition
+        state = {("b1", o) for o in OBJECTS if rng.random() < 0.5}
+        state |= {(p, a, b) for p in ("b2", "d1") for a in OBJECTS for b in OBJECTS
+                  if rng.random() < 0.35}
+        state |= {(p, o) for p in ("d2", "d3") for o in OBJECTS if rng.random() < 0.5}
+        atoms = frozenset(Atom(t[0], t[1:]) for t in state)
+        for a, b in itertools.product(OBJECTS[:2], OBJECTS[1:3]):
+            env = {"?p0": a, "?p1": b}
+            assert _xaip_holds(condition, atoms, env, world) == _holds(formula, state, env), \
+                _pddl(formula)

@@ -11,49 +11,33 @@ Two levels on purpose:
 
 from __future__ import annotations
 
-import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError, PlanFormatError, SemanticError, UnsupportedFeature
-from xaip.planning.pddl.derived import stratify
+from xaip.planning.lifted_eval import Derivation as _Derivation
+from xaip.planning.lifted_eval import World as _World
+from xaip.planning.lifted_eval import effects as _effects
+from xaip.planning.lifted_eval import holds as _holds
+from xaip.planning.lifted_eval import render as _render
 from xaip.planning.pddl.limits import quoted, read_input, strip_bom
 from xaip.planning.pddl.model import (
-    COST_FLUENT,
     OBJECT,
-    And,
-    AndEffect,
     Atom,
-    Condition,
     Domain,
-    Effect,
-    Exists,
-    Forall,
-    ForallEffect,
-    FunctionTerm,
-    Imply,
-    Increase,
-    Not,
-    Or,
-    Probabilistic,
     Problem,
-    TypedName,
-    When,
     conjuncts,
 )
-from xaip.planning.pddl.printer import print_condition
-from xaip.planning.pddl.rename import rename_condition
 from xaip.planning.search.result import COSTS_IGNORED_NOTE
 from xaip.planning.semantics import (
     EMPTY_PLAN_NOTE,
     STEP_NUMBERING,
     action_cost,
     costs_ignored,
-    counts_action_costs,
     step_number,
 )
 from xaip.planning.task import GroundAction, State, Task, bits
@@ -207,127 +191,6 @@ class ValidationResult:
                      if applies)
 
 
-class _World:
-    """Objects, types and numeric values of a problem, for direct formula evaluation."""
-
-    def __init__(self, domain: Domain, problem: Problem) -> None:
-        below = domain.subtypes_closure()
-        self.object_type: dict[str, str] = {}
-        for typed in (*domain.constants, *problem.objects):
-            self.object_type.setdefault(typed.name, typed.type)
-        self.objects_by_type = {
-            t: tuple(o for o, ot in self.object_type.items() if ot in group)
-            for t, group in below.items()
-        }
-        self.below = below
-        self.numeric: dict[FunctionTerm, Fraction] = dict(problem.numeric_init)
-        self.uses_costs = counts_action_costs(domain, problem)
-
-    def of_type(self, type_name: str) -> tuple[str, ...]:
-        return self.objects_by_type.get(type_name, ())
-
-    def quantify(self, variables: tuple[TypedName, ...]) -> Iterable[dict[str, str]]:
-        names = [v.name for v in variables]
-        for values in itertools.product(*(self.of_type(v.type) for v in variables)):
-            yield dict(zip(names, values, strict=True))
-
-
-def _ground_atom(atom: Atom, binding: Mapping[str, str]) -> Atom:
-    return Atom(atom.predicate, tuple([binding.get(a, a) for a in atom.args]))
-
-
-def _holds(
-    cond: Condition, state: frozenset[Atom], binding: Mapping[str, str], world: _World
-) -> bool:
-    if isinstance(cond, Atom):
-        atom = _ground_atom(cond, binding)
-        if atom.predicate == "=":
-            return atom.args[0] == atom.args[1]
-        return atom in state
-    if isinstance(cond, Not):
-        return not _holds(cond.operand, state, binding, world)
-    if isinstance(cond, And):
-        return all(_holds(c, state, binding, world) for c in cond.operands)
-    if isinstance(cond, Or):
-        return any(_holds(c, state, binding, world) for c in cond.operands)
-    if isinstance(cond, Imply):
-        return not _holds(cond.antecedent, state, binding, world) or _holds(
-            cond.consequent, state, binding, world
-        )
-    if isinstance(cond, Exists | Forall):
-        # One binding updated in place per value (nothing keeps it): derived predicates
-        # evaluate quantifiers millions of times on IPC psr.
-        wanted = isinstance(cond, Exists)
-        inner = dict(binding)
-        names = [v.name for v in cond.variables]
-        for values in itertools.product(*(world.of_type(v.type) for v in cond.variables)):
-            inner.update(zip(names, values, strict=True))
-            if _holds(cond.body, state, inner, world) == wanted:
-                return wanted
-        return not wanted
-    raise UnsupportedFeature(f"cannot evaluate condition {type(cond).__name__}")
-
-
-def _render(cond: Condition, binding: Mapping[str, str]) -> str:
-    """A condition as PDDL text with the step's arguments substituted (the one printer)."""
-    return print_condition(rename_condition(cond, binding))
-
-
-_ZERO = Fraction(0)
-
-
-def _effects(
-    effect: Effect,
-    state: frozenset[Atom],
-    binding: Mapping[str, str],
-    world: _World,
-    adds: set[Atom],
-    deletes: set[Atom],
-) -> Fraction:
-    """Collect adds/deletes of ``effect`` evaluated in ``state``; return its cost."""
-    if isinstance(effect, Atom):
-        adds.add(_ground_atom(effect, binding))
-        return _ZERO
-    if isinstance(effect, Not):
-        assert isinstance(effect.operand, Atom)
-        deletes.add(_ground_atom(effect.operand, binding))
-        return _ZERO
-    if isinstance(effect, AndEffect):
-        total = _ZERO
-        for part in effect.operands:
-            cost = _effects(part, state, binding, world, adds, deletes)
-            if cost:  # Fraction additions dominated long plans; most parts cost nothing
-                total = total + cost
-        return total
-    if isinstance(effect, When):
-        if _holds(effect.condition, state, binding, world):
-            return _effects(effect.effect, state, binding, world, adds, deletes)
-        return Fraction(0)
-    if isinstance(effect, ForallEffect):
-        return sum(
-            (
-                _effects(effect.effect, state, {**binding, **extra}, world, adds, deletes)
-                for extra in world.quantify(effect.variables)
-            ),
-            Fraction(0),
-        )
-    if isinstance(effect, Increase):
-        if effect.fluent.name != COST_FLUENT:
-            return Fraction(0)
-        value = effect.value
-        if isinstance(value, FunctionTerm):
-            term = FunctionTerm(value.name, tuple(binding.get(a, a) for a in value.args))
-            if term not in world.numeric:
-                raise PlanFormatError(f"the cost {quoted(term)} is not set in the problem's :init")
-            return world.numeric[term]
-        return value
-    if isinstance(effect, Probabilistic):
-        raise UnsupportedFeature(
-            "probabilistic effects: a sequential plan cannot be validated against them"
-        )
-    raise UnsupportedFeature(f"cannot apply effect {type(effect).__name__}")
-
-
 def check_steps(domain: Domain, problem: Problem, steps: Sequence[PlanStep]) -> None:
     """Raise :class:`PlanFormatError` for steps that name unknown actions or objects."""
     world = _World(domain, problem)
@@ -434,81 +297,6 @@ def _check_cost(cost: int | Fraction, step: PlanStep, index: int) -> None:
     if Fraction(cost).denominator != 1:
         raise UnsupportedFeature(f"{step.where(index)}: non-integer action cost {cost} in "
                                  f"{step}")
-
-
-class _Derivation:
-    """The state with its derived atoms: the stratified least fixpoint of the ``:derived``
-    rules, evaluated directly on atoms (it shares only the stratum order with grounding,
-    :func:`~xaip.planning.pddl.derived.stratify`, not the ground axioms).
-
-    Each stratum runs a work list over "rule, binding of its parameters". A binding whose
-    body is false waits on the atoms of its own stratum that the evaluation looked up and
-    found missing, and is evaluated again only when one of them is derived. That is exact:
-    within a stratum the rules use their own stratum's atoms only positively (stratification
-    puts a negated derived atom in a lower stratum, complete by then), atoms are only ever
-    added, and evaluation is deterministic, so an evaluation whose looked-up atoms have not
-    changed takes the same path to the same answer. (The plain "repeat every binding until
-    nothing changes" took 15 s on IPC psr-large p02; see benchmarks/ipc_cpu.py.)
-    """
-
-    def __init__(self, domain: Domain, world: _World) -> None:
-        strata = stratify(domain)
-        self.world = world
-        levels = sorted(set(strata.values()))
-        self.layers = [
-            [rule for rule in domain.derived if strata[rule.name] == level] for level in levels
-        ]
-        self.layer_predicates = [
-            frozenset(name for name, level in strata.items() if level == wanted)
-            for wanted in levels
-        ]
-        # Every binding of every rule, with its head: the same for every state.
-        self.bindings = [
-            [(rule, binding, Atom(rule.name, tuple(binding[p.name] for p in rule.parameters)))
-             for rule in rules for binding in world.quantify(rule.parameters)]
-            for rules in self.layers
-        ]
-
-    def __call__(self, basic: set[Atom]) -> frozenset[Atom]:
-        state = set(basic)
-        for predicates, pending in zip(self.layer_predicates, self.bindings, strict=True):
-            watching = _Watching(state, predicates)
-            # Read while it grows (only membership is tested).
-            view: frozenset[Atom] = watching  # type: ignore[assignment]
-            waiting: dict[Atom, list[int]] = {}
-            queue = list(range(len(pending)))
-            while queue:
-                index = queue.pop()
-                rule, binding, head = pending[index]
-                if head in state:
-                    continue
-                watching.missed.clear()
-                if _holds(rule.condition, view, binding, self.world):
-                    state.add(head)
-                    queue.extend(waiting.pop(head, ()))
-                else:
-                    for atom in watching.missed:
-                        waiting.setdefault(atom, []).append(index)
-        return frozenset(state)
-
-
-class _Watching:
-    """Membership in a growing state that remembers which atoms of the watched predicates
-    were looked up and found missing (what a false rule body waits on)."""
-
-    __slots__ = ("missed", "predicates", "state")
-
-    def __init__(self, state: set[Atom], predicates: frozenset[str]) -> None:
-        self.state = state
-        self.predicates = predicates
-        self.missed: list[Atom] = []
-
-    def __contains__(self, atom: object) -> bool:
-        if atom in self.state:
-            return True
-        if isinstance(atom, Atom) and atom.predicate in self.predicates:
-            self.missed.append(atom)
-        return False
 
 
 # --------------------------------------------------------------------------- grounded plans
