@@ -21,7 +21,8 @@ from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 def add_parser(sub: argparse._SubParsersAction) -> None:
     """Register ``explain-users`` on the ``xaip`` parser."""
     parser = sub.add_parser(
-        "explain-users", help="explain a plan to several users, each within a privacy map",
+        "explain-users",
+        help="explain a plan to several users, each within a privacy map (MA-RADAR)",
         description="Each --user holds their own model of the robot. For each user: the "
                     "fewest facts about the robot's model that make its plan optimal in "
                     "theirs, using only facts the privacy map lets them hear (or, when none "
