@@ -77,6 +77,7 @@ COMMAND_MODULES = (
     "xaip.assist.command",
     "xaip.multiuser.command",
     "xaip.abstraction.command",
+    "xaip.modelfree.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -130,6 +131,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
      "refute foils with the fewest fluents made concrete (HELM)"),
     ("abstract-locate", "xaip.abstraction.command",
      "locate the person's abstraction level by valid/invalid queries"),
+    ("model-free", "xaip.modelfree.command",
+     "cheapest messages that make a plan look explicable, learned from labelled plans"),
     ("demo", __name__, "plan, validate and explain the bundled example"),
 )
 

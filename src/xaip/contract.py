@@ -135,6 +135,7 @@ FAMILY_MODULES = (
     "xaip.assist.registry",
     "xaip.multiuser.registry",
     "xaip.abstraction.registry",
+    "xaip.modelfree.registry",
 )
 
 

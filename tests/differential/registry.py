@@ -23,6 +23,7 @@ FAMILIES: tuple[str, ...] = (
     "generate",
     "multiuser",
     "abstraction",
+    "modelfree",
 )
 
 
