@@ -1,15 +1,16 @@
 """Differential test of the abstraction family (U06, U07) against brute force from the
 definitions.
 
-Each seed makes a random propositional STRIPS task (3-6 facts, one 0-ary predicate each, so a
-predicate is a fluent): 2-6 actions with random preconditions (sometimes negative), adds and
-deletes, an initial state and a goal of 1-3 literals (sometimes negative); action costs absent,
-declared without a metric (every action then costs 1) or counted under ``(:metric minimize
-(total-cost))``. A random 2-4 of the facts (1-4 on every fifth seed) are hidden from the
-person, and she proposes 1-4 foils: random action sequences, and plans of her abstraction
-(a random walk in it, completed by a shortest plan there), so that many foils are valid for
-her and must be refuted. On every third seed the robot's plan is given (a random walk completed to the goal,
-often not optimal), so some foils are valid and cheaper: unrefutable.
+Each seed makes a random propositional STRIPS task (3-6 facts, one 0-ary predicate each, so
+a predicate is a fluent): 2-6 actions with random preconditions (sometimes negative), adds
+and deletes, an initial state and a goal of 1-3 literals (sometimes negative); action costs
+absent, declared without a metric (every action then costs 1) or counted under ``(:metric
+minimize (total-cost))``. A random 2-4 of the facts (1-4 on every fifth seed) are hidden
+from the person, and she proposes 1-4 foils: random action sequences, and plans of her
+abstraction (a random walk in it, completed by a shortest plan there), so that many foils
+are valid for her and must be refuted. On every third seed the robot's plan is given (a
+random walk completed to the goal, often not optimal), so some foils are valid and cheaper:
+unrefutable.
 
 The oracle never calls xaip's code: it keeps its own sets of facts, projects by dropping the
 hidden facts from preconditions, effects, the initial state and the goal (book Def. 32-33),
