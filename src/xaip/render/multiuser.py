@@ -13,6 +13,7 @@ from xaip.multiuser.results import (
     UserExplanation,
 )
 from xaip.planning.features.sentences import sentence
+from xaip.planning.semantics import EMPTY_PLAN_NOTE
 from xaip.render import check_line, renderer
 
 
@@ -72,8 +73,9 @@ def _shared(shared: SharedExplanation) -> list[str]:
 @renderer(MultiUserResult, "text")
 def multiuser_text(result: MultiUserResult) -> str:
     lines = [f"The robot's plan (cost {result.plan_cost}):"]
-    lines += [f"  {n}. ({step})" for n, step in enumerate(result.plan, 1)]
-    if not result.plan:
+    lines += [f"  {n}. ({step})" for n, step in enumerate(result.plan, 1)] or [
+        f"  (no steps: {EMPTY_PLAN_NOTE})"]
+    if str(result.status) == "budget_exhausted" and not result.users[0].differences:
         lines = ["The budget ran out before the robot's plan was checked."]
     else:
         lines.append("Explanations per user:")
