@@ -107,6 +107,12 @@ def test_the_dialogue_is_in_its_links(client: Any) -> None:
     assert repair["ask"] == ["check"] and repair["step"][:2] == PREFIX
     valid = ok(client.get("/api/assist", params={"step": repair["step"], "ask": "check"}))
     assert valid["status"] == "valid" and valid["verified"] is True
+    # a budget the person asked for holds for every next answer (links and forms)
+    budgeted = client.get("/assist", params={"max_seconds": 7, "max_nodes": 50000},
+                          headers=HTML).text
+    following = links_on(budgeted)["ask-complete"][0]
+    assert "max_seconds=7" in following and "max_nodes=50000" in following
+    assert budgeted.count('<input type="hidden" name="max_seconds" value="7">') == 3
 
 
 def test_assist_bad_input_is_a_clear_message_with_the_plan_kept(client: Any) -> None:

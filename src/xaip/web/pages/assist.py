@@ -109,16 +109,30 @@ def compute(model: Model, steps: list[str], vetoes: list[str], ask: str,
                       sorted({a.name for a in domain.actions}))
 
 
-def link(model: str, steps: list[str], vetoes: list[str], ask: str) -> str:
-    """The page's address for one state of the dialogue."""
-    query: list[tuple[str, str]] = [("model", model)]
+#: The query pairs every address of one dialogue keeps: the model, and the budget the
+#: person asked for (``max_seconds``, ``max_nodes``) so that it holds for every next answer.
+Fixed = Sequence[tuple[str, str]]
+
+
+def fixed_pairs(model: str, asked: tuple[float | None, int | None]) -> list[tuple[str, str]]:
+    """The model and the asked budget, as query pairs (see :data:`Fixed`)."""
+    pairs = [("model", model)]
+    for name, value in zip(("max_seconds", "max_nodes"), asked, strict=True):
+        if value is not None:
+            pairs.append((name, f"{value:g}" if isinstance(value, float) else str(value)))
+    return pairs
+
+
+def link(model: Fixed, steps: list[str], vetoes: list[str], ask: str) -> str:
+    """The page's address for one state of the dialogue (``model``: :data:`Fixed`)."""
+    query: list[tuple[str, str]] = list(model)
     query += [("step", s) for s in steps]
     query += [("veto", v) for v in vetoes]
     query.append(("ask", ask))
     return "/assist?" + urlencode(query)
 
 
-def links(model: str, steps: list[str], vetoes: list[str], ask: str,
+def links(model: Fixed, steps: list[str], vetoes: list[str], ask: str,
           payload: dict[str, Any] | None, applicable: Sequence[str] = ()) -> dict[str, Any]:
     """Every move the page offers from this state, as addresses: ask another question,
     drop a step, remove a veto, take the suggestion, the completion or the repair, veto an
@@ -177,6 +191,7 @@ async def assist_page(request: Request, model: ModelId = "blocksworld",
                       ) -> HTMLResponse:
     shared = bench(request)
     chosen = shared.models.get(model)
+    fixed = fixed_pairs(model, asked)
     try:
         view = await _view(request, model, step, veto, ask, asked)
     except InputError as error:
@@ -186,17 +201,17 @@ async def assist_page(request: Request, model: ModelId = "blocksworld",
         return respond(request, "assist.html", status_code=400, error=str(error),
                        model=chosen, models=shared.models.all(), steps=step, vetoes=veto,
                        ask=ask if ask in QUESTIONS else "suggest", questions=QUESTIONS,
-                       links=links(model, step, veto, ask if ask in QUESTIONS else "suggest",
-                                   None))
+                       links=links(fixed, step, veto, ask if ask in QUESTIONS else "suggest",
+                                   None), fixed=fixed[1:])
     step, veto = _filled(step), _filled(veto)
     common: dict[str, Any] = {
         "model": chosen, "models": shared.models.all(), "steps": step,
-        "vetoes": veto, "ask": ask, "questions": QUESTIONS}
+        "vetoes": veto, "ask": ask, "questions": QUESTIONS, "fixed": fixed[1:]}
     if isinstance(view, Unfinished):
         return respond(request, "assist.html", unfinished=view.to_dict(),
-                       links=links(model, step, veto, ask, None), **common)
+                       links=links(fixed, step, veto, ask, None), **common)
     return respond(request, "assist.html", view=view, payload=view.payload,
-                   links=links(model, step, veto, ask, view.payload, view.applicable),
+                   links=links(fixed, step, veto, ask, view.payload, view.applicable),
                    **common)
 
 
