@@ -22,7 +22,8 @@ pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chrom
 PAGES = ["/", "/models", "/models/blocksworld", "/plan", "/explain?model=fetch",
          "/explain?model=usar&type=conditional", "/summaries", "/capabilities",
          "/concepts", "/explicable", "/explainers", "/explainers/concepts.precondition",
-         "/compare", "/models/fetch/edit"]
+         "/compare", "/models/fetch/edit", "/assist?step=(unstack+b1+b2)&veto=stack",
+         "/foils", "/unsolvable"]
 
 
 @pytest.fixture(scope="module")
