@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from xaip.commandline import add_budget_args, add_json_arg, budget_from, emit
@@ -84,11 +85,11 @@ def run_explain(args: argparse.Namespace) -> int:
 
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     check_problem(domain, problem)
-    foils: dict[str, Any] = {}
-    for path in args.foil:
-        if path in foils:
-            raise InputError(f"{path}: the same foil file twice")
-        foils[path] = read_plan(path)
+    if len(set(args.foil)) < len(args.foil):
+        raise InputError("the same foil file twice")
+    short = [Path(path).name for path in args.foil]
+    names = short if len(set(short)) == len(short) else list(args.foil)
+    foils = {name: read_plan(path) for name, path in zip(names, args.foil, strict=True)}
     plan = read_plan(args.plan) if args.plan else None
     result = explain_by_abstraction(domain, problem, [p.lower() for p in args.hide], foils,
                                     plan=plan, budget=budget_from(args))
