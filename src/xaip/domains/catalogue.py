@@ -118,6 +118,13 @@ EXAMPLES: tuple[Example, ...] = (
             "a delivery map transcribed without the harbour road: why the task has no plan "
             "and where the person's plan fails",
             ("xaip unsolvable domain.pddl problem.pddl --trace attempt.plan.txt --repair 1",)),
+    Example("abstraction", "abstraction", "abstraction",
+            "stacking blocks for a person who ignores clear/handempty/holding: the fewest "
+            "facts she must track to see why her plans fail, and her level found by queries",
+            ("xaip abstract-explain domain.pddl problem.pddl --hide clear handempty holding "
+             "--foil lift-a.plan.txt keep-c.plan.txt",
+             "xaip abstract-locate domain.pddl problem.pddl --hide clear handempty holding "
+             "--simulate clear")),
 )
 
 
