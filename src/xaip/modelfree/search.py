@@ -126,9 +126,13 @@ def _greedy(scores: _Scores, costs: Sequence[float], clock: BudgetClock, examine
         chosen.append(best[1])
         current = scores.logits(chosen)
         report(progress, "greedy message sets", len(chosen))
-    for j in sorted(chosen, key=lambda x: (-costs[x], x)):
-        rest = [x for x in chosen if x != j]
-        examined += 1
-        if scores.works(rest):
-            chosen = rest
+    dropped = True
+    while dropped:  # until no single message can go: with messages that hurt some steps,
+        dropped = False  # dropping one can make another droppable
+        for j in sorted(chosen, key=lambda x: (-costs[x], x)):
+            rest = [x for x in chosen if x != j]
+            examined += 1
+            if scores.works(rest):
+                chosen, dropped = rest, True
+                break
     return SearchOutcome(Status.FOUND, tuple(sorted(chosen)), "greedy", examined, bound)

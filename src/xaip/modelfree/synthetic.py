@@ -138,26 +138,25 @@ def person_messages(robot: Domain, human: Domain, problem: Problem, rng: random.
     extra = rng.sample(known, min(distractors, len(known)))
     chosen = [*needed, *(Edit(f, "add") for f in extra)]
     messages: list[Message] = []
-    edits: dict[str, Edit] = {}
+    edits: dict[str, Edit] = {}  # only the edits that change her model
+    taken: set[str] = set()
     for edit in chosen:
-        ident = _ident(edit.feature, edits)
+        ident = _ident(edit.feature, taken)
         text = sentence(edit.feature) if edit.op == "add" else \
             f"it is not the case that {sentence(edit.feature)}"
         messages.append(Message(ident, float(rng.randint(*costs)), text))
         if edit in needed:
             edits[ident] = edit
-        else:
-            edits.setdefault(ident, edit)  # a distractor: applying it changes nothing
     return tuple(sorted(messages)), edits
 
 
-def _ident(feature: Feature, taken: dict[str, Edit]) -> str:
+def _ident(feature: Feature, taken: set[str]) -> str:
     base = "-".join(p for p in (feature.action, feature.kind.value.split("-")[0],
                                 feature.atom.predicate if feature.atom else "") if p)
     ident, n = base, 2
     while ident in taken:
         ident, n = f"{base}-{n}", n + 1
-    taken[ident] = Edit(feature, "add")  # reserve; replaced by the caller
+    taken.add(ident)
     return ident
 
 
