@@ -297,7 +297,9 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         if finished:
             known = [ps.concrete for ps in pool.states]
             known += [s for trace in traces for s in trace.states]
-            game_over = probe_game_over(simulator, known, abstractor, live=nearby)
+            roots = [first, *(s for trace in traces for s in trace.states)]
+            game_over = probe_game_over(simulator, known, abstractor, live=nearby,
+                                        roots=roots)
             caps[:], game_over_claims = guard(caps, game_over, engine.matcher,
                                               lambda target, like:
                                               engine.refine(target, like) is not None)

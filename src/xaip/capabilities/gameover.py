@@ -32,16 +32,13 @@ from xaip.agents.simulator import check_deadline
 from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.matching import Matcher, Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, apply_capability, default_pre
-from xaip.capabilities.pool import PoolState, gkey, index_state
+from xaip.capabilities.pool import PoolState, gkey
+from xaip.capabilities.region import DEPTH, MAX_STATES, VISITS, Place, explore
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.planning.pddl.model import Atom
 
-#: At most this many game-over states are kept (the guard's cost is linear in them).
-MAX_STATES = 2_000
-#: How many actions away from a known state game-over states are looked for.
-DEPTH = 8
-#: At most this many states are visited looking for them.
-MAX_VISITS = 20_000
+#: At most this many states are listed around the known states that are not roots.
+MAX_VISITS = VISITS
 #: Splitting stops at names this long (each split adds a letter: "c2g10" splits 7 times).
 MAX_NAME = 12
 #: At most this many literals are added to one capability.
@@ -51,44 +48,22 @@ MAX_LITERALS = 12
 def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor,
                     depth: int = DEPTH, limit: int = MAX_STATES,
                     visits: int = MAX_VISITS,
-                    live: list[PoolState] | None = None) -> list[PoolState]:
-    """Game-over states at most ``depth`` actions away from ``known`` states (the known
-    ones included), one per abstraction: the states where no action is possible. A
-    breadth-first search from all known states at once, stopped after ``visits`` states.
-    ``live``, when given, receives one state per other abstraction met on the way (at
-    most ``limit``): real states the generalisation test may try capabilities in."""
-    out: dict[AbstractState, PoolState] = {}
-    others: set[AbstractState] = set()
-    seen: set[Any] = set()
-    frontier: list[Any] = []
-    for state in known:
-        if state not in seen:
-            seen.add(state)
-            frontier.append(state)
-    for level in range(depth + 1):
-        following: list[Any] = []
-        for state in frontier:
-            check_deadline()
-            actions = simulator.actions(state)
-            if not actions:
-                fluent = abstractor.fluent(state)
-                if fluent not in out and len(out) < limit:
-                    out[fluent] = PoolState(state, fluent, index_state(fluent))
-                continue
-            if live is not None and len(others) < limit:
-                fluent = abstractor.fluent(state)
-                if fluent not in others:
-                    others.add(fluent)
-                    live.append(PoolState(state, fluent, index_state(fluent)))
-            if level == depth:
-                continue
-            for action in actions:
-                nxt = simulator.step(state, action)
-                if nxt not in seen and len(seen) < visits:
-                    seen.add(nxt)
-                    following.append(nxt)
-        frontier = following
-    return list(out.values())
+                    live: list[PoolState] | None = None,
+                    roots: Iterable[Any] | None = None) -> list[PoolState]:
+    """The states the guard excludes predictions in: one :class:`~xaip.capabilities.region.
+    Place` per abstraction of the *closed* listed states (:func:`~xaip.capabilities.region.
+    explore`: every state reachable from ``roots`` -- default ``known`` -- as far as the
+    listing goes, and those at most ``depth`` actions from the other ``known`` states), each
+    with the abstractions reachable from it; game-over states (no action) are among them,
+    reaching nothing else. ``live``, when given, receives one state per abstraction with an
+    action (at most ``limit``): real states the generalisation test may try capabilities
+    in."""
+    known = list(known)
+    region = explore(simulator, known if roots is None else roots, known, abstractor,
+                     visits=visits, depth=depth)
+    if live is not None:
+        live.extend(region.others(limit))
+    return list(region.places(limit))
 
 
 def precondition(cap: CapState) -> list[Requirement]:
@@ -109,7 +84,9 @@ def _offending(cap: CapState, states: list[PoolState], matcher: Matcher,
     for ps in states:
         for binding in matcher.match(cap, compiled, ps, {}):
             target = apply_capability(cap, binding, ps.fluent)
-            if target != ps.fluent and describes(target, ps.concrete):
+            if target == ps.fluent or isinstance(ps, Place) and ps.reaches(target):
+                continue
+            if describes(target, ps.concrete):
                 out.append((ps, dict(binding)))
     return out
 
@@ -210,16 +187,22 @@ def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]]
     (a known state and a binding under which the capability's prediction fails): one
     literal at a time that every execution seen meets, else a split (:func:`_split`),
     else the capability is marked unreliable with ``where`` in the reason. Returns the
-    capabilities (split ones replaced by their parts) and how many were marked."""
+    capabilities (split ones replaced by their parts) and how many were marked.
+
+    ``offending_of`` runs once per capability: a literal or a split only makes the
+    precondition stricter and leaves the prediction where it still holds unchanged, so
+    the cases left are the earlier ones where the stricter precondition still holds
+    (:func:`holds_in`; on the guard's thousands of listed states, calling it again after
+    every literal was most of a run's time)."""
     marked = 0
     out: list[CapState] = []
-    work = list(reversed(caps))
+    work: list[tuple[CapState, list[Case] | None]] = [(cap, None) for cap in reversed(caps)]
     while work:
-        cap = work.pop()
+        cap, known = work.pop()
+        offending = offending_of(cap) if known is None else still_holding(cap, known)
         for _ in range(MAX_LITERALS + 1):
             check_deadline()
             executions = [(b, _keys(before)) for b, before in cap.executions]
-            offending = offending_of(cap)
             if not offending:
                 out.append(cap)
                 break
@@ -227,10 +210,11 @@ def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]]
             if counts:
                 atom, value = max(sorted(counts, key=str), key=lambda k: counts[k])
                 _require(cap, atom, value)
+                offending = still_holding(cap, offending)
                 continue
             parts = None if len(cap.name) > MAX_NAME else _split(cap, offending, executions)
             if parts is not None:
-                work.extend(reversed(parts))
+                work.extend((part, offending) for part in reversed(parts))
                 break
             _, binding = offending[0]
             cap.mark(f"claimed {where}: {len(offending)} case(s) meet its precondition "
@@ -248,8 +232,14 @@ def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]]
 
 def holds_in(cap: CapState, case: Case) -> bool:
     """Whether ``cap``'s best-guess precondition holds in the case's state and binding."""
-    ps, binding = case
-    return all((gkey(atom, binding) in ps.keys) == value for atom, value in precondition(cap))
+    return bool(still_holding(cap, [case]))
+
+
+def still_holding(cap: CapState, cases: list[Case]) -> list[Case]:
+    """The ``cases`` where ``cap``'s best-guess precondition holds (computed once)."""
+    required = precondition(cap)
+    return [(ps, binding) for ps, binding in cases
+            if all((gkey(atom, binding) in ps.keys) == value for atom, value in required)]
 
 
 def _binding_text(binding: dict[str, str]) -> str:

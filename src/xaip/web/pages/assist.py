@@ -26,6 +26,7 @@ from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse
+from pydantic import StringConstraints
 
 from xaip.errors import BudgetExhausted, InputError
 from xaip.runtime import Budget
@@ -39,15 +40,19 @@ router = APIRouter()
 QUESTIONS = {"suggest": "Suggest next", "complete": "Complete my plan",
              "check": "Check my plan"}
 #: Bounds of one dialogue: the person's steps, vetoes, and action buttons shown.
-MAX_STEPS = 200
+MAX_STEPS = 100
 MAX_VETOES = 32
+MAX_ACTION_TEXT = 100
 MAX_ACTION_BUTTONS = 150
 
 ModelId = Annotated[str, Query(max_length=80, examples=["blocksworld", "fetch"],
                                 description="the model to plan in")]
-Steps = Annotated[list[str], Query(max_length=MAX_STEPS, description=(
+#: One step or veto as text (a ground action is short; the bound keeps every address of a
+#: dialogue well within what browsers and HTTP clients accept).
+Action = Annotated[str, StringConstraints(max_length=MAX_ACTION_TEXT)]
+Steps = Annotated[list[Action], Query(max_length=MAX_STEPS, description=(
     "the person's plan so far, one ground action per value, e.g. (unstack b1 b2)"))]
-Vetoes = Annotated[list[str], Query(max_length=MAX_VETOES, description=(
+Vetoes = Annotated[list[Action], Query(max_length=MAX_VETOES, description=(
     "vetoed actions: a schema name (every instance) or one ground action"))]
 Ask = Annotated[str, Query(max_length=20, examples=list(QUESTIONS),
                             description="suggest, complete or check")]

@@ -33,7 +33,7 @@ MAX_REPAIR = 2
 
 ModelId = Annotated[str, Query(max_length=80, examples=["delivery", "blocksworld"],
                                 description="the model whose task may have no plan")]
-Trace = Annotated[str | None, Query(max_length=8000, description=(
+Trace = Annotated[str | None, Query(max_length=4000, description=(
     "the plan the person expected to work, one action per line (default: the bundled "
     "attempt on the delivery example)"))]
 Repair = Annotated[int, Query(ge=0, le=MAX_REPAIR, description=(

@@ -1,0 +1,274 @@
+"""What the simulator can reach from the states discovery knows, and what it cannot.
+
+Why: Def. 7 quantifies over *every* state whose abstraction meets a capability's
+precondition. A prediction is false in a state from which no sequence of actions reaches
+the predicted abstraction, and the traces and queries meet few such states: Link dead on
+Ganon's cell (no action at all), the cheese behind holes no block has filled yet (Escape:
+"walk to the cheese" claimed before a hole is filled), a Snowman piece whose every side is
+blocked by other pieces, the top piece "placed" from a cell not next to the goal (placing
+it ends the game, so the player cannot walk back). Discovery found the first kind only
+(``probe_game_over`` looked for states without actions); the checker found the others.
+
+What this module does, with the simulator only (no agent, no checker code): list the
+states reachable from the level's start and the traces' states (breadth-first, every
+depth, at most ``ROOT_VISITS`` states), then the states at most ``DEPTH`` actions from the
+other known states (queries' constructed starts, at most ``VISITS`` more). A listed state
+is *closed* when every state reachable from it was listed too (it reaches no state whose
+successors were cut off); for a closed state the set of abstractions reachable from it is
+exact, computed once over the strongly connected components (a bit per distinct
+abstraction). The guard (:mod:`~xaip.capabilities.gameover`) then excludes from every
+capability's precondition the closed states where its prediction is not in that set: the
+simulator proves no agent can do it. States that are not closed give lower bounds only:
+the generalisation test (:mod:`~xaip.capabilities.generalise`) asks the agent about
+predictions there that the listed part does not confirm before any other.
+
+On the bundled games' small levels (up to some thousands of states) everything reachable
+from the start is listed and closed, so every prediction on a reachable state is tested;
+on larger ones the guard covers the states near the known ones whose future is small
+(game-over states, endings), and the rest is sampled by queries.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from xaip.agents.simulator import check_deadline
+from xaip.capabilities.pool import PoolState, index_state
+from xaip.capabilities.traces import Abstractor, AbstractState
+
+#: States listed breadth-first from the start and the traces' states, at every depth.
+ROOT_VISITS = 20_000
+#: States listed around the other known states, at most ``DEPTH`` actions from them.
+VISITS = 20_000
+#: How many actions away from the other known states the listing goes.
+DEPTH = 8
+#: At most this many distinct abstractions of closed states are handed to the guard (the
+#: guard's cost is linear in them), nearest the start first.
+MAX_STATES = 4_000
+
+
+@dataclass
+class Place(PoolState):
+    """One abstraction of closed states, for the guard: a representative state (the pool
+    state's fields) and the abstractions reachable from *every* listed state with this
+    abstraction (``reach``, a bit per ``ids`` entry, the dictionary the region's places
+    share; Def. 7 must hold in each of them). ``dead``: one of them has no action."""
+
+    reach: int = 0
+    ids: dict[AbstractState, int] = field(default_factory=dict)
+    dead: bool = False
+
+    def reaches(self, target: AbstractState) -> bool:
+        """Whether some path from every state of this place reaches ``target``."""
+        tid = self.ids.get(target)
+        return tid is not None and bool(self.reach >> tid & 1)
+
+
+@dataclass
+class Region:
+    """The listed states (see the module docstring)."""
+
+    nodes: list[Any]
+    fluents: list[int]
+    abstractions: list[AbstractState]
+    ids: dict[AbstractState, int]
+    edges: list[list[int] | None]
+    index: dict[Any, int]
+    closed: list[bool] = field(default_factory=list)
+    reach: list[int] = field(default_factory=list)
+
+    def _reachable(self, reach: int, target: AbstractState) -> bool:
+        tid = self.ids.get(target)
+        return tid is not None and bool(reach >> tid & 1)
+
+    def places(self, limit: int = MAX_STATES) -> list[Place]:
+        """The abstractions of closed states, in listing order (nearest the roots first),
+        each with what every one of its states reaches."""
+        by_id: dict[int, Place] = {}
+        for node, fid in enumerate(self.fluents):
+            if not self.closed[node]:
+                continue
+            bits = self.reach[node]
+            dead = not self.edges[node]
+            place = by_id.get(fid)
+            if place is None:
+                if len(by_id) >= limit:
+                    continue
+                fluent = self.abstractions[fid]
+                by_id[fid] = Place(self.nodes[node], fluent, index_state(fluent),
+                                   reach=bits, ids=self.ids, dead=dead)
+            else:
+                place.reach &= bits
+                place.dead = place.dead or dead
+        return list(by_id.values())
+
+    def others(self, limit: int) -> list[PoolState]:
+        """One live state (one with an action) per abstraction, at most ``limit``: real
+        states the generalisation test may try capabilities in."""
+        out: dict[int, PoolState] = {}
+        for node, fid in enumerate(self.fluents):
+            if len(out) >= limit:
+                break
+            if fid in out or not self.edges[node]:
+                continue
+            fluent = self.abstractions[fid]
+            out[fid] = PoolState(self.nodes[node], fluent, index_state(fluent))
+        return list(out.values())
+
+    def confirmed(self, concrete: Any, target: AbstractState) -> bool:
+        """Whether a listed path from ``concrete`` reaches ``target`` (``False`` also when
+        ``concrete`` was not listed: nothing is known)."""
+        node = self.index.get(concrete)
+        return node is not None and self._reachable(self.reach[node], target)
+
+
+def explore(simulator: Any, roots: Iterable[Any], known: Iterable[Any],
+            abstractor: Abstractor, *, root_visits: int = ROOT_VISITS,
+            visits: int = VISITS, depth: int = DEPTH) -> Region:
+    """List the states reachable from ``roots`` (every depth, at most ``root_visits``)
+    and those at most ``depth`` actions from the other ``known`` states (at most
+    ``visits`` more), with their successors, closedness and reachable abstractions."""
+    index: dict[Any, int] = {}
+    nodes: list[Any] = []
+    edges: list[list[int] | None] = []
+
+    def add(state: Any) -> int:
+        node = index.get(state)
+        if node is None:
+            node = index[state] = len(nodes)
+            nodes.append(state)
+            edges.append(None)
+        return node
+
+    def expand(node: int) -> list[int]:
+        check_deadline()
+        state = nodes[node]
+        out = []
+        for action in simulator.actions(state):
+            out.append(add(simulator.step(state, action)))
+        edges[node] = out
+        return out
+
+    # every depth from the roots
+    queue: deque[int] = deque(add(s) for s in roots)
+    expanded = 0
+    while queue and expanded < root_visits:
+        node = queue.popleft()
+        if edges[node] is not None:
+            continue
+        expanded += 1
+        for nxt in expand(node):
+            if edges[nxt] is None:
+                queue.append(nxt)
+    # a few actions around the other known states
+    frontier = [add(s) for s in known]
+    spent = 0
+    for level in range(depth + 1):
+        following: list[int] = []
+        for node in frontier:
+            if edges[node] is not None or spent >= visits:
+                continue
+            spent += 1
+            if level < depth:
+                following += [n for n in expand(node) if edges[n] is None]
+            elif not simulator.actions(nodes[node]):
+                edges[node] = []  # a dead end at the depth limit is still closed
+        frontier = following
+
+    ids: dict[AbstractState, int] = {}
+    abstractions: list[AbstractState] = []
+    fluents: list[int] = []
+    for state in nodes:
+        check_deadline()
+        fluent = abstractor.fluent(state)
+        fid = ids.get(fluent)
+        if fid is None:
+            fid = ids[fluent] = len(abstractions)
+            abstractions.append(fluent)
+        fluents.append(fid)
+    region = Region(nodes, fluents, abstractions, ids, edges, index)
+    region.closed = _closed(edges)
+    region.reach = _reach(edges, fluents)
+    return region
+
+
+def _closed(edges: list[list[int] | None]) -> list[bool]:
+    """A node is closed when no node it reaches was left unexpanded: everything else,
+    found backwards from the unexpanded nodes."""
+    back: list[list[int]] = [[] for _ in edges]
+    for node, out in enumerate(edges):
+        for nxt in out or ():
+            back[nxt].append(node)
+    closed = [True] * len(edges)
+    queue = deque(node for node, out in enumerate(edges) if out is None)
+    for node in queue:
+        closed[node] = False
+    while queue:
+        node = queue.popleft()
+        for prev in back[node]:
+            if closed[prev]:
+                closed[prev] = False
+                queue.append(prev)
+    return closed
+
+
+def _reach(edges: list[list[int] | None], fluents: list[int]) -> list[int]:
+    """Per node, the abstractions (bits by id) of the listed states it reaches: exact for
+    closed nodes, a lower bound for the others. Strongly connected components by an
+    iterative Tarjan; a component's set is its members' bits and its successors' sets,
+    filled successors first (Tarjan completes components in that order)."""
+    n = len(edges)
+    order = [-1] * n
+    low = [0] * n
+    comp = [-1] * n
+    on_stack = [False] * n
+    stack: list[int] = []
+    comp_bits: list[int] = []
+    counter = 0
+    for root in range(n):
+        if order[root] != -1:
+            continue
+        work: list[tuple[int, int]] = [(root, 0)]
+        while work:
+            node, k = work.pop()
+            if k == 0:
+                order[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack[node] = True
+            out = edges[node] or []
+            descended = False
+            for pos in range(k, len(out)):
+                nxt = out[pos]
+                if order[nxt] == -1:
+                    work.append((node, pos + 1))
+                    work.append((nxt, 0))
+                    descended = True
+                    break
+                if on_stack[nxt]:
+                    low[node] = min(low[node], order[nxt])
+            if descended:
+                continue
+            if low[node] == order[node]:
+                members = []
+                while True:
+                    member = stack.pop()
+                    on_stack[member] = False
+                    comp[member] = len(comp_bits)
+                    members.append(member)
+                    if member == node:
+                        break
+                bits = 0
+                for member in members:
+                    bits |= 1 << fluents[member]
+                    for nxt in edges[member] or ():
+                        if comp[nxt] != comp[member] and comp[nxt] != -1:
+                            bits |= comp_bits[comp[nxt]]
+                comp_bits.append(bits)
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+    return [comp_bits[c] for c in comp]
