@@ -1,4 +1,4 @@
-"""Capabilities are never claimed where the game is over.
+"""Capabilities are never claimed where no action can make them come true (game over, blocked).
 
 Why: Def. 7 (realisability) quantifies over *every* state whose abstraction meets a
 capability's precondition, game-over states included: Link dead on Ganon's cell, the pasta
@@ -9,17 +9,23 @@ never held in a known state is left out of the PAL tables (``never_true``), so n
 the learned precondition excluded them: ``discover zelda --grid 3x4 --seed 0 --grounded``
 claimed "pick up the key" with Link dead next to it (68/69 predictions realised).
 
-What this module does, with the simulator only (no checker code, no agent): search a few
-actions out of every known state and keep the states with no action at all
-(:func:`probe_game_over`); then, for every capability and every such state where its
-best-guess precondition holds under some binding and its prediction describes a state
-(:func:`guard`), require one more literal false that is false in every execution seen and
-true there -- an open ``-/0`` precondition tuple, or an atom never seen true at all (both
-are consistent with every execution, so Def. 5 still holds). The literal excluding most
-offending cases is chosen first, until none is left. When no literal can (the vocabulary
-cannot tell the game-over state from a live one, or only by an atom over objects the
-capability does not name), the capability is marked unreliable with the reason, never
-silently kept.
+What this module does, with the simulator only (no checker code, no agent): list what the
+simulator reaches from the known states (:mod:`~xaip.capabilities.region`: every state
+reachable from the start and the traces' states as far as the listing goes, and a few
+actions around the other known states) and keep the *closed* listed states -- those whose
+whole future was listed -- with the abstractions reachable from each
+(:func:`probe_game_over`). Game-over states are among them (they reach nothing), and so are
+states where the game goes on but a prediction cannot come true (the cheese behind holes no
+block has filled; a Snowman piece boxed in by the others). Then, for every capability and
+every such state where its best-guess precondition holds under some binding, its
+prediction describes a state and is *not* among the reachable abstractions (:func:`guard`),
+require one more literal that every execution seen meets and that is false there -- an
+open ``-/0`` precondition tuple, or an atom never seen true at all (both are consistent
+with every execution, so Def. 5 still holds). The literal excluding most offending cases is
+chosen first, until none is left; where no literal can, the capability is split on an atom
+(:func:`_split`). When neither can (the vocabulary cannot tell the state from a live one,
+or only by an atom over objects the capability does not name), the capability is marked
+unreliable with the reason, never silently kept.
 """
 
 from __future__ import annotations
@@ -175,7 +181,7 @@ def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
     if not states:
         return caps, 0
     return exclude(caps, lambda cap: _offending(cap, states, matcher, describes),
-                   "where the game is over")
+                   "where no actions reach its prediction (the game is over or blocked)")
 
 
 Case = tuple[PoolState, dict[str, str]]
