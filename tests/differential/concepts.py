@@ -25,8 +25,9 @@ each with the concepts' definitions (``Concept.test``):
   the bounds add up to more than the plan's cost. "Incomplete" is right iff even the best
   exact bounds with up to ``max_concepts`` concepts per step add up to no more than the
   plan's cost;
-* a foil that does not fail and costs no more, or runs but misses the goal, is classified
-  by replay.
+* a foil that runs but misses the goal fails at the paper's extra goal action (§4), which
+  succeeds exactly in goal states: the failing-foil rule with ``a`` = the goal action;
+* a foil that does not fail and costs no more is classified by replay.
 
 Disagreement: the classification differs, or the checker's verdict (``verified``)
 differs from the oracle's (a wrong answer verified, or a right one refuted). A wrong answer
@@ -207,12 +208,14 @@ def check(seed: int) -> str | None:
     states = _reachable(sim)
     masks = {s: sum(1 << i for i, c in enumerate(vocab.concepts) if c.test(s)) for s in states}
     right: bool
-    if expected == NOT_WORSE or failed == len(foil):
+    if expected == NOT_WORSE:
         right = True
     elif expected == INVALID_FOIL:
-        action = foil[failed]
         s_fail = foil_states[-1]
-        good = [s for s in states if not isinstance(sim.step(s, action), Invalid)]
+        if failed == len(foil):  # the paper's goal action: it succeeds in goal states only
+            good = [s for s in states if sim.is_goal(s)]
+        else:
+            good = [s for s in states if not isinstance(sim.step(s, foil[failed]), Invalid)]
         explains = {c.name for c in vocab.concepts
                     if not c.test(s_fail) and all(c.test(s) for s in good)}
         right = (result.concepts[0] in explains) if result.concepts else \

@@ -13,7 +13,10 @@ is then confirmed exactly where the search only sampled:
   the bounds add up to more than the plan's cost;
 * "incomplete" (cost): even the exact best bounds (subsets of up to the search's concept
   limit, exact minima over all reachable states) do not exceed the plan's cost;
-* ``not_worse`` and "does not reach the goal": by re-running plan and foil.
+* a foil that runs but misses the goal fails at the paper's extra goal action, which
+  succeeds exactly in goal states: its explanation is checked as a missing precondition
+  (true in every reachable goal state, false where the foil ends);
+* ``not_worse``: by re-running plan and foil.
 
 A simulator with ``enumerable = False`` (Montezuma's Revenge) cannot be listed; there the
 same claims are tested on fresh states instead: the checker's own random walks from the
@@ -43,7 +46,14 @@ import itertools
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from xaip.concepts.results import COSTLIER, INVALID_FOIL, NOT_WORSE, Query, WhyNot
+from xaip.concepts.results import (
+    COSTLIER,
+    GOAL_ACTION,
+    INVALID_FOIL,
+    NOT_WORSE,
+    Query,
+    WhyNot,
+)
 from xaip.concepts.simulator import Invalid
 from xaip.contract import CheckReport, checker_budget_report
 from xaip.errors import BudgetExhausted
@@ -162,16 +172,20 @@ def _check(query: Query, result: WhyNot, max_states: int,
     if result.foil_outcome == NOT_WORSE:
         ok = foil_fail is None and foil_cost <= plan_cost
         return CheckReport(ok, f"foil cost {foil_cost} against plan cost {plan_cost}")
-    if result.foil_outcome == INVALID_FOIL and result.action == "reach-goal":
-        ok = foil_fail is None and sim.is_goal(plan_states[-1]) \
-            and not sim.is_goal(foil_states[-1])
-        return CheckReport(ok, "the foil runs but ends outside the goal" if ok
-                           else "the foil does not end outside the goal")
+    if result.foil_outcome == INVALID_FOIL and result.action == GOAL_ACTION and not (
+            foil_fail is None and sim.is_goal(plan_states[-1])
+            and not sim.is_goal(foil_states[-1])):
+        return CheckReport(False, "the foil does not run to a state outside the goal")
     states = _all_states(sim, max_states, clock) if getattr(sim, "enumerable", True) \
         else _fresh_states(sim, plan_states + foil_states)
     if states is None:
         return checker_budget_report(f"more than {max_states} reachable states: too many "
                                      "to enumerate")
+    if result.foil_outcome == INVALID_FOIL and result.action == GOAL_ACTION:
+        if result.failed_step != len(query.foil):
+            return CheckReport(False, f"the foil ends after step {len(query.foil)}, not "
+                                      f"{result.failed_step}")
+        return _check_precondition(sim, vocab, states, foil_states[-1], result)
     if result.foil_outcome == INVALID_FOIL:
         if foil_fail != result.failed_step or query.foil[foil_fail or 0] != result.action:
             return CheckReport(False, f"the foil fails at step {_number(foil_fail)}, not "
@@ -184,6 +198,9 @@ def _check(query: Query, result: WhyNot, max_states: int,
 
 
 def _succeeds(sim: Any, states: list[Hashable], action: str) -> list[tuple[Hashable, float]]:
+    """The states where ``action`` succeeds, with its cost (the goal action: goal states)."""
+    if action == GOAL_ACTION:
+        return [(state, 0.0) for state in states if sim.is_goal(state)]
     out = []
     for state in states:
         outcome = sim.step(state, action)

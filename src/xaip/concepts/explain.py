@@ -12,7 +12,14 @@ import time
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from xaip.concepts.results import COSTLIER, INVALID_FOIL, NOT_WORSE, WhyNot, sentence
+from xaip.concepts.results import (
+    COSTLIER,
+    GOAL_ACTION,
+    INVALID_FOIL,
+    NOT_WORSE,
+    WhyNot,
+    sentence,
+)
 from xaip.concepts.sampling import sample_stream
 from xaip.concepts.search import Claim, find_cost_explanation, find_precondition
 from xaip.concepts.simulator import BlackBox, Trace, run_trace
@@ -94,17 +101,12 @@ def _why_not(sim: BlackBox, plan: Sequence[str], foil: Sequence[str], vocabulary
     env, _, variant = getattr(sim, "name", "simulator").partition("/")
     base: dict[str, Any] = {"env": env, "variant": variant, "foil_outcome": outcome,
             "plan_cost": plan_trace.cost}
-    show = getattr(sim, "show", None)
-    if outcome == NOT_WORSE or (outcome == INVALID_FOIL and foil_trace.valid):
-        failed = None if outcome == NOT_WORSE else len(foil)
-        return _finish(WhyNot(**base, foil_cost=foil_trace.cost, failed_step=failed,
-                              action=None if failed is None else "reach-goal", concepts=(),
-                              confidence=None, incomplete=False, claims=(), candidates=(),
-                              samples=0, status=Status.NO_EXPLANATION, seconds=0.0,
-                              stats={"samples": 0},
-                              failing_state=None if failed is None else foil_trace.final,
-                              failing_picture="" if failed is None or show is None
-                              else show(foil_trace.final)), started)
+    if outcome == NOT_WORSE:
+        return _finish(WhyNot(**base, foil_cost=foil_trace.cost, failed_step=None,
+                              action=None, concepts=(), confidence=None, incomplete=False,
+                              claims=(), candidates=(), samples=0,
+                              status=Status.NO_EXPLANATION, seconds=0.0,
+                              stats={"samples": 0}), started)
     starts = tuple(dict.fromkeys((*plan_trace.states, *foil_trace.states)))
     noise = random.Random(f"concept-noise:{seed}")
     own = executor is None
@@ -141,8 +143,10 @@ def _precondition(sim: BlackBox, vocab: Vocabulary, trace: Trace,
                   noise: random.Random, base: dict[str, Any], seed: int, samples: int,
                   prior_samples: int, cutoff: float, target: float | None,
                   max_depth: int) -> WhyNot:
-    assert trace.failed_step is not None
-    action = trace.actions[trace.failed_step]
+    # A foil that runs but misses the goal fails at the paper's extra goal action, after
+    # its last step: the search is the same, for the goal's "precondition".
+    failed_step = len(trace.actions) if trace.failed_step is None else trace.failed_step
+    action = GOAL_ACTION if trace.failed_step is None else trace.actions[failed_step]
     failing = trace.final
     fail_mask = vocab.observe_mask(failing, noise)
     stream = sample_stream(sim, starts, (action,), seed, pool, max_depth)
@@ -158,7 +162,7 @@ def _precondition(sim: BlackBox, vocab: Vocabulary, trace: Trace,
     show = getattr(sim, "show", None)
     uncertain = tuple((c.name, bool(fail_mask >> i & 1), c.error_rate(bool(fail_mask >> i & 1)))
                       for i, c in enumerate(vocab.concepts) if c.noisy)
-    return WhyNot(**base, foil_cost=trace.cost, failed_step=trace.failed_step,
+    return WhyNot(**base, foil_cost=trace.cost, failed_step=failed_step,
                   action=action, concepts=tuple(n for n, _ in best),
                   confidence=best[0][1] if best else None,
                   incomplete=status == Status.NO_EXPLANATION, claims=(),

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.concepts.search import Claim
+from xaip.concepts.simulator import GOAL_ACTION
 from xaip.planning.semantics import STEP_NUMBERING, step_number
 from xaip.runtime import Status
 
@@ -112,6 +113,23 @@ def _conf(value: float | None) -> str:
     return "" if value is None else f" (confidence {value:.3f})"
 
 
+def _goal_sentence(result: WhyNot, unfinished: str) -> str:
+    """The foil runs but ends outside the goal: what every goal state has and its end
+    lacks."""
+    where = f"The foil ends without reaching the goal (after step {result.failed_step})"
+    if result.incomplete:
+        doubt = _doubt(result)
+        if doubt:
+            return (f"{where}, and no concept in the vocabulary explains why as labelled "
+                    f"there; {doubt}{unfinished}")
+        return (f"{where}, but no concept in the vocabulary explains why: the vocabulary is "
+                f"incomplete.{unfinished}")
+    if not result.concepts:
+        return f"{where}; no explanation was established.{unfinished}"
+    return (f"{where}: the goal needs `{result.concepts[0]}`, which is false where the foil "
+            f"ends{_conf(result.confidence)}.{unfinished}")
+
+
 def sentence(result: WhyNot) -> str:
     """One English sentence (two for a budget that ran out) for ``result``."""
     unfinished = "" if result.status.finished else \
@@ -121,8 +139,8 @@ def sentence(result: WhyNot) -> str:
                 f"{_num(result.plan_cost)}): there is nothing to explain.")
     if result.foil_outcome == INVALID_FOIL:
         where = f"The foil fails at step {_step(result.failed_step)}, `{result.action}`"
-        if result.action == "reach-goal":
-            return f"{where}: it ends without reaching the goal.{unfinished}"
+        if result.action == GOAL_ACTION:
+            return _goal_sentence(result, unfinished)
         if result.incomplete:
             doubt = _doubt(result)
             if doubt:

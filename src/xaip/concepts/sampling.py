@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 
-from xaip.concepts.simulator import BlackBox, Invalid, random_walks
+from xaip.concepts.simulator import GOAL_ACTION, BlackBox, Invalid, random_walks
 from xaip.runtime import Executor
 
 Sample = tuple[Hashable, tuple[float | None, ...]]
@@ -47,6 +47,9 @@ def draw_batch(job: SampleJob) -> list[Sample]:
     for state in states:
         outcomes: list[float | None] = []
         for action in job.probe:
+            if action == GOAL_ACTION:  # succeeds, at no cost, exactly in goal states
+                outcomes.append(0.0 if job.sim.is_goal(state) else None)
+                continue
             result = job.sim.step(state, action)
             outcomes.append(None if isinstance(result, Invalid) else result[1])
         out.append((state, tuple(outcomes)))

@@ -22,6 +22,11 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol, runtime_checkable
 
+#: The paper's extra goal action appended to a foil (§4): it succeeds exactly in goal
+#: states, so "the foil never reaches the goal" is explained as this action's missing
+#: precondition, a concept every goal state has and the foil's last state lacks.
+GOAL_ACTION = "reach-goal"
+
 
 class Invalid:
     """The invalid outcome ⊥ of an action that cannot be executed (a single value)."""

@@ -72,8 +72,9 @@ def positive_states(query: Query, result: WhyNot, count: int = 200,
                     seed: int = 0) -> list[Hashable]:
     """States near the plan and foil where the failing action succeeds, the most similar
     to the failing state first."""
-    if result.foil_outcome != INVALID_FOIL or result.action in (None, "reach-goal"):
-        raise InputError("new concepts are taught for a foil with a failing action")
+    if result.foil_outcome != INVALID_FOIL or result.action is None:
+        raise InputError("new concepts are taught for a foil with a failing action (or one "
+                         "that misses the goal)")
     assert result.action is not None
     plan, foil = run_trace(query.sim, query.plan), run_trace(query.sim, query.foil)
     starts = tuple(dict.fromkeys((*plan.states, *foil.states)))
