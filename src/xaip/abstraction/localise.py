@@ -6,7 +6,7 @@ understanding; every level whose projection answers otherwise is dropped. The qu
 the one that splits the remaining levels most evenly (the fewest levels left in the worse
 case), so with good queries about ``log2(levels)`` answers suffice.
 
-Where the queries come from: for pairs of remaining levels, a shortest plan valid in one
+Where the queries come from: for pairs of remaining levels, a short plan valid in one
 and not in the other (:meth:`~.distinguish.Abstractions.distinguishing_plan`); first the
 lattice's edges (a level and the one that also hides ``p``: the plan that works only if
 ``p`` is ignored splits the subset lattice in halves), then any pair, at most
