@@ -101,10 +101,14 @@ class _Checker:
         if r.minimum and r.status != (Status.NO_EXPLANATION if lost else Status.FOUND):
             raise _Failed(f"status {r.status} with {'some' if lost else 'no'} unrefutable foil")
         checked = self._fewest() if r.minimum else 0
-        what = (f"{checked} smaller or earlier sets checked, none refutes every foil"
-                if r.minimum else "not claimed to be the fewest")
-        return CheckReport(True, f"abstraction re-read as PDDL; robot's plan valid in it; "
-                                 f"{len(self.foils)} foils replayed as claimed; {what}")
+        what = ("nothing smaller to check" if r.minimum and not checked else
+                f"{checked} smaller or earlier set{'s' if checked != 1 else ''} checked, none "
+                "refutes every foil" if r.minimum else "not claimed to be the fewest")
+        robot = ("robot's plan valid in it" if r.plan is not None else
+                 "no plan of the task confirmed")
+        foils = f"{len(self.foils)} foil{'s' if len(self.foils) != 1 else ''}"
+        return CheckReport(True, f"abstraction re-read as PDDL; {robot}; {foils} replayed as "
+                                 f"claimed; {what}")
 
     def _abstraction(self, hidden: Sequence[str]) -> tuple[Domain, Problem]:
         domain, problem = project(self.domain, self.problem, hidden)
