@@ -1,16 +1,19 @@
 """Differential test of the abstraction family (U06, U07) against brute force from the
 definitions.
 
-Each seed makes a random propositional STRIPS task (3-6 facts, one 0-ary predicate each, so
-a predicate is a fluent): 2-6 actions with random preconditions (sometimes negative), adds
-and deletes, an initial state and a goal of 1-3 literals (sometimes negative); action costs
-absent, declared without a metric (every action then costs 1) or counted under ``(:metric
-minimize (total-cost))``. A random 2-4 of the facts (1-4 on every fifth seed) are hidden
-from the person, and she proposes 1-4 foils: random action sequences, and plans of her
-abstraction (a random walk in it, completed by a shortest plan there), so that many foils
-are valid for her and must be refuted. On every third seed the robot's plan is given (a
-random walk completed to the goal, often not optimal), so some foils are valid and cheaper:
-unrefutable.
+Three seeds in four make a random propositional STRIPS task (3-6 facts, one 0-ary predicate
+each, so a predicate is a fluent); every fourth a lifted one (3-5 predicates of arity 0 or 1
+over two constants, actions with 0 or 1 parameter, which the oracle grounds itself, so
+hiding a predicate hides all its facts). Either has 2-6 actions (2-5 schemas
+when lifted) with random preconditions
+(sometimes negative), adds and deletes, an initial state and a goal of 1-3 literals
+(sometimes negative); action costs absent, declared without a metric (every action then
+costs 1) or counted under ``(:metric minimize (total-cost))``. A random 2-4 of the predicates
+(1-4 on every fifth seed) are hidden from the person, and she proposes 1-4 foils: random
+action sequences, and plans of her abstraction (a random walk in it, completed by a shortest
+plan there), so that many foils are valid for her and must be refuted. On every third seed
+the robot's plan is given (a random walk completed to the goal, often not optimal), so some
+foils are valid and cheaper: unrefutable.
 
 The oracle never calls xaip's code: it keeps its own sets of facts, projects by dropping the
 hidden facts from preconditions, effects, the initial state and the goal (book Def. 32-33),
@@ -57,11 +60,14 @@ class Task:
     init: State
     goal: tuple[tuple[str, bool], ...]
     costs: str  # "none", "ignored", "counted"
+    texts: tuple[str, str] | None = None  # the lifted PDDL, when not propositional
 
     def price(self, action: Action) -> int:
         return action.cost if self.costs == "counted" else 1
 
     def domain_text(self) -> str:
+        if self.texts is not None:
+            return self.texts[0]
         reqs = ":strips :negative-preconditions" + (
             " :action-costs" if self.costs != "none" else "")
         out = [f"(define (domain t) (:requirements {reqs})",
@@ -78,6 +84,8 @@ class Task:
         return "\n".join(out) + ")"
 
     def problem_text(self) -> str:
+        if self.texts is not None:
+            return self.texts[1]
         init = " ".join(f"({f})" for f in sorted(self.init))
         if self.costs != "none":
             init += " (= (total-cost) 0)"
@@ -91,11 +99,13 @@ class Task:
 
 
 def project(task: Task, hidden: frozenset[str]) -> Task:
-    """``f_P(M)``: every hidden fact dropped from preconditions, effects, init and goal."""
-    actions = tuple(Action(a.name, a.pre - hidden, a.neg - hidden, a.add - hidden,
-                           a.delete - hidden, a.cost) for a in task.actions)
-    return Task(tuple(f for f in task.facts if f not in hidden), actions,
-                task.init - hidden, tuple(g for g in task.goal if g[0] not in hidden),
+    """``f_P(M)``: every fact of a hidden predicate dropped from preconditions, effects,
+    init and goal (a fact is ``"pred arg ..."``)."""
+    drop = frozenset(f for f in task.facts if f.split()[0] in hidden)
+    actions = tuple(Action(a.name, a.pre - drop, a.neg - drop, a.add - drop,
+                           a.delete - drop, a.cost) for a in task.actions)
+    return Task(tuple(f for f in task.facts if f not in drop), actions,
+                task.init - drop, tuple(g for g in task.goal if g[0] not in drop),
                 task.costs)
 
 
@@ -195,6 +205,21 @@ def distinguishable(task: Task, a: frozenset[str], b: frozenset[str]) -> bool:
 def instance(seed: int) -> tuple[Task, tuple[str, ...], list[tuple[str, ...]],
                                  tuple[str, ...] | None]:
     rng = random.Random(seed)
+    task = lifted(rng) if seed % 4 == 3 else propositional(rng)
+    preds = tuple(dict.fromkeys(f.split()[0] for f in task.facts))
+    hide = tuple(rng.sample(preds, rng.randint(1 if seed % 5 == 0 else 2, min(4, len(preds)))))
+    person = project(task, frozenset(hide))
+    foils = [_foil(rng, task, person) for _ in range(rng.randint(1, 4))]
+    robot = None
+    if seed % 3 == 1:  # the robot's own plan, often not optimal: foils may beat it
+        shortest = _shortest(task, task.init)
+        if shortest is not None:
+            robot = _foil(rng, task, task)
+            robot = robot if replay(task, robot)[0] == "valid" else tuple(shortest)
+    return task, hide, foils, robot
+
+
+def propositional(rng: random.Random) -> Task:
     facts = tuple(f"f{i}" for i in range(rng.randint(3, 6)))
     actions = []
     for i in range(rng.randint(2, 6)):
@@ -206,17 +231,61 @@ def instance(seed: int) -> tuple[Task, tuple[str, ...], list[tuple[str, ...]],
         actions.append(Action(f"a{i}", pre, neg, add, delete, rng.randint(0, 3)))
     init = frozenset(f for f in facts if rng.random() < 0.4)
     goal = tuple((f, rng.random() > 0.15) for f in rng.sample(facts, rng.randint(1, 3)))
-    task = Task(facts, tuple(actions), init, goal, rng.choice(("none", "ignored", "counted")))
-    hide = tuple(rng.sample(facts, rng.randint(1 if seed % 5 == 0 else 2, min(4, len(facts)))))
-    person = project(task, frozenset(hide))
-    foils = [_foil(rng, task, person) for _ in range(rng.randint(1, 4))]
-    robot = None
-    if seed % 3 == 1:  # the robot's own plan, often not optimal: foils may beat it
-        shortest = _shortest(task, task.init)
-        if shortest is not None:
-            robot = _foil(rng, task, task)
-            robot = robot if replay(task, robot)[0] == "valid" else tuple(shortest)
-    return task, hide, foils, robot
+    return Task(facts, tuple(actions), init, goal, rng.choice(("none", "ignored", "counted")))
+
+
+OBJECTS = ("o1", "o2")
+
+
+def lifted(rng: random.Random) -> Task:
+    """3-5 predicates of arity 0 or 1 over the constants o1, o2; 2-5 actions with 0 or 1
+    parameter; the oracle grounds them itself (a fact is ``"pred arg"``)."""
+    arity = {f"p{i}": rng.randint(0, 1) for i in range(rng.randint(3, 5))}
+    facts = tuple(p if n == 0 else f"{p} {o}" for p, n in arity.items()
+                  for o in (OBJECTS if n else ("",)))
+    costs = rng.choice(("none", "ignored", "counted"))
+    schemas, actions = [], []
+    for i in range(rng.randint(2, 5)):
+        param = rng.random() < 0.7
+
+        def literals(low: int, high: int, param: bool = param) -> list[tuple[str, str]]:
+            chosen = rng.sample(sorted(arity), min(len(arity), rng.randint(low, high)))
+            return [(p, "" if not arity[p] else
+                     "?x" if param and rng.random() < 0.7 else rng.choice(OBJECTS))
+                    for p in chosen]
+
+        pre, add = literals(0, 2), literals(1, 2)
+        neg = literals(1, 1) if rng.random() < 0.25 else []
+        neg = [lit for lit in neg if lit not in pre]
+        delete = [lit for lit in literals(0, 2) if lit not in add]
+        cost = rng.randint(0, 3)
+        text = lambda lits, sign="": " ".join(  # noqa: E731 - a local printer
+            (f"(not ({p} {a}))" if sign else f"({p} {a})").replace(" )", ")") for p, a in lits)
+        eff = f"{text(add)} {text(delete, 'not')}"
+        if costs != "none":
+            eff += f" (increase (total-cost) {cost})"
+        schemas.append(f"(:action a{i} :parameters ({'?x' if param else ''}) :precondition "
+                       f"(and {text(pre)} {text(neg, 'not')}) :effect (and {eff}))")
+        for o in (OBJECTS if param else ("",)):
+            def ground(lits: list[tuple[str, str]], o: str = o) -> frozenset[str]:
+                return frozenset(f"{p} {o if a == '?x' else a}".strip() for p, a in lits)
+
+            actions.append(Action(f"a{i} {o}".strip(), ground(pre), ground(neg), ground(add),
+                                  ground(delete) - ground(add), cost))
+    init = frozenset(f for f in facts if rng.random() < 0.4)
+    goal = tuple((f, rng.random() > 0.15) for f in rng.sample(facts, rng.randint(1, 3)))
+    reqs = ":strips :negative-preconditions" + (" :action-costs" if costs != "none" else "")
+    domain = "\n".join([
+        f"(define (domain t) (:requirements {reqs}) (:constants {' '.join(OBJECTS)})",
+        "(:predicates " + " ".join(f"({p}{' ?x' if n else ''})" for p, n in arity.items()) + ")",
+        *(["(:functions (total-cost) - number)"] if costs != "none" else []),
+        *schemas]) + ")"
+    goal_text = " ".join(f"({f})" if pos else f"(not ({f}))" for f, pos in goal)
+    problem = (f"(define (problem p) (:domain t) (:init "
+               f"{' '.join(f'({f})' for f in sorted(init))}"
+               f"{' (= (total-cost) 0)' if costs != 'none' else ''}) (:goal (and {goal_text})) "
+               f"{'(:metric minimize (total-cost))' if costs == 'counted' else ''})")
+    return Task(facts, tuple(actions), init, goal, costs, (domain, problem))
 
 
 def _foil(rng: random.Random, task: Task, person: Task) -> tuple[str, ...]:
@@ -303,7 +372,8 @@ def _locate(seed: int, task: Task, domain: object, problem: object) -> str | Non
     from xaip.abstraction.localise import localise, simulated_person
 
     rng = random.Random(seed * 7919 + 1)
-    hideable = tuple(rng.sample(task.facts, rng.randint(2, min(3, len(task.facts)))))
+    preds = tuple(dict.fromkeys(f.split()[0] for f in task.facts))
+    hideable = tuple(rng.sample(preds, rng.randint(2, min(3, len(preds)))))
     levels = [frozenset(c) for k in range(len(hideable) + 1)
               for c in itertools.combinations(hideable, k)]
     truth = rng.choice(levels)
