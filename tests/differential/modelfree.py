@@ -168,10 +168,11 @@ def check(seed: int) -> str | None:
         elif result.status == Status.NO_EXPLANATION and result.verified:
             return "an unproven greedy no_explanation was verified"
     truth_best, _ = _cheapest(messages, lambda shown: all(truth(plan, shown)))
-    TRUTH["compared"] += 1
-    TRUTH["fetch" if make is _fetch else "abstract"] += 1
-    TRUTH["same_cheapest_cost"] += (truth_best is None and best is None) or (
+    kind = "fetch" if make is _fetch else "abstract"
+    TRUTH[f"{kind}: compared"] += 1
+    TRUTH[f"{kind}: same cheapest cost"] += (truth_best is None and best is None) or (
         truth_best is not None and best is not None and abs(truth_best - best) < 1e-9)
-    TRUTH["learned_set_works_for_the_person"] += result.status == Status.FOUND and all(
-        truth(plan, chosen))
+    TRUTH[f"{kind}: learned set works for the person"] += \
+        result.status == Status.FOUND and all(truth(plan, chosen))
+    TRUTH[f"{kind}: person has a working set"] += truth_best is not None
     return None

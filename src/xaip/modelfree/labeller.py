@@ -128,6 +128,21 @@ class MessageLabeller:
         n = len(plan)
         return [[float(p) for p in scores[k * n:(k + 1) * n]] for k in range(len(subsets))]
 
+    def label_many(self, cases: Sequence[tuple[Sequence[str], Iterable[str]]]
+                   ) -> list[list[bool]]:
+        """:meth:`label` for many (plan, messages shown) pairs in one scikit-learn call."""
+        if not self.trained:
+            raise InputError("the model-free labeller is not trained")
+        rows = [_row(c, sorted(shown)) for plan, shown in cases for c in step_context(plan)]
+        if not rows:
+            return [[] for _ in cases]
+        scores = self._model.predict_proba(self._vectorizer.transform(rows))[:, self._positive()]
+        out, at = [], 0
+        for plan, _ in cases:
+            out.append([float(p) >= self.threshold for p in scores[at:at + len(plan)]])
+            at += len(plan)
+        return out
+
     def label(self, plan: Sequence[str], shown: Iterable[str]) -> list[bool]:
         """Explicable or not, per step, after the messages ``shown``."""
         return [p >= self.threshold for p in self.probabilities(plan, [tuple(shown)])[0]]
@@ -195,8 +210,8 @@ def accuracy(labeller: MessageLabeller, training: Sequence[Record],
     """The labeller's :class:`Accuracy` on ``held_out`` (``training`` gives the baseline)."""
     right = plans_right = verdicts = steps = 0
     true_pos = predicted_pos = actual_pos = 0
-    for record in held_out:
-        guess = labeller.label(record.plan, record.messages)
+    guesses = labeller.label_many([(r.plan, r.messages) for r in held_out])
+    for record, guess in zip(held_out, guesses, strict=True):
         hits = [g == t for g, t in zip(guess, record.labels, strict=True)]
         right += sum(hits)
         steps += len(hits)
