@@ -70,6 +70,9 @@ def test_assist_answers_are_the_assistants(client: Any) -> None:
     page = client.get("/assist", params={"step": PREFIX, "veto": "stack", "ask": "complete"},
                       headers=HTML)
     assert "No completion of your plan avoids the vetoed actions" in page.text
+    nothing = client.get("/assist", params={"model": "delivery"}, headers=HTML).text
+    assert "unsolvable, verified</span>" in nothing
+    assert "This task has no plan at all" in nothing and "/unsolvable?model=delivery" in nothing
 
 
 def links_on(page: str) -> dict[str, list[str]]:

@@ -96,6 +96,7 @@ def test_the_radar_dialogue(page: Any, server: str, shots: Path) -> None:
     assert page.locator("#steps li.failed").inner_text().startswith("(pick-up b3)")
     snap(page, shots, "assist-check", full=True)
     page.click("#take-completion")  # use the repair
+    page.wait_for_selector("#valid")
     text = answered(page, "Check my plan")
     assert "Your plan reaches the goal; it costs 10, as cheap as the robot's" in text
     assert "valid, verified" in text and len(steps(page)) == 10
@@ -182,6 +183,7 @@ def test_the_radar_firefighting_model_uploaded_and_assisted(page: Any, server: s
     page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)
     assert "(alert firechief" in page.inner_text("#applicable")
     page.click("#ask-complete")  # the next answer keeps the budget asked for
+    page.wait_for_selector("#working", state="visible")  # seconds of work: said so
     page.wait_for_url("**ask=complete**")
     assert "max_seconds=4" in page.url
     page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)
