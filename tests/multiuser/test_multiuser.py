@@ -235,3 +235,15 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     plan = tmp_path / "plan.txt"
     plan.write_text("(alert_chief)\n(deploy_rescuers)\n")
     assert main(["explain-users", *base, "--plan", str(plan)]) == 2
+
+
+def test_without_a_map_each_user_gets_an_mce_of_reconciliation() -> None:
+    """The per-user explanation is a minimally complete explanation (book ch. 5): the same
+    size as :func:`xaip.reconcile.explain`'s MCE for that user alone."""
+    from xaip.reconcile import explain, make_mrp
+
+    robot, users = _inputs()
+    result = explain_to_users(robot, users, shared=False)
+    for user in users:
+        mce = explain(make_mrp(*robot, user.domain, user.problem), "mce")
+        assert mce.verified and len(result.user(user.name).edits) == mce.size
