@@ -24,7 +24,8 @@ smaller such set is, the merged model's holders are right and each user's view l
 exactly the edits that are news to them.
 
 Budget: the user's budget afresh (seconds for the whole check, the node limit for each
-uniform-cost search and for the edit sets examined); running out is "unverified: checker
+uniform-cost search and for the edit sets examined per user and for the group, as the
+searches count them); running out is "unverified: checker
 budget" (:func:`xaip.contract.run_checker`).
 """
 
@@ -156,6 +157,7 @@ class _Checker:
     # ------------------------------------------------------------------ users
 
     def user(self, user: User) -> str:
+        self.prover.examined = 0  # the node limit counts each proof's edit sets afresh
         answer = self.result.user(user.name)
         model = (user.domain, user.problem)
         edits = _toward(self.held[user.name], self.robot_features)
@@ -208,6 +210,7 @@ class _Checker:
     # ------------------------------------------------------------------ the group
 
     def group(self, shared: SharedExplanation) -> str:
+        self.prover.examined = 0
         names = [u.name for u in self.users]
         held = self.held
         every = frozenset().union(*held.values(), self.robot_features)
