@@ -30,9 +30,10 @@ def test_the_bundled_foils_need_clear_and_handempty() -> None:
     assert result.still_hidden == ("holding",)
     lift, keep = result.refutations
     assert (lift.kind, lift.step, lift.unmet, lift.since) == (
-        "precondition", 1, ("(clear a)",), (("(clear a)", 0),))
+        "precondition", 1, ("(clear a)",), (("(clear a)", 0, None),))
     assert (keep.kind, keep.step, keep.concretised, keep.since) == (
-        "precondition", 2, ("handempty",), (("(handempty)", 1),))
+        "precondition", 2, ("handempty",), (("(handempty)", 1, "(unstack c a)"),))
+    assert keep.rule == ("(pick-up ?x)", "(and (ontable ?x) (clear ?x) (handempty))")
     data = result.to_dict()
     assert data["steps_numbered_from"] == 1 and data["refutations"][1]["failed_step"] == 2
     text = render(result)
@@ -127,7 +128,11 @@ def test_the_checker_catches_wrong_answers() -> None:
         dataclasses.replace(good, concretise=("clear", "handempty", "holding")),  # not fewest
         dataclasses.replace(good, refutations=(dataclasses.replace(lift, step=2), keep)),
         dataclasses.replace(good, refutations=(lift, dataclasses.replace(
-            keep, since=(("(handempty)", 0),)))),
+            keep, since=(("(handempty)", 0, None),)))),
+        dataclasses.replace(good, refutations=(lift, dataclasses.replace(
+            keep, since=(("(handempty)", 1, "(pick-up a)"),)))),
+        dataclasses.replace(good, refutations=(lift, dataclasses.replace(
+            keep, rule=("(pick-up ?x)", "(and (ontable ?x))")))),
         dataclasses.replace(good, refutations=(lift, dataclasses.replace(
             keep, concretised=()))),
         dataclasses.replace(good, plan_cost=3),

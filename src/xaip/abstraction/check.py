@@ -48,7 +48,7 @@ from xaip.planning.grounding import ground
 from xaip.planning.pddl import check_problem, parse_domain, parse_problem
 from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.planning.pddl.visitor import walk
-from xaip.planning.pddl.writer import write_domain, write_problem
+from xaip.planning.pddl.writer import condition_text, write_domain, write_problem
 from xaip.planning.plans import PlanStep, ValidationResult, parse_plan, validate
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock
@@ -192,9 +192,16 @@ class _Checker:
         named = {m.group(1) for text in v.unmet for m in _NAME.finditer(text)}
         if set(claim.concretised) != named & set(r.concretise):
             raise _Failed(f"{label}: the made-concrete predicates named are wrong")
-        for text, since in claim.since:
-            if not _false_from(v.trace, v.failed_step, text, since):
-                raise _Failed(f"{label}: {text} was not false since step {since}")
+        for text, since, by in claim.since:
+            if not _false_from(v.trace, v.failed_step, text, since) or \
+                    by != (str(steps[since - 1]) if since else None):
+                raise _Failed(f"{label}: {text} was not made false by step {since} ({by})")
+        if claim.kind == PRECONDITION:
+            schema = model[0].action(steps[v.failed_step].name)
+            params = " ".join(p.name for p in schema.parameters)
+            head = f"({schema.name}{' ' + params if params else ''})"
+            if claim.rule != (head, condition_text(schema.precondition)):
+                raise _Failed(f"{label}: the precondition shown is not {schema.name}'s")
 
     def _fewest(self) -> int:
         r = self.result

@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 
 from xaip.abstraction.results import COST, GOAL, PRECONDITION, Refutation
-from xaip.planning.pddl.model import Atom, Domain, Problem
+from xaip.planning.pddl.model import Action, Atom, Domain, Problem
+from xaip.planning.pddl.writer import condition_text
 from xaip.planning.plans import PlanStep, validate
-from xaip.planning.semantics import step_number
+from xaip.planning.semantics import fact_text, step_number
 
 _WORD = re.compile(r"\(\s*([^\s()]+)")
 _FACT = re.compile(r"^\(([^\s()]+)((?:\s+[^\s()]+)*)\)$")
@@ -61,15 +62,24 @@ def refutation(domain: Domain, problem: Problem, steps: Sequence[PlanStep], foil
         return None
     assert result.failed_step is not None
     index = result.failed_step
-    since: list[tuple[str, int]] = []
+    since: list[tuple[str, int, str | None]] = []
     for text in result.unmet:
         literal = literal_of(text)
         if literal is not None:
-            since.append((text, false_since(result.trace, index, *literal)))
+            step = false_since(result.trace, index, *literal)
+            since.append((text, step, str(steps[step - 1]) if step else None))
     made = tuple(sorted({p for text in result.unmet for p in predicates_in(text, concretised)}))
     if result.goal_unmet:
         return Refutation(foil, name, GOAL, unmet=result.unmet, concretised=made,
                           since=tuple(since))
+    schema = domain.action(steps[index].name)
     return Refutation(foil, name, PRECONDITION, step=step_number(index),
                       action=str(steps[index]), unmet=result.unmet, concretised=made,
-                      since=tuple(since))
+                      since=tuple(since), rule=rule(schema))
+
+
+def rule(schema: Action) -> tuple[str, str]:
+    """``("(pick-up ?x)", "(and (ontable ?x) ...)")``: the schema and its precondition as
+    PDDL text."""
+    return (fact_text(schema.name, [p.name for p in schema.parameters]),
+            condition_text(schema.precondition))

@@ -28,12 +28,13 @@ class Refutation:
     """Why one foil fails in the explained abstraction.
 
     ``step`` (1-based) and ``action``: the first step that is not applicable
-    (``precondition``); ``unmet``: its unmet preconditions, or the goal literals false at
-    the end (``goal``); ``concretised``: the made-concrete predicates those mention (empty:
-    the foil already fails in the person's own model); ``since``: for each unmet literal
-    that is a single fact, the step after which it last became false (0: false from the
-    start). For ``cost`` and ``unrefutable``, ``foil_cost`` and ``plan_cost`` compare it with
-    the robot's plan."""
+    (``precondition``); ``unmet``: its unmet preconditions, or the goal literals false at the
+    end (``goal``); ``concretised``: the made-concrete predicates those mention (empty: the
+    foil already fails in the person's own model); ``since``: for each unmet literal that is
+    a single fact, the step after which it last became false (0: false from the start) and
+    that step's action; ``rule``: the failing action schema and its precondition in the
+    explained abstraction (the model fragment the person now needs). For ``cost`` and
+    ``unrefutable``, ``foil_cost`` and ``plan_cost`` compare it with the robot's plan."""
 
     foil: int
     name: str
@@ -42,7 +43,8 @@ class Refutation:
     action: str | None = None
     unmet: tuple[str, ...] = ()
     concretised: tuple[str, ...] = ()
-    since: tuple[tuple[str, int], ...] = ()
+    since: tuple[tuple[str, int, str | None], ...] = ()
+    rule: tuple[str, str] | None = None
     foil_cost: int | None = None
     plan_cost: int | None = None
 
@@ -53,10 +55,12 @@ class Refutation:
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"foil": self.foil + 1, "name": self.name, "kind": self.kind}
         if self.kind == PRECONDITION:
-            out.update(failed_step=self.step, action=self.action)
+            out.update(failed_step=self.step, action=self.action, rule=None if self.rule is None
+                       else {"action": self.rule[0], "precondition": self.rule[1]})
         if self.kind in (PRECONDITION, GOAL):
             out.update(unmet=list(self.unmet), concretised=list(self.concretised),
-                       since=[{"literal": lit, "false_since_step": s} for lit, s in self.since])
+                       since=[{"literal": lit, "false_since_step": s, "made_false_by": a}
+                              for lit, s, a in self.since])
         else:
             out.update(foil_cost=self.foil_cost, plan_cost=self.plan_cost)
         return out

@@ -31,7 +31,8 @@ def _preds(names: tuple[str, ...] | list[str]) -> str:
 
 def _since(refutation: Refutation) -> str:
     parts = [f"{lit} has been false from the start" if step == 0 else
-             f"{lit} has been false since step {step}" for lit, step in refutation.since]
+             f"{lit} has been false since step {step}, {by}"
+             for lit, step, by in refutation.since]
     return (" (" + "; ".join(parts) + ")") if parts else ""
 
 
@@ -40,7 +41,8 @@ def refutation_text(r: Refutation) -> str:
     head = f"Your plan {r.name!r}"
     if r.kind == PRECONDITION:
         text = (f"{head} fails at step {r.step}, {r.action}: it needs {', '.join(r.unmet)}, "
-                f"which does not hold then{_since(r)}.")
+                f"which does not hold then{_since(r)}."
+                + (f" In your model now, {r.rule[0]} needs {r.rule[1]}." if r.rule else ""))
     elif r.kind == GOAL:
         text = (f"{head} can be carried out but does not reach the goal: "
                 f"{', '.join(r.unmet)} is false at the end{_since(r)}.")
