@@ -47,7 +47,7 @@ from xaip.capabilities.pal import (
 )
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
-from xaip.capabilities.split import grounded_caps, refuted, replace
+from xaip.capabilities.split import grounded_caps, refuted, replace, unfinished
 from xaip.capabilities.traces import (
     Abstractor,
     AbstractTrace,
@@ -305,7 +305,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
                                               engine.refine(target, like) is not None)
         finished = finished and not (cfg.generalise and _out(clock))
         if finished and cfg.generalise:
-            overgeneral, excluded = test_generalisation(engine, cfg.seed, nearby=nearby)
+            overgeneral, excluded = test_generalisation(engine, cfg.seed, nearby=nearby,
+                                                        clock=clock)
             game_over_claims += excluded
         old = refuted(caps) if finished and cfg.split and lifted else []
         finished = finished and not (old and _out(clock))
@@ -323,6 +324,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
                                        lambda target, like:
                                        grounded_engine.refine(target, like) is not None)
                 game_over_claims += marked
+            if not finished:  # neither completed nor guarded: not presented as sound
+                unfinished(new)
             caps[:] = replace(caps, old, new)
             regrounded = len({c.parent or c.name for c in old})
             engine.plans += grounded_engine.plans

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import random
 
+from xaip.agents.simulator import OutOfTime
 from xaip.capabilities.gameover import Case, exclude, holds_in, precondition
 from xaip.capabilities.matching import compile_requirements
 from xaip.capabilities.pal import CapState
 from xaip.capabilities.pool import PoolState, keys_of
-from xaip.capabilities.queries import QueryEngine
+from xaip.capabilities.queries import QueryEngine, spent
 from xaip.capabilities.waypoints import AbstractGoal
+from xaip.runtime.budget import BudgetClock
 
 #: Unseen bindings asked per lifted capability.
 PER_CAPABILITY = 8
@@ -68,7 +70,8 @@ def _novel_first(cap: CapState, states: list[PoolState], rng: random.Random
 def test_generalisation(engine: QueryEngine, seed: int = 0,
                         per_capability: int = PER_CAPABILITY,
                         coverage: int = COVERAGE,
-                        nearby: list[PoolState] | None = None) -> tuple[int, int]:
+                        nearby: list[PoolState] | None = None,
+                        clock: BudgetClock | None = None) -> tuple[int, int]:
     """Ask the agent to apply every lifted capability with unseen bindings (module
     docstring): ``per_capability`` random ones, then up to ``coverage`` in all chosen so
     that each gives some parameter an object it was never tried with (an over-general
@@ -79,7 +82,13 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
     counterexample is excluded from its
     precondition (:func:`~xaip.capabilities.gameover.exclude`: a literal every execution
     meets, else a split) instead of refuting it. Returns how many lifted capabilities a
-    counterexample refuted and how many capabilities without parameters stayed refuted."""
+    counterexample refuted and how many capabilities without parameters stayed refuted.
+
+    ``clock`` is the run's budget: each question charges one node (a query, as in the
+    query phase), and :class:`~xaip.agents.simulator.OutOfTime` stops the test when it is
+    spent -- the run is then unfinished (``budget_exhausted``), never complete with some
+    capabilities untested. (It used to charge nothing: ``discover escape --grid 3x4
+    --max-queries 40`` asked 72 queries and said "complete".)"""
     cases: dict[str, list[Case]] = {}
     rng = random.Random(f"generalise:{seed}")
     refuted = 0
@@ -123,7 +132,12 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
                 goal = engine.refine(step.target, query.start)
                 if goal is None:
                     continue
+                if clock is not None and spent(clock):
+                    raise OutOfTime("budget exhausted")
+                asked_before = len(engine.asker.records)
                 reached, arrived = engine.ask(cap, query.start, goal)
+                if clock is not None:
+                    clock.nodes += len(engine.asker.records) - asked_before
                 if reached is None:
                     continue  # the agent ran out of budget: no evidence either way
                 asked += 1

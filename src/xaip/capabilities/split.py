@@ -82,3 +82,12 @@ def replace(caps: Sequence[CapState], old: Sequence[CapState],
         else:
             out.append(cap)
     return out
+
+
+def unfinished(caps: Sequence[CapState]) -> None:
+    """Mark re-grounded capabilities whose completion the budget cut short: they were
+    neither completed by queries nor guarded (:mod:`~xaip.capabilities.gameover`), so a
+    budget-exhausted model must not present them as sound."""
+    for cap in caps:
+        cap.mark("re-learned grounded, but the budget ran out before its queries and the "
+                 "guard against states where it cannot come true were done")
