@@ -51,6 +51,7 @@ def test_a_foil_that_already_fails_needs_nothing() -> None:
     # (unstack a b) needs (on a b), which the person knows is false
     result = explain_by_abstraction(domain, problem, HIDDEN, [_plan("unstack a b")])
     assert result.concretise == () and result.verified
+    assert "Nothing new is needed" in render(result)
     assert result.refutations[0].concretised == ()
     assert "already" in render(result)
 
@@ -77,6 +78,8 @@ def test_a_foil_cheaper_than_the_given_robot_plan_cannot_be_refuted() -> None:
                                                     "precondition"]
     assert result.concretise == ("clear", "handempty")
     assert "cannot be refuted" in render(result)
+    alone = explain_by_abstraction(domain, problem, HIDDEN, {"optimal": optimal}, plan=robot)
+    assert alone.concretise == () and "None of your plans can be refuted" in render(alone)
 
 
 def test_an_unsolvable_task_refutes_by_failure_only() -> None:

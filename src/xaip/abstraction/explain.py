@@ -92,13 +92,15 @@ def explain_by_abstraction(domain: Domain, problem: Problem, hide: Sequence[str]
     except BudgetExhausted:
         result = AbstractionResult(Status.BUDGET_EXHAUSTED, hidden, hidden, False, (), None,
                                    None, stats={"phase": "robot plan"})
-        return _done(domain, problem, hidden, named, plan, result, started, budget, check)
+        return _done(domain, problem, hidden, named, plan, result, started, budget, check,
+                     progress)
     search = _Search(domain, problem, hidden, named, plan_cost, clock)
     result = search.run(progress)
     result = dataclasses.replace(
         result, plan=None if steps_of_plan is None else tuple(str(s) for s in steps_of_plan),
         plan_cost=plan_cost)
-    return _done(domain, problem, hidden, named, steps_of_plan, result, started, budget, check)
+    return _done(domain, problem, hidden, named, steps_of_plan, result, started, budget, check,
+                 progress)
 
 
 class _Search:
@@ -185,12 +187,13 @@ class _Search:
 
 def _done(domain: Domain, problem: Problem, hidden: tuple[str, ...],
           foils: list[tuple[str, tuple[PlanStep, ...]]], plan: Sequence[PlanStep] | None,
-          result: AbstractionResult, started: float, budget: Budget, check: bool
-          ) -> AbstractionResult:
+          result: AbstractionResult, started: float, budget: Budget, check: bool,
+          progress: Progress | None) -> AbstractionResult:
     result = dataclasses.replace(result, seconds=time.perf_counter() - started)
     if not check:
         return result
     from xaip.abstraction.check import check as run_check
 
+    report(progress, "check", 0)
     report_ = run_checker(lambda: run_check(domain, problem, foils, plan, result, budget))
     return with_check(dataclasses.replace(result, check=report_), report_)

@@ -117,6 +117,7 @@ def localise(domain: Domain, problem: Problem, person: Person, *,
         return result
     from xaip.abstraction.check_localise import check_localisation
 
+    report(progress, "check", 0)
     report_ = run_checker(lambda: check_localisation(domain, problem, result, budget))
     return with_check(dataclasses.replace(result, check=report_), report_)
 

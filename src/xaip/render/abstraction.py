@@ -71,8 +71,12 @@ def abstraction_text(result: AbstractionResult) -> str:
                      + (_preds(result.concretise) if result.concretise else "nothing")
                      + " refutes every plan of yours that can be refuted, but fewer may do.")
     elif not result.concretise:
-        lines.append("Nothing new is needed: each of your plans already fails in your own "
-                     "model, or is not cheaper.")
+        lost = len(result.unrefutable)
+        if lost == len(result.refutations):
+            lines.append("None of your plans can be refuted: each works and is cheaper.")
+        else:
+            lines.append("Nothing new is needed: each of your " + ("other " if lost else "")
+                         + "plans already fails in your own model, or is not cheaper.")
     else:
         many = len(result.concretise) > 1
         lines.append(f"To see why, you need to keep track of {_preds(result.concretise)} "
