@@ -53,6 +53,8 @@ def test_exact_search_finds_the_cheapest_set(seed: int) -> None:
 
 @pytest.mark.parametrize("seed", range(300))
 def test_greedy_is_valid_irredundant_and_its_bound_holds(seed: int) -> None:
+    """Regression (seed 9): the greedy pass once dropped messages in one sweep and kept one
+    that became droppable after another (with a negative log-odds term) was dropped."""
     costs, base, deltas = instance(seed)
     best = brute(costs, base, deltas)
     outcome = cheapest(costs, base, deltas, 0.0, Budget().start(), max_subsets=2)
