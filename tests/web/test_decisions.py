@@ -198,6 +198,12 @@ def test_foil_builder_adds_a_line_and_redirects(client: Any) -> None:
     assert missing.status_code == 400 and "give the actions A and B" in missing.text
     assert client.get("/foils", params={"kind": "sometimes", "a": "(pick-up b1)"},
                       headers=HTML).status_code == 400
+    budgeted = client.get("/foils", params={"foils": "", "kind": "use", "a": "(pick-up b1)",
+                                            "max_seconds": 3}, headers=HTML,
+                          follow_redirects=False)
+    assert "max_seconds=3" in budgeted.headers["location"]  # the asked budget is kept
+    page = client.get(budgeted.headers["location"], headers=HTML).text
+    assert page.count('<input type="hidden" name="max_seconds" value="3">') == 2
 
 
 def test_foils_bad_input_and_budget(client: Any) -> None:
@@ -238,6 +244,8 @@ def test_unsolvable_core_landmark_trace_and_repair(client: Any) -> None:
     assert "found, verified</span>" in page and 'id="chain"' in page and "<svg" in page
     assert re.search(r'<li class="failed">\(drive van market harbour\)</li>', page)
     assert "(road depot harbour)</code> to the initial state" in page
+    assert '<input type="hidden" name="max_nodes" value="90000">' in client.get(
+        "/unsolvable", params={"max_nodes": 90000}, headers=HTML).text
     solvable = ok(client.get("/api/unsolvable", params={"model": "blocksworld"}))
     assert solvable["solvable"] is True and solvable["plan_cost"] == 10
     assert "This task has a plan" in client.get("/unsolvable", params={

@@ -190,3 +190,13 @@ def test_the_radar_firefighting_model_uploaded_and_assisted(page: Any, server: s
     text = page.inner_text("main")
     assert ", verified" not in text
     assert "unverified" in text or "budget exhausted" in text
+    # a foil on the same model: the media must be addressed, so avoiding contact with them
+    # clashes with the task itself (found in seconds; its proof is beyond this budget)
+    page.goto(f"{server}/foils?model={model.group(1)}&max_seconds=4")
+    page.fill("#foils", "avoid (contact_media ?x)")
+    page.click("#ask-foil")
+    page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)
+    text = page.inner_text("main")
+    assert ", verified" not in text
+    if "budget exhausted" not in text:
+        assert "No plan can do all of it" in text and "[1] avoid" in text

@@ -75,6 +75,17 @@ def readable(svg: Markup, min_scale: float = MIN_SCALE) -> Markup:
     return Markup(f'{text[:at]} style="{style}"{text[at:]}')
 
 
+def budget_pairs(asked: tuple[float | None, int | None]) -> list[tuple[str, str]]:
+    """The budget a request asked for (``max_seconds``, ``max_nodes``) as query pairs, for
+    a page whose links and forms lead to its next answer: the person's budget then holds
+    for every answer of the dialogue, not only the first."""
+    pairs = []
+    for name, value in zip(("max_seconds", "max_nodes"), asked, strict=True):
+        if value is not None:
+            pairs.append((name, f"{value:g}" if isinstance(value, float) else str(value)))
+    return pairs
+
+
 def status_class(payload: dict[str, Any]) -> str:
     """CSS class of a result's status badge (a template global: see ``_macros.html``):
     ``verified`` only when the payload -- the library's result -- says so; a result that
@@ -86,5 +97,6 @@ def status_class(payload: dict[str, Any]) -> str:
     return "unverified"
 
 
-__all__ = ["MIN_SCALE", "PAGE_MODULES", "Bench", "Page", "bench", "budget_of", "budget_query",
+__all__ = ["MIN_SCALE", "PAGE_MODULES", "Bench", "Page", "bench", "budget_of", "budget_pairs",
+           "budget_query",
            "inline_svg", "load_pages", "readable", "respond", "status_class", "svg_of"]

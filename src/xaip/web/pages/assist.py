@@ -31,7 +31,7 @@ from pydantic import StringConstraints
 from xaip.errors import BudgetExhausted, InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond
+from xaip.web.pages import Page, bench, budget_of, budget_pairs, budget_query, respond
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -121,11 +121,7 @@ Fixed = Sequence[tuple[str, str]]
 
 def fixed_pairs(model: str, asked: tuple[float | None, int | None]) -> list[tuple[str, str]]:
     """The model and the asked budget, as query pairs (see :data:`Fixed`)."""
-    pairs = [("model", model)]
-    for name, value in zip(("max_seconds", "max_nodes"), asked, strict=True):
-        if value is not None:
-            pairs.append((name, f"{value:g}" if isinstance(value, float) else str(value)))
-    return pairs
+    return [("model", model), *budget_pairs(asked)]
 
 
 def link(model: Fixed, steps: list[str], vetoes: list[str], ask: str) -> str:

@@ -17,6 +17,7 @@ reloaded, shared or scripted like every page's.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 from urllib.parse import urlencode
@@ -27,7 +28,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from xaip.errors import BudgetExhausted, InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond
+from xaip.web.pages import Page, bench, budget_of, budget_pairs, budget_query, respond
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -113,10 +114,12 @@ def actions_only(model: Model, budget: Budget) -> list[str]:
     return _actions(model, budget)
 
 
-def subset_link(model: str, constraints: list[dict[str, Any]], numbers: list[int]) -> str:
-    """The page for the foil made of the constraints ``numbers`` (1-based) only."""
+def subset_link(model: str, constraints: list[dict[str, Any]], numbers: list[int],
+                kept: Sequence[tuple[str, str]] = ()) -> str:
+    """The page for the foil made of the constraints ``numbers`` (1-based) only (``kept``:
+    the asked budget's query pairs)."""
     text = "\n".join(constraints[n - 1]["text"] for n in numbers)
-    return "/foils?" + urlencode({"model": model, "foils": text})
+    return "/foils?" + urlencode([("model", model), ("foils", text), *kept])
 
 
 async def _run(request: Request, function: Any, *args: Any,
@@ -136,8 +139,10 @@ async def foils_page(request: Request, model: ModelId = "blocksworld",
     shared = bench(request)
     chosen = shared.models.get(model)
     text = default_foils(model) if foils is None else foils
+    kept = budget_pairs(asked)
     common: dict[str, Any] = {"model": chosen, "models": shared.models.all(), "foils": text,
-                              "builder": BUILDER, "kind": kind or "before", "a": a, "b": b}
+                              "builder": BUILDER, "kind": kind or "before", "a": a, "b": b,
+                              "fixed": kept}
     if kind is not None:
         if kind not in BUILDER:
             raise InputError(f"unknown kind of constraint '{kind[:20]}' (one of "
@@ -149,8 +154,8 @@ async def foils_page(request: Request, model: ModelId = "blocksworld",
                            + " of the constraint", **common)
         line = BUILDER[kind][1].format(a=a.strip(), b=b.strip())
         joined = (text.rstrip("\n") + "\n" + line) if text.strip() else line
-        return RedirectResponse("/foils?" + urlencode({"model": model, "foils": joined}),
-                                status_code=303)
+        return RedirectResponse("/foils?" + urlencode([("model", model), ("foils", joined),
+                                                       *kept]), status_code=303)
     if not text.strip():
         actions = await _run(request, actions_only, chosen, asked=asked)
         return respond(request, "foils.html", actions=[] if isinstance(actions, Unfinished)
@@ -165,7 +170,7 @@ async def foils_page(request: Request, model: ModelId = "blocksworld",
     if isinstance(view, Unfinished):
         return respond(request, "foils.html", unfinished=view.to_dict(), actions=[],
                        **common)
-    subsets = [subset_link(model, view.payload["constraints"], m)
+    subsets = [subset_link(model, view.payload["constraints"], m, kept)
                for m in view.payload.get("maximal_realisable", [])]
     return respond(request, "foils.html", view=view, payload=view.payload,
                    actions=view.actions, subsets=subsets, **common)

@@ -23,7 +23,15 @@ from markupsafe import Markup
 from xaip.errors import InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_query, respond, svg_of
+from xaip.web.pages import (
+    Page,
+    bench,
+    budget_of,
+    budget_pairs,
+    budget_query,
+    respond,
+    svg_of,
+)
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -137,7 +145,8 @@ async def unsolvable_page(request: Request, model: ModelId = "delivery", trace: 
     chosen = shared.models.get(model)
     text = default_trace(model) if trace is None else trace
     common: dict[str, Any] = {"model": chosen, "models": shared.models.all(), "trace": text,
-                              "repair": repair, "max_repair": MAX_REPAIR}
+                              "repair": repair, "max_repair": MAX_REPAIR,
+                              "fixed": budget_pairs(asked)}
     try:
         view = await _view(request, model, text, repair, asked)
     except InputError as error:
