@@ -5,7 +5,9 @@ predicates, 3-4 parameterless actions with preconditions -- negative ones in a q
 instances -- adds and deletes, unit costs, or declared costs 1-3 under ``(:metric minimize
 (total-cost))`` in a third of them), 2-3 users whose models differ from the robot's by 1-4
 added or removed preconditions, effects, initial or goal facts, and a random privacy map
-(deny and allow lists, private rules; every rule kind). The models are written as PDDL text
+(deny and allow lists, private rules; every rule kind); under the metric, a user may also
+misjudge one action's cost (a cost edit; users who disagree on a cost have no merged model,
+so the shared answer must be "unavailable"). The models are written as PDDL text
 for xaip; the oracle reads the *data* and shares no code with xaip.
 
 The oracle, from the definitions (book §5, §6.2 Def. 30, §10.2.2 and ``docs/multiuser.md``):
@@ -89,6 +91,9 @@ def _draw(rng: random.Random) -> Instance:
             model.features ^= {_random_feature(rng, preds, actions, negative)}
         if not any(f[0] == "goal" for f in model.features):
             model.features.add(("goal", "", rng.choice(preds)))
+        if metric and rng.random() < 0.3:  # a user who misjudges what an action costs
+            action = rng.choice(actions)
+            model.costs[action] = rng.choice([c for c in (1, 2, 3) if c != costs[action]])
         users[name] = model
     inst = Instance(preds, actions, negative, metric, robot, users)
     inst.privacy = _privacy(rng, inst)
@@ -246,7 +251,9 @@ def _explains(model: Model, plan: tuple[str, ...], actions: tuple[str, ...]) -> 
 def _edited(model: Model, edits: tuple[tuple[str, Feat], ...]) -> Model:
     out = model.copy()
     for op, f in edits:
-        if op == "add":
+        if f[0] == "cost":  # a changed cost is one edit that sets the robot's value
+            out.costs[f[1]] = int(f[2])
+        elif op == "add":
             out.features.add(f)
         else:
             out.features.discard(f)
@@ -281,8 +288,10 @@ def _may_hear(privacy: dict[str, object], user: str, f: Feat) -> bool:
 
 
 def _diff(user: Model, robot: Model) -> list[tuple[str, Feat]]:
+    costs = [("add", ("cost", a, str(c))) for a, c in robot.costs.items()
+             if user.costs[a] != c]
     return sorted([("add", f) for f in robot.features - user.features]
-                  + [("remove", f) for f in user.features - robot.features])
+                  + [("remove", f) for f in user.features - robot.features] + costs)
 
 
 def _best(edits: list[tuple[str, Feat]], allowed: list[bool], works) -> tuple[int, int] | None:  # type: ignore[no-untyped-def]
@@ -301,6 +310,8 @@ def _best(edits: list[tuple[str, Feat]], allowed: list[bool], works) -> tuple[in
 def _feat_of(edit: dict[str, object]) -> tuple[str, Feat]:
     feature = edit["feature"]
     assert isinstance(feature, dict)
+    if feature["kind"] == "cost":
+        return str(edit["op"]), ("cost", str(feature["action"]), str(feature["value"]))
     atom = str(feature["atom"]).strip("()")
     return str(edit["op"]), (str(feature["kind"]), str(feature["action"] or ""), atom)
 
@@ -338,6 +349,11 @@ def _compare_user(inst: Instance, plan: tuple[str, ...], name: str,
 def _compare_group(inst: Instance, plan: tuple[str, ...], shared: dict[str, object]
                    ) -> str | None:
     names = list(inst.users)
+    disputed = [a for a in inst.actions if len({m.costs[a] for m in inst.users.values()}) > 1]
+    if disputed:  # a value cannot be a possible feature: no merged model
+        return None if shared["status"] == "unavailable" else \
+            f"shared: {shared['status']}, but the users disagree on the cost of {disputed[0]}"
+    common = dict(inst.users[names[0]].costs)
     held = [inst.users[n].features for n in names]
     known = set.intersection(*held)
     possible = set.union(*held) - known
@@ -350,9 +366,12 @@ def _compare_group(inst: Instance, plan: tuple[str, ...], shared: dict[str, obje
     for f in possible:
         labels[("add", f) if f in robot else ("remove", f)] = \
             "add-annot" if f in robot else "remove-annot"
+    for a, c in inst.robot.costs.items():
+        if common[a] != c:
+            labels[("add", ("cost", a, str(c)))] = "add-known"
     cands = sorted(labels)
     allowed = [all(_may_hear(inst.privacy, n, f) for n in names) for _, f in cands]
-    base = Model(set(known), dict(inst.robot.costs))
+    base = Model(set(known), common)
 
     def works(subset: tuple[tuple[str, Feat], ...]) -> bool:
         settled = {f for _, f in subset}
