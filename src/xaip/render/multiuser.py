@@ -75,7 +75,7 @@ def multiuser_text(result: MultiUserResult) -> str:
     lines = [f"The robot's plan (cost {result.plan_cost}):"]
     lines += [f"  {n}. ({step})" for n, step in enumerate(result.plan, 1)] or [
         f"  (no steps: {EMPTY_PLAN_NOTE})"]
-    if str(result.status) == "budget_exhausted" and not result.users[0].differences:
+    if result.merged is None:  # stopped before the robot's plan was established
         lines = ["The budget ran out before the robot's plan was checked."]
     else:
         lines.append("Explanations per user:")
