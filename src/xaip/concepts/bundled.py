@@ -8,12 +8,15 @@ identically everywhere.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from xaip.concepts.results import Query
+from xaip.concepts.simulator import run_trace
 from xaip.concepts.sokoban import VARIANTS, Sokoban, read_actions, read_level
-from xaip.concepts.vocabulary import default_vocabulary, read_vocabulary
+from xaip.concepts.vocabulary import default_vocabulary, read_json, vocabulary_from_dict
 from xaip.errors import InputError
 
 DEFAULT_LEVEL = {"sokoban-switch": "switch-1", "sokoban-cells": "cells-1"}
@@ -48,9 +51,24 @@ def load_query(env: str, level: str | Path, plan: str | Path, foil: str | Path,
     variant = variant or VARIANTS.get(env, ("precondition",))[0]
     grid = read_level(level)
     sim = Sokoban(grid, env, variant)
-    vocab = default_vocabulary(grid) if vocabulary is None else read_vocabulary(vocabulary,
-                                                                               grid)
-    return Query(sim, read_actions(plan), read_actions(foil), vocab)
+    plan_steps, foil_steps = read_actions(plan), read_actions(foil)
+    if vocabulary is None:
+        return Query(sim, plan_steps, foil_steps, default_vocabulary(grid))
+    from xaip.concepts.sokoban_screen import EXTRA_KEYS, learned_sokoban_vocabulary
+
+    data = read_json(vocabulary)
+    vocab = vocabulary_from_dict(data, grid, str(vocabulary), extra_keys=EXTRA_KEYS)
+    if isinstance(data, dict) and data.get("classifier", "exact") != "exact":
+        # learned concepts train on random walks around the plan's and the foil's states
+        starts: list[Hashable] = []
+        box: Any = sim  # a Sokoban is a black box (its ``name`` is a read-only property)
+        for steps in (plan_steps, foil_steps):
+            starts.extend(run_trace(box, steps).states)
+        vocab = learned_sokoban_vocabulary(data, vocab, grid, sim,
+                                           tuple(dict.fromkeys(starts)), str(vocabulary))
+    else:
+        vocab = learned_sokoban_vocabulary(data, vocab, grid, sim, (), str(vocabulary))
+    return Query(sim, plan_steps, foil_steps, vocab)
 
 
 def bundled(env: str = "sokoban-switch", level: str | None = None,

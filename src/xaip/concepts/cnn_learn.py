@@ -1,4 +1,5 @@
-"""Montezuma concepts learned by a small CNN on screen images (optional ``torch`` extra).
+"""Concepts learned by a small CNN on pictures of states (optional ``torch`` extra):
+Montezuma's screens here, Sokoban's drawn levels in :mod:`xaip.concepts.sokoban_screen`.
 
 Why a CNN as well as AdaBoost on RAM (:mod:`xaip.concepts.ram_learn`): a user labels
 *pictures*, and some concepts are plain in the picture but awkward in RAM bytes. A stump
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,41 +61,49 @@ def _network(torch: Any) -> Any:
         nn.Linear(32 * 10 * 8, 1))
 
 
-def _tensor(torch: Any, frames: Sequence[bytes]) -> Any:
+def _tensor(torch: Any, frames: Sequence[bytes], height: int = HEIGHT,
+            width: int = WIDTH) -> Any:
     import numpy as np
 
-    array = np.frombuffer(b"".join(frames), dtype=np.uint8).reshape(-1, 1, HEIGHT, WIDTH)
+    array = np.frombuffer(b"".join(frames), dtype=np.uint8).reshape(-1, 1, height, width)
     return torch.from_numpy(array.astype(np.float32) / 255.0)
+
+
+def montezuma_frame(state: Hashable) -> bytes:
+    """A Montezuma state's grey, halved screen (a module-level function: it pickles)."""
+    return grey_frame(shared_simulator(), state)
 
 
 @dataclass(frozen=True)
 class CnnClassifier:
-    """A trained network as a concept test on Montezuma states (draws the screen)."""
+    """A trained network as a concept test: ``draw`` turns a state into its grey
+    ``height x width`` picture (one byte a pixel), the network says yes above 0."""
 
     model: Any
+    draw: Callable[[Hashable], bytes] = montezuma_frame
+    height: int = HEIGHT
+    width: int = WIDTH
 
     def scores(self, frames: Sequence[bytes]) -> list[float]:
         torch = _torch()
         with torch.no_grad():
-            return [float(v) for v in self.model(_tensor(torch, frames)).reshape(-1)]
+            return [float(v) for v in
+                    self.model(_tensor(torch, frames, self.height, self.width)).reshape(-1)]
 
     def __call__(self, state: Hashable) -> bool:
-        assert isinstance(state, MontezumaState)
-        return self.scores([grey_frame(shared_simulator(), state)])[0] > 0
+        return self.scores([self.draw(state)])[0] > 0
 
 
-def learn_cnn_concept(name: str, label: Any, states: Sequence[Hashable], *,
+def train_cnn_concept(name: str, label: Any, states: Sequence[Hashable],
+                      draw: Callable[[Hashable], bytes], height: int, width: int, *,
                       holdout: float = 0.3, seed: int = 0, epochs: int = 15,
-                      description: str = "", sim: Montezuma | None = None,
-                      threads: int = 1) -> RamConcept:
-    """Train the CNN on the screens of ``states`` labelled by ``label``; measure its
-    confusion rates on the held-out part (the same split as :func:`learn_ram_concept`
-    for the same ``seed``). One thread by default: the same weights on any machine, and
-    no oversubscription next to the sampler's processes."""
+                      description: str = "", threads: int = 1) -> RamConcept:
+    """Train the CNN on the pictures ``draw`` makes of ``states``, labelled by ``label``;
+    measure its confusion rates on the held-out part (shuffled by ``seed``). One thread by
+    default: the same weights on any machine, and no oversubscription next to the
+    sampler's processes."""
     torch = _torch()
-    sim = sim or shared_simulator()
-    rows = [(grey_frame(sim, s), bool(label(s))) for s in states
-            if isinstance(s, MontezumaState)]
+    rows = [(draw(s), bool(label(s))) for s in states]
     random.Random(seed).shuffle(rows)
     cut = int(len(rows) * (1 - holdout))
     train, test = rows[:cut], rows[cut:]
@@ -107,7 +116,7 @@ def learn_cnn_concept(name: str, label: Any, states: Sequence[Hashable], *,
     model = _network(torch)
     optimiser = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = torch.nn.BCEWithLogitsLoss()
-    x = _tensor(torch, [f for f, _ in train])
+    x = _tensor(torch, [f for f, _ in train], height, width)
     y = torch.tensor([[1.0 if v else 0.0] for _, v in train])
     order = random.Random(seed + 1)
     indices = list(range(len(train)))
@@ -120,8 +129,32 @@ def learn_cnn_concept(name: str, label: Any, states: Sequence[Hashable], *,
             loss.backward()
             optimiser.step()
     model.eval()
-    classifier = CnnClassifier(model)
+    classifier = CnnClassifier(model, draw, height, width)
     said = [v > 0 for v in classifier.scores([f for f, _ in test])]
     return measured_concept(name, classifier, description, said, [t for _, t in test],
                             sum(1 for _, truth in rows if truth), len(train),
                             reference=label)
+
+
+def learn_cnn_concept(name: str, label: Any, states: Sequence[Hashable], *,
+                      holdout: float = 0.3, seed: int = 0, epochs: int = 15,
+                      description: str = "", sim: Montezuma | None = None,
+                      threads: int = 1) -> RamConcept:
+    """The Montezuma CNN concept: :func:`train_cnn_concept` on the screens (the same split
+    as :func:`~xaip.concepts.ram_learn.learn_ram_concept` for the same ``seed``)."""
+    screen = sim or shared_simulator()
+    montezuma = [s for s in states if isinstance(s, MontezumaState)]
+    draw = montezuma_frame if sim is None else _ScreenOf(screen)
+    return train_cnn_concept(name, label, montezuma, draw, HEIGHT, WIDTH, holdout=holdout,
+                             seed=seed, epochs=epochs, description=description,
+                             threads=threads)
+
+
+@dataclass(frozen=True)
+class _ScreenOf:
+    """Draw with a given simulator (tests pass their own)."""
+
+    sim: Montezuma
+
+    def __call__(self, state: Hashable) -> bytes:
+        return grey_frame(self.sim, state)
