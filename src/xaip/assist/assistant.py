@@ -63,10 +63,17 @@ class Assistant:
     """
 
     def __init__(self, domain: Domain, problem: Problem,
-                 prefix: Iterable[PlanStep | str] = (), vetoes: Iterable[str] = ()) -> None:
+                 prefix: Iterable[PlanStep | str] = (), vetoes: Iterable[str] = (),
+                 human: tuple[Domain, Problem | None] | None = None) -> None:
         check_problem(domain, problem)
         self.domain = domain
         self.problem = problem
+        #: The person's model of the task (humans as actors), or None.
+        self.human: tuple[Domain, Problem] | None = None
+        if human is not None:
+            from xaip.assist.human import check_human
+
+            self.human = check_human(domain, problem, *human)
         self.prefix: tuple[PlanStep, ...] = ()
         self.vetoes: tuple[tuple[str, ...], ...] = ()
         self.set_prefix(prefix)
@@ -102,23 +109,49 @@ class Assistant:
         robot's own optimal plan."""
         return self._answer("complete", self.prefix, budget)
 
-    def suggest(self, budget: Budget | None = None) -> AssistResult:
+    def suggest(self, budget: Budget | None = None, explicable: bool = False,
+                slack: int = 0, distance: str = "cost") -> AssistResult:
         """The next action after the prefix and why (goal facts, landmarks, cost with it
-        and without it)."""
+        and without it). With ``explicable`` (needs the person's model), the completion
+        within ``slack`` of the cheapest that is closest to what she would do, by the
+        explicable planner's ``distance`` (:mod:`xaip.assist.human`)."""
+        if explicable:
+            if self.human is None:
+                raise InputError("an explicable suggestion needs your model of the task "
+                                 "(--human-domain)")
+            if self.vetoes:
+                raise InputError("vetoes and explicable suggestions do not combine yet")
+            if slack < 0:
+                raise InputError(f"the slack must not be negative, not {slack}")
+            from xaip.explicable import DISTANCES
+
+            if distance not in DISTANCES:
+                raise InputError(f"unknown distance {distance!r} (one of "
+                                 f"{', '.join(DISTANCES)})")
+            return self._answer("suggest", self.prefix, budget, (slack, distance))
         return self._answer("suggest", self.prefix, budget)
 
     def check(self, plan: Iterable[PlanStep | str], budget: Budget | None = None
               ) -> AssistResult:
         """Validate the person's whole plan; when it fails, where and what breaks, and the
-        cheapest completion from the last applicable step as a repair."""
+        cheapest completion from the last applicable step as a repair. With the person's
+        model, also what she needs to know about the true model: a contrastive
+        explanation with her plan as the foil (:func:`xaip.assist.human.explain_failure`)."""
         steps = as_steps(plan)
         check_steps(self.domain, self.problem, steps)
-        return self._answer("check", steps, budget)
+        result = self._answer("check", steps, budget)
+        if self.human is None or result.status != Status.INVALID:
+            return result
+        from xaip.assist.human import explain_failure, with_explanation
+
+        answer = explain_failure(self.domain, self.problem, self.human, steps,
+                                 budget or Budget())
+        return with_explanation(result, answer)
 
     # ------------------------------------------------------------------ work
 
-    def _answer(self, mode: str, steps: tuple[PlanStep, ...], budget: Budget | None
-                ) -> AssistResult:
+    def _answer(self, mode: str, steps: tuple[PlanStep, ...], budget: Budget | None,
+                explicable: tuple[int, str] | None = None) -> AssistResult:
         started = time.perf_counter()
         budget = budget or Budget()
         clock = budget.start()
@@ -127,7 +160,7 @@ class Assistant:
                             tuple(veto_text(v) for v in self.vetoes),
                             counts_costs=self.counts_costs)
         try:
-            result = self._work(mode, steps, base, clock, stats)
+            result = self._work(mode, steps, base, clock, stats, explicable)
         except (_OutOfBudget, BudgetExhausted):
             result = base
         result = dataclasses.replace(result, stats=stats,
@@ -136,7 +169,8 @@ class Assistant:
             return result
         from xaip.assist.check import check
 
-        report = run_checker(lambda: check(self.domain, self.problem, result, budget))
+        report = run_checker(lambda: check(self.domain, self.problem, result, budget,
+                                           human=self.human))
         return dataclasses.replace(with_check(result, report), check=report,
                                    seconds=time.perf_counter() - started)
 
@@ -146,7 +180,8 @@ class Assistant:
         return self._task
 
     def _work(self, mode: str, steps: tuple[PlanStep, ...], base: AssistResult,
-              clock: BudgetClock, stats: dict[str, Any]) -> AssistResult:
+              clock: BudgetClock, stats: dict[str, Any],
+              explicable: tuple[int, str] | None = None) -> AssistResult:
         lifted = validate(self.domain, self.problem, steps)
         failure: Failure | None = None
         kept = len(steps)
@@ -178,6 +213,8 @@ class Assistant:
             status = Status.INVALID if mode == "check" else Status.UNSOLVABLE
             return dataclasses.replace(base, status=status)
         completion, cost = best
+        if mode == "suggest" and explicable is not None:
+            return self._explicable_answer(base, steps[:kept], cost, *explicable, clock)
         status = Status.INVALID if mode == "check" else Status.SOLVED
         result = dataclasses.replace(base, status=status,
                                      completion=tuple(map(_text, completion)),
@@ -185,6 +222,26 @@ class Assistant:
         if mode != "suggest" or not completion:
             return result
         return self._reasons(result, task, state, allowed, completion[0], clock, stats)
+
+    def _explicable_answer(self, base: AssistResult, kept: tuple[PlanStep, ...],
+                           cheapest: int, slack: int, distance: str, clock: BudgetClock
+                           ) -> AssistResult:
+        from xaip.assist.human import HumanAnswer, explicable_completion, status_of
+
+        assert self.human is not None
+        inner = explicable_completion(self.domain, self.problem, self.human, kept, cheapest,
+                                      slack, distance, clock.remaining())
+        answer = HumanAnswer("explicable", slack=slack, distance=distance,
+                             cheapest_cost=cheapest, expected_plan=inner.nearest_expected,
+                             inexplicability=inner.inexplicability, explicable=inner)
+        status = status_of(inner)
+        if status != Status.SOLVED:
+            return dataclasses.replace(base, status=status, human=answer)
+        completion = tuple(f"({name})" for name in inner.plan)
+        return dataclasses.replace(
+            base, status=status, completion=completion, completion_cost=inner.robot_cost,
+            suggestion=completion[0] if completion else None,
+            cost_with=inner.robot_cost, human=answer)
 
     def _reasons(self, result: AssistResult, task: Task, state: State,
                  allowed: list[GroundAction], action: GroundAction, clock: BudgetClock,

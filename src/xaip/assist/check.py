@@ -101,14 +101,18 @@ def _replay(task: Task, steps: Sequence[str]) -> State | None:
 
 
 def check(domain: Domain, problem: Problem, result: AssistResult,
-          budget: Budget | None = None) -> CheckReport:
-    """Check every claim of ``result`` (see the module docstring)."""
-    problems = _problems(domain, problem, result, (budget or Budget()).start())
+          budget: Budget | None = None, human: tuple[Domain, Problem] | None = None
+          ) -> CheckReport:
+    """Check every claim of ``result`` (see the module docstring); ``human`` is the
+    person's model when the answer used it (an explicable suggestion)."""
+    problems = _problems(domain, problem, result, (budget or Budget()).start(), human,
+                         budget or Budget())
     return CheckReport(not problems, "; ".join(problems) or "every claim checked")
 
 
 def _problems(domain: Domain, problem: Problem, result: AssistResult,
-              clock: BudgetClock) -> list[str]:
+              clock: BudgetClock, human: tuple[Domain, Problem] | None = None,
+              budget: Budget | None = None) -> list[str]:
     out: list[str] = []
     steps = _steps(result.prefix)
     whole = validate(domain, problem, steps)
@@ -163,6 +167,21 @@ def _problems(domain: Domain, problem: Problem, result: AssistResult,
     # a valid completion avoiding the vetoes bounds the search: it need only show that
     # nothing is cheaper
     bound = plan.cost - validate(domain, problem, kept).cost if plan.valid and clean else None
+    explicable = result.human is not None and result.human.kind == "explicable"
+    if explicable:
+        assert result.human is not None
+        if human is None:
+            return [*out, "an explicable suggestion, but no model of the person to check it"]
+        from xaip.assist.human import check_explicable
+
+        best = robot if same else uniform_cost(task, start, free, clock)
+        if best != result.human.cheapest_cost:
+            out.append(f"the cheapest completion costs {best}, not "
+                       f"{result.human.cheapest_cost}")
+        elif best is not None and result.completion_cost is not None and \
+                result.completion_cost > best + result.human.slack:
+            out.append("the suggested completion costs more than the slack allows")
+        return [*out, *check_explicable(domain, problem, human, result, budget or Budget())]
     best = robot if same else uniform_cost(task, start, free, clock, bound=bound)
     if best != result.completion_cost:
         out.append(f"the cheapest completion costs {best}, not {result.completion_cost}")

@@ -1,7 +1,13 @@
 """``xaip assist``: decision support -- the person plans, xaip completes, suggests and checks.
 
     xaip assist DOMAIN PROBLEM {complete,suggest,check} [--prefix PLAN] [--plan PLAN]
-                [--veto ACTION ...] [--max-seconds S] [--max-nodes N] [--json]
+                [--veto ACTION ...] [--human-domain FILE [--human-problem FILE]]
+                [--explicable [--slack N] [--distance D]]
+                [--max-seconds S] [--max-nodes N] [--json]
+
+With the person's model (``--human-domain``, humans as actors): ``suggest --explicable``
+picks the completion closest to what she would do within ``--slack`` of the cheapest, and
+``check`` explains a plan that fails in the true model towards her model.
 
 Exit codes: 0 a verified completion / suggestion / valid plan; 1 the prefix does not apply,
 no completion avoids the vetoes, the checked plan fails (a repair is shown), the budget ran
@@ -36,9 +42,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--veto", metavar="ACTION", action="append", default=[],
                         help="forbid a schema ('put-down') or a ground action "
                              "('(put-down b2)'); repeatable")
+    parser.add_argument("--human-domain", metavar="FILE",
+                        help="your model of the task (humans as actors): check then explains "
+                             "what it is missing, suggest --explicable plans for it")
+    parser.add_argument("--human-problem", metavar="FILE",
+                        help="the problem as you see it (default: PROBLEM)")
+    parser.add_argument("--explicable", action="store_true",
+                        help="suggest: the completion closest to what you would do (needs "
+                             "--human-domain)")
+    parser.add_argument("--slack", type=_count, default=0, metavar="N",
+                        help="--explicable: how much dearer than the cheapest completion the "
+                             "suggestion may be (default 0)")
+    parser.add_argument("--distance", default="cost", metavar="D",
+                        help="--explicable: the plan distance to yours: cost (default), "
+                             "action, causal, state or composite")
     add_budget_args(parser)
     add_json_arg(parser)
     parser.set_defaults(handler=run_assist)
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, not {value}")
+    return value
 
 
 def run_assist(args: argparse.Namespace) -> int:
@@ -52,16 +82,27 @@ def run_assist(args: argparse.Namespace) -> int:
     source = args.prefix or args.plan
     if args.mode == "check" and source is None:
         raise InputError("check needs your plan: --plan PLAN_FILE")
+    if args.human_problem and not args.human_domain:
+        raise InputError("--human-problem goes with --human-domain")
+    if args.explicable and args.mode != "suggest":
+        raise InputError("--explicable goes with suggest")
+    if (args.slack or args.distance != "cost") and not args.explicable:
+        raise InputError("--slack and --distance go with --explicable")
     domain, problem = read_domain(args.domain), read_problem(args.problem)
+    human = None
+    if args.human_domain:
+        human = (read_domain(args.human_domain),
+                 read_problem(args.human_problem) if args.human_problem else None)
     steps = read_plan(source) if source else ()
     budget = budget_from(args)
     if args.mode == "check":
-        helper = Assistant(domain, problem, vetoes=args.veto)
+        helper = Assistant(domain, problem, vetoes=args.veto, human=human)
         result = helper.check(steps, budget)
         good = str(result.status) == "valid"
     else:
-        helper = Assistant(domain, problem, prefix=steps, vetoes=args.veto)
-        result = helper.complete(budget) if args.mode == "complete" else helper.suggest(budget)
+        helper = Assistant(domain, problem, prefix=steps, vetoes=args.veto, human=human)
+        result = helper.complete(budget) if args.mode == "complete" else helper.suggest(
+            budget, explicable=args.explicable, slack=args.slack, distance=args.distance)
         good = str(result.status) == "solved"
     emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.verified and good else EXIT_NEGATIVE

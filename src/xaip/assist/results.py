@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from xaip.assist.human import HumanAnswer
 from xaip.contract import CheckReport
 from xaip.planning.semantics import STEP_NUMBERING
 from xaip.runtime import Status
@@ -70,6 +71,9 @@ class AssistResult:
     seconds: float = 0.0
     stats: Mapping[str, Any] = field(default_factory=dict)
     check: CheckReport | None = None
+    #: With the person's model (humans as actors): the explicable choice or the
+    #: explanation of her plan's failure (:class:`~xaip.assist.human.HumanAnswer`).
+    human: HumanAnswer | None = None
 
     @property
     def total_cost(self) -> int | None:
@@ -106,6 +110,8 @@ class AssistResult:
         if self.robot_plan is not None:
             out.update(robot_plan=list(self.robot_plan), robot_cost=self.robot_cost,
                        cost_gap=self.cost_gap)
+        if self.human is not None:
+            out["human"] = self.human.to_dict()
         if self.mode == "suggest":
             out.update(suggestion=self.suggestion, achieves_goals=list(self.achieves_goals),
                        achieves_landmarks=list(self.achieves_landmarks),

@@ -73,8 +73,49 @@ def assist_text(result: AssistResult) -> str:
         lines += _suggestion(result)
     else:
         lines += _completion(result, "completion of your plan")
+    lines += _human(result)
     lines.append(check_line(result.verified, result.check, result.status))
     return "\n".join(lines)
+
+
+def _human(result: AssistResult) -> list[str]:
+    """What the person's model adds (humans as actors, :mod:`xaip.assist.human`)."""
+    answer = result.human
+    if answer is None:
+        return []
+    if answer.kind == "explicable":
+        lines = []
+        if answer.expected_plan is not None:
+            lines.append("In your model you would do: "
+                         + " ".join(f"({s})" for s in answer.expected_plan) + ".")
+        if answer.inexplicability is None:
+            lines.append("No completion within the slack is a plan of your model too; "
+                         "this is the cheapest.")
+        else:
+            lines.append(f"This completion is the closest to it among those costing at most "
+                         f"{(answer.cheapest_cost or 0) + answer.slack} (the cheapest costs "
+                         f"{answer.cheapest_cost}, slack {answer.slack}): {answer.distance} "
+                         f"distance {answer.inexplicability:g}.")
+        return lines
+    lines = []
+    if answer.valid_for_her is False:
+        lines.append(f"Your plan fails in your own model too: {answer.her_reason}.")
+    explanation = answer.explanation
+    if explanation is None:
+        return lines
+    from xaip.reconcile.results import edit_text
+
+    edits = explanation.edits
+    if not edits:
+        lines.append("Nothing about the true model needs telling: in your own model your plan "
+                     "is already no better than the robot's.")
+        return lines
+    one = len(edits) == 1
+    lines.append(f"What your model of the task is missing ({len(edits)} "
+                 f"{'fact' if one else 'facts'}, the fewest after which the robot's plan works "
+                 "for you and yours is no cheaper):")
+    lines += [f"  - {edit_text(edit)}" for edit in edits]
+    return lines
 
 
 def _suggestion(result: AssistResult) -> list[str]:
@@ -83,6 +124,9 @@ def _suggestion(result: AssistResult) -> list[str]:
     if not result.completion:
         return ["The goal already holds: nothing more to do."]
     lines = [f"Next: {result.suggestion}."]
+    if result.human is not None and result.human.kind == "explicable":
+        lines.append(f"The suggested completion ({_cost(result, result.completion_cost)}):")
+        return lines + _steps(result.completion, result.kept + 1)
     goals, landmarks = result.achieves_goals, result.achieves_landmarks
     if goals:
         lines.append(f"It makes the goal {'fact' if len(goals) == 1 else 'facts'} "
