@@ -31,6 +31,22 @@ def test_abstract_explain_text_and_json(capsys: pytest.CaptureFixture[str]) -> N
     assert data["refutations"][0]["failed_step"] == 1 and data["steps_numbered_from"] == 1
 
 
+def test_abstract_explain_writes_the_persons_model(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    domain, problem, lift, _ = _files()
+    out = tmp_path / "mine"
+    assert main(["abstract-explain", domain, problem, "--hide", "clear", "handempty",
+                 "holding", "--foil", lift, "--write-abstraction", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] == [str(out / "domain.pddl"),
+                                                              str(out / "problem.pddl")]
+    assert main(["validate", str(out / "domain.pddl"), str(out / "problem.pddl"), lift]) == 1
+    assert "(clear a)" in capsys.readouterr().out
+    assert "handempty" not in (out / "domain.pddl").read_text()
+    here = str(Path(domain).parent)  # would replace the robot's domain.pddl: refused
+    assert main(["abstract-explain", domain, problem, "--hide", "clear", "--foil", lift,
+                 "--write-abstraction", here]) == 2
+
+
 def test_abstract_explain_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     domain, problem, lift, keep = _files()
     hide = ["--hide", "clear", "handempty", "holding"]

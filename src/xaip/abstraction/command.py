@@ -1,7 +1,7 @@
 """``xaip abstract-explain`` (U06) and ``xaip abstract-locate`` (U07).
 
     xaip abstract-explain DOMAIN PROBLEM --hide PRED ... --foil FILE ... [--plan FILE]
-                          [--max-seconds S] [--max-nodes N] [--json]
+                          [--write-abstraction DIR] [--max-seconds S] [--max-nodes N] [--json]
     xaip abstract-locate DOMAIN PROBLEM (--hide PRED ... | --levels FILE)
                          (--simulate [PRED ...] | --interactive)
                          [--max-seconds S] [--max-nodes N] [--json]
@@ -18,9 +18,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from xaip.commandline import add_budget_args, add_json_arg, budget_from, emit
+from xaip.commandline import (
+    add_budget_args,
+    add_json_arg,
+    budget_from,
+    check_output_dir,
+    emit,
+    write_output,
+)
 from xaip.errors import EXIT_NEGATIVE, EXIT_OK, InputError
 from xaip.runtime import Status
+
+#: The files ``--write-abstraction DIR`` writes.
+ABSTRACTION_FILES = ("domain.pddl", "problem.pddl")
 
 
 class _Interactive(argparse.Action):
@@ -49,6 +59,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                         help="plan files the person expects instead (one plan a file)")
     parser.add_argument("--plan", default=None, metavar="FILE",
                         help="the robot's plan (default: an optimal plan of the task)")
+    parser.add_argument("--write-abstraction", default=None, metavar="DIR",
+                        help="write the person's model after the explanation (the still "
+                             "hidden predicates dropped) as domain.pddl and problem.pddl "
+                             "into DIR, for her to re-check her plans in")
     add_budget_args(parser)
     add_json_arg(parser)
     parser.set_defaults(handler=run_explain)
@@ -83,6 +97,10 @@ def run_explain(args: argparse.Namespace) -> int:
     from xaip.planning.plans import read_plan
     from xaip.render import render
 
+    outputs = []
+    if args.write_abstraction:
+        inputs = [args.domain, args.problem, args.plan, *args.foil]
+        outputs = check_output_dir(args.write_abstraction, ABSTRACTION_FILES, inputs)
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     check_problem(domain, problem)
     if len(set(args.foil)) < len(args.foil):
@@ -93,7 +111,19 @@ def run_explain(args: argparse.Namespace) -> int:
     plan = read_plan(args.plan) if args.plan else None
     result = explain_by_abstraction(domain, problem, [p.lower() for p in args.hide], foils,
                                     plan=plan, budget=budget_from(args))
-    emit(args, result.to_dict(), render(result))
+    payload, text = result.to_dict(), render(result)
+    if outputs:
+        from xaip.abstraction.projection import project
+        from xaip.planning.pddl import write_domain, write_problem
+
+        Path(args.write_abstraction).mkdir(parents=True, exist_ok=True)
+        model = project(domain, problem, result.still_hidden)
+        for path, content in zip(outputs, (write_domain(model[0]), write_problem(model[1])),
+                                 strict=True):
+            write_output(path, content)
+        payload["written"] = [str(p) for p in outputs]
+        text += f"\nYour model now: {outputs[0]} and {outputs[1]}."
+    emit(args, payload, text)
     return EXIT_OK if result.verified and result.status == Status.FOUND else EXIT_NEGATIVE
 
 
