@@ -168,9 +168,11 @@ def test_why_no_plan(page: Any, server: str, shots: Path) -> None:
 @pytest.mark.skipif(not (RADAR / "domain_robot.pddl").exists(),
                     reason="the shared RADAR models are not here")
 def test_the_radar_firefighting_model_uploaded_and_assisted(page: Any, server: str) -> None:
-    """The book's RADAR model: uploaded through the models page, then assisted. Its
-    search answers in seconds; its checker cannot prove the robot's optimum within this
-    budget (docs/assist.md), so the badge must say so -- never "verified"."""
+    """The book's RADAR model: uploaded through the models page, then assisted. With
+    60,000 nodes the search finds the cheapest completion (51,458 expansions) and the
+    checker, given the same node budget afresh, cannot finish its proof of the robot's
+    optimum (a deterministic cut, unlike seconds), so the badge must say "unverified" --
+    never "verified"; the budget holds for the next answer too."""
     page.goto(f"{server}/models")
     page.set_input_files("input[name=domain]", str(RADAR / "domain_robot.pddl"))
     page.set_input_files("input[name=problem]", str(RADAR / "problem.pddl"))
@@ -179,20 +181,22 @@ def test_the_radar_firefighting_model_uploaded_and_assisted(page: Any, server: s
     assert page.locator("#open-assist").get_attribute("href").startswith("/assist?model=u-")
     model = re.search(r"/models/(u-[0-9a-f]+)", page.url)
     assert model, page.url
-    page.goto(f"{server}/assist?model={model.group(1)}&max_seconds=4")
+    page.goto(f"{server}/assist?model={model.group(1)}&max_nodes=60000")
     page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)
     assert "(alert firechief" in page.inner_text("#applicable")
     page.click("#ask-complete")  # the next answer keeps the budget asked for
     page.wait_for_selector("#working", state="visible")  # seconds of work: said so
     page.wait_for_url("**ask=complete**")
-    assert "max_seconds=4" in page.url
+    assert "max_nodes=60000" in page.url
     page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)
     text = page.inner_text("main")
     assert ", verified" not in text
-    assert "unverified" in text or "budget exhausted" in text
+    if "budget exhausted" not in text:  # (the request's seconds on a very busy machine)
+        assert "solved, unverified" in text and "checker budget" in text
+        assert page.locator("#completion li").count() > 10
     # a foil on the same model: the media must be addressed, so avoiding contact with them
     # clashes with the task itself (found in seconds; its proof is beyond this budget)
-    page.goto(f"{server}/foils?model={model.group(1)}&max_seconds=4")
+    page.goto(f"{server}/foils?model={model.group(1)}&max_nodes=60000")
     page.fill("#foils", "avoid (contact_media ?x)")
     page.click("#ask-foil")
     page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)
