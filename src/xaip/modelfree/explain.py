@@ -75,9 +75,9 @@ def explain_plan(person: LearnedPerson, plan: Sequence[str], *,
         raise InputError("the plan has an empty step")
     labeller = person.labeller
     ordered = sorted(person.messages, key=lambda m: (m.cost, m.id))
-    base, deltas = labeller.contributions(steps, [m.id for m in ordered])
+    base, deltas, pairs = labeller.contributions(steps, [m.id for m in ordered])
     outcome = cheapest([m.cost for m in ordered], base, deltas, labeller.logit_threshold(),
-                       clock, max_subsets, progress)
+                       clock, max_subsets, progress, pairs)
     chosen = () if outcome.chosen is None else tuple(ordered[j] for j in outcome.chosen)
     before = tuple(labeller.probabilities(steps, [()])[0])
     after = tuple(labeller.probabilities(steps, [[m.id for m in chosen]])[0]) \

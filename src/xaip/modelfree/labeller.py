@@ -6,12 +6,13 @@ a step are the explicable family's CRF step features (:func:`xaip.explicable.crf
 step_features`: schema, name, arguments, previous and next step, position), plus which
 schemas come earlier and later in the plan (a tuck is explicable when a move follows); the
 messages enter as one indicator per shown message and one per (message, step feature)
-pair, so a message can make one kind of step explicable and leave the others alone.
+pair, so a message can make one kind of step explicable and leave the others alone; each
+pair of shown messages adds the same again, so two messages can be needed *together*.
 
 The model is scikit-learn's logistic regression (L-BFGS, fixed parameters: the same data
 gives the same labeller). All features are 0/1 indicators, so a step's log-odds under a
-message set is its log-odds without messages plus one term per shown message
-(:meth:`MessageLabeller.contributions`); the search adds those terms, while
+message set is its log-odds without messages plus one term per shown message and one per
+shown pair (:meth:`MessageLabeller.contributions`); the search adds those terms, while
 :meth:`MessageLabeller.probabilities` -- what the checker calls -- builds the feature
 rows and asks scikit-learn.
 """
@@ -68,10 +69,20 @@ def message_features(context: Sequence[str], message: str) -> list[str]:
                                 if f.startswith(_INTERACTING))]
 
 
+def pair_features(context: Sequence[str], first: str, second: str) -> list[str]:
+    """The features two shown messages add together (``first < second``): a step may need
+    both ("move needs the torso crouched" helps only with "tucking crouches")."""
+    pair = f"pair={first}+{second}"
+    return [pair, *(f"{pair}|{f}" for f in context if f.startswith(_INTERACTING))]
+
+
 def _row(context: Sequence[str], shown: Iterable[str]) -> dict[str, int]:
     row = dict.fromkeys(context, 1)
-    for message in shown:
+    ordered = sorted(set(shown))
+    for k, message in enumerate(ordered):
         row.update(dict.fromkeys(message_features(context, message), 1))
+        for other in ordered[k + 1:]:
+            row.update(dict.fromkeys(pair_features(context, message, other), 1))
     return row
 
 
@@ -148,9 +159,12 @@ class MessageLabeller:
         return [p >= self.threshold for p in self.probabilities(plan, [tuple(shown)])[0]]
 
     def contributions(self, plan: Sequence[str], messages: Sequence[str]
-                      ) -> tuple[list[float], list[list[float]]]:
-        """Per step, the log-odds without messages, and per message the log-odds it adds
-        to each step (exact for this model: every feature is a 0/1 indicator)."""
+                      ) -> tuple[list[float], list[list[float]],
+                                 dict[tuple[int, int], list[float]]]:
+        """Per step, the log-odds without messages; per message the log-odds it adds to
+        each step; per pair of messages (indices ``j < l`` into ``messages``) what the two
+        add together beyond that (only pairs the model has weights for). Exact for this
+        model: every feature is a 0/1 indicator."""
         if not self.trained:
             raise InputError("the model-free labeller is not trained")
         index = self._vectorizer.vocabulary_
@@ -164,7 +178,14 @@ class MessageLabeller:
         contexts = step_context(plan)
         base = [sign * (intercept + total(c)) for c in contexts]
         deltas = [[sign * total(message_features(c, m)) for c in contexts] for m in messages]
-        return base, deltas
+        pairs: dict[tuple[int, int], list[float]] = {}
+        for j, first in enumerate(messages):
+            for k in range(j + 1, len(messages)):
+                a, b = sorted((first, messages[k]))
+                row = [sign * total(pair_features(c, a, b)) for c in contexts]
+                if any(row):
+                    pairs[(j, k)] = row
+        return base, deltas, pairs
 
     def logit_threshold(self) -> float:
         import math

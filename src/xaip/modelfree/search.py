@@ -18,15 +18,15 @@ smaller one failed; the search enumerates message sets in order of cost instead:
   so the answer is *irredundant*; it is not claimed cheapest, and the optimum lies between
   the bound and its cost.
 
-The labeller's log-odds are additive over shown messages
+The labeller's log-odds are a sum of one term per shown message and one per shown pair
 (:meth:`~xaip.modelfree.labeller.MessageLabeller.contributions`), so a set is tested by
-adding one vector per message; the checker instead asks scikit-learn on feature rows.
+adding those vectors; the checker instead asks scikit-learn on feature rows.
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from xaip.runtime import BudgetClock, Progress, Status, report
@@ -50,16 +50,20 @@ class SearchOutcome:
 
 class _Scores:
     def __init__(self, base: Sequence[float], deltas: Sequence[Sequence[float]],
-                 threshold: float) -> None:
+                 threshold: float, pairs: Mapping[tuple[int, int], Sequence[float]]) -> None:
         self.base, self.deltas, self.threshold = list(base), [list(d) for d in deltas], \
             threshold
+        self.pairs = {key: list(row) for key, row in pairs.items()}
 
     def logits(self, subset: Sequence[int]) -> list[float]:
         out = list(self.base)
-        for j in subset:
-            row = self.deltas[j]
-            for i in range(len(out)):
-                out[i] += row[i]
+        ordered = sorted(subset)
+        for k, j in enumerate(ordered):
+            rows = [self.deltas[j]]
+            rows += [self.pairs[(j, m)] for m in ordered[k + 1:] if (j, m) in self.pairs]
+            for row in rows:
+                for i in range(len(out)):
+                    out[i] += row[i]
         return out
 
     def works(self, subset: Sequence[int]) -> bool:
@@ -68,11 +72,13 @@ class _Scores:
 
 def cheapest(costs: Sequence[float], base: Sequence[float], deltas: Sequence[Sequence[float]],
              threshold: float, clock: BudgetClock, max_subsets: int = MAX_SUBSETS,
-             progress: Progress | None = None) -> SearchOutcome:
+             progress: Progress | None = None,
+             pairs: Mapping[tuple[int, int], Sequence[float]] | None = None
+             ) -> SearchOutcome:
     """The search of the module docstring. ``costs[j]`` must be sorted ascending;
-    ``base``/``deltas`` are the log-odds per step and per message, ``threshold`` the
-    log-odds a step needs."""
-    scores = _Scores(base, deltas, threshold)
+    ``base``/``deltas`` are the log-odds per step and per message, ``pairs`` the log-odds
+    two messages ``j < l`` add together, ``threshold`` the log-odds a step needs."""
+    scores = _Scores(base, deltas, threshold, pairs or {})
     k = len(costs)
     total = 2 ** k
     heap: list[tuple[float, int, tuple[int, ...]]] = [(0.0, 0, ())]
@@ -111,7 +117,7 @@ def _greedy(scores: _Scores, costs: Sequence[float], clock: BudgetClock, examine
                 return SearchOutcome(Status.BUDGET_EXHAUSTED, None, "greedy", examined,
                                      bound)
             examined += 1
-            after = [v + d for v, d in zip(current, scores.deltas[j], strict=True)]
+            after = scores.logits([*chosen, j])
             gain = sum(v >= scores.threshold for v in after) - \
                 sum(v >= scores.threshold for v in current)
             lift = min(after) - min(current)
