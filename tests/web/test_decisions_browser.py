@@ -185,7 +185,8 @@ def test_the_radar_firefighting_model_uploaded_and_assisted(page: Any, server: s
     page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)
     assert "(alert firechief" in page.inner_text("#applicable")
     page.click("#ask-complete")  # the next answer keeps the budget asked for
-    page.wait_for_selector("#working", state="visible")  # seconds of work: said so
+    page.wait_for_selector("#working", state="visible")  # seconds of work: said so,
+    page.wait_for_selector("#working .elapsed:has-text('s so far')")  # and counted
     page.wait_for_url("**ask=complete**")
     assert "max_nodes=60000" in page.url
     page.wait_for_selector("#answer .status, .panel .status.bad", timeout=120_000)

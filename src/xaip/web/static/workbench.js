@@ -4,6 +4,7 @@
 //    and the subgoals already chosen are marked in the picture as on their buttons.
 // 3. Downloads of an inline SVG picture: as the SVG itself, or drawn to a PNG (twice the
 //    picture's size, on white), saved under the link's download name.
+// 4. While a page's answer is computed, its "Working" line counts the seconds so far.
 (function () {
   "use strict";
   function save(blob, name) {
@@ -81,4 +82,26 @@
   }
   document.addEventListener("DOMContentLoaded", markChosen);
   document.addEventListener("htmx:afterSettle", markChosen);
+  var ticking = null;
+  function stopCounting() {
+    if (ticking !== null) { clearInterval(ticking); ticking = null; }
+  }
+  document.addEventListener("htmx:beforeRequest", function () {
+    var line = document.getElementById("working");
+    if (!line) { return; }
+    var shown = line.querySelector(".elapsed");
+    if (!shown) {
+      shown = document.createElement("span");
+      shown.className = "elapsed";
+      line.appendChild(shown);
+    }
+    var started = Date.now();
+    function show() {
+      shown.textContent = " " + Math.round((Date.now() - started) / 1000) + " s so far.";
+    }
+    stopCounting();
+    show();
+    ticking = setInterval(show, 1000);
+  });
+  document.addEventListener("htmx:afterRequest", stopCounting);
 })();
