@@ -14,6 +14,7 @@ classifiers. Front door::
 The checker :func:`check` confirms an answer by exhaustive enumeration on small levels.
 """
 
+from xaip.concepts.assumptions import AssumptionReport, assumption_tests
 from xaip.concepts.bundled import bundled, load_query
 from xaip.concepts.check import check
 from xaip.concepts.explain import classify, why_not
@@ -40,6 +41,8 @@ from xaip.concepts.vocabulary import (
 )
 
 __all__ = [
+    "AssumptionReport",
+    "assumption_tests",
     "INVALID",
     "BlackBox",
     "Claim",

@@ -71,6 +71,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                              "it and label example states on the terminal (book 7.7)")
     parser.add_argument("--picture", default=None, metavar="FILE",
                         help="write a PNG of the state where the foil fails (or costs more)")
+    parser.add_argument("--assumptions", type=positive_int, default=None, metavar="N",
+                        help="instead of explaining, test the confidence's two assumptions "
+                             "on N states sampled around the plan (paper appendix A.10)")
+    parser.add_argument("--cost-concept", action="append", default=[], metavar="NAME",
+                        help="with --assumptions: a concept the cost depends on, left out of "
+                             "the cost test (repeatable)")
     add_budget_args(parser)
     add_json_arg(parser)
     parser.set_defaults(handler=run)
@@ -136,6 +142,10 @@ def run(args: argparse.Namespace) -> int:
         check_output(args.picture, inputs)
     query = _query(args)
     assert isinstance(query, Query)
+    if args.assumptions is not None:
+        return _assumptions(query, args)
+    if args.cost_concept:
+        raise InputError("--cost-concept goes with --assumptions")
     result = why_not(query.sim, query.plan, query.foil, query.vocabulary, samples=args.budget,
                      budget=budget_from(args), seed=args.seed, workers=args.workers)
     if args.picture:
@@ -155,6 +165,19 @@ def run(args: argparse.Namespace) -> int:
         emit(args, {**result.to_dict(), "plan": list(query.plan), "foil": list(query.foil)},
              asked + render(result))
     return EXIT_OK if result.status == Status.FOUND and result.verified else EXIT_NEGATIVE
+
+
+def _assumptions(query: Query, args: argparse.Namespace) -> int:
+    """``--assumptions N``: the paper's two assumption tests around the plan's states."""
+    from xaip.concepts.assumptions import assumption_tests
+    from xaip.concepts.simulator import run_trace
+    from xaip.render import render
+
+    starts = tuple(run_trace(query.sim, query.plan).states)
+    report = assumption_tests(query.sim, query.vocabulary, starts, samples=args.assumptions,
+                              seed=args.seed, skip=args.cost_concept)
+    emit(args, report.to_dict(), render(report))
+    return EXIT_OK
 
 
 def _steps(actions: tuple[str, ...]) -> str:

@@ -10,6 +10,7 @@ text, the step (numbered from 1) and the explaining concept as its caption, and 
 
 from __future__ import annotations
 
+from xaip.concepts.assumptions import AssumptionReport, AssumptionRow
 from xaip.concepts.results import WhyNot
 from xaip.concepts.teach import Teaching
 from xaip.errors import InputError
@@ -191,3 +192,28 @@ def teaching_text(teaching: Teaching) -> str:
             head += f" (after rejecting {', '.join(teaching.rejected)})"
         head += f" in {teaching.questions} questions."
     return f"{head}\n{why_not_text(teaching.final)}"
+
+
+def _assumption_rows(rows: tuple[AssumptionRow, ...]) -> list[str]:
+    out = [f"  {'action':12} {'concept with the largest difference':36} {'max':>7} "
+           f"{'mean':>7} {'concepts':>8} {'states':>7}"]
+    for row in rows:
+        out.append(f"  {row.action:12} {row.concept or '(none tested)':36} "
+                   f"{row.max_difference:7.4f} {row.mean_difference:7.4f} "
+                   f"{row.concepts_tested:8d} {row.states:7d}")
+    return out
+
+
+@renderer(AssumptionReport, "text")
+def assumptions_text(report: AssumptionReport) -> str:
+    """The paper's two tables (appendix A.10, figures 11 and 12) for this vocabulary."""
+    lines = [f"Assumption tests on {report.samples} sampled states (paper appendix A.10).",
+             "1. Non-preconditions independent of executability: |P(c | action succeeds) "
+             "- P(c)|"]
+    lines += _assumption_rows(report.independence)
+    lines.append(f"2. Cost independent of other concepts: |P(cost >= {report.high_cost:g} | "
+                 "c, action succeeds) - P(cost >= ... | action succeeds)|")
+    lines += _assumption_rows(report.cost) if report.cost else \
+        ["  (no action's cost varies in the samples)"]
+    lines += [f"Note: {note}." for note in report.notes]
+    return "\n".join(lines)
