@@ -137,9 +137,9 @@ def run_locate(args: argparse.Namespace) -> int:
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     check_problem(domain, problem)
     levels = None
-    hideable = [p.lower() for p in args.hide or ()]
+    hideable: tuple[str, ...] = tuple(p.lower() for p in args.hide or ())
     if args.levels:
-        _, levels = parse_levels(read_input(args.levels, "levels file"), args.levels)
+        hideable, levels = parse_levels(read_input(args.levels, "levels file"), args.levels)
     truth = None
     if args.simulate is not None:
         words = [p.lower() for p in args.simulate if p != "-"]

@@ -81,7 +81,8 @@ def localise(domain: Domain, problem: Problem, person: Person, *,
              hideable: Sequence[str] = (), levels: Sequence[Level] | None = None,
              truth: Level | None = None, budget: Budget | None = None,
              progress: Progress | None = None, check: bool = True) -> LocalisationResult:
-    """Locate ``person`` among ``levels`` (default: every subset of ``hideable``).
+    """Locate ``person`` among ``levels`` (default: every subset of ``hideable``; with
+    ``levels``, ``hideable`` only orders the predicates they mention).
 
     ``truth`` is the level of a simulated person (recorded and checked, never used to
     choose queries). ``check`` runs :func:`xaip.abstraction.check_localise.check_localisation`
@@ -93,7 +94,8 @@ def localise(domain: Domain, problem: Problem, person: Person, *,
         names = check_hideable(domain, problem, hideable)
         lattice = subset_lattice(names)
     else:
-        names = check_hideable(domain, problem, [p for lv in levels for p in sorted(lv)])
+        names = check_hideable(domain, problem,
+                               [*hideable, *(p for lv in levels for p in sorted(lv))])
         lattice = tuple(levels)
     if truth is not None and truth not in lattice:
         raise InputError(f"the simulated person's level ({level_text(truth)}) is not a "
