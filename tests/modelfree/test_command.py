@@ -72,6 +72,7 @@ def test_generate_writes_a_data_set_and_never_overwrites(
     ("a nan says\n", "finite number >= 0"),
     ("a 1 says\na 2 again\n", "declared twice"),
     ("; only a comment\n", "declares no messages"),
+    ("a+b 1 joined\n", "letters, digits"),
 ])
 def test_message_files(text: str, message: str) -> None:
     with pytest.raises(InputError, match=message):

@@ -16,7 +16,6 @@ import pytest
 from xaip.modelfree.search import cheapest
 from xaip.runtime import Budget, Status
 
-
 Pairs = dict[tuple[int, int], list[float]]
 PAIRS: dict[int, Pairs] = {}
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,9 @@ from typing import Any
 
 from xaip.errors import InputError
 from xaip.sidefiles import expect, parse_json, read_text
+
+#: What a message id may be made of (the labeller joins ids with ``+``, ``|`` and ``=``).
+_ID = re.compile(r"[A-Za-z0-9._:-]+")
 
 
 def normalise(step: str) -> str:
@@ -77,6 +81,9 @@ def parse_messages(text: str, file: str = "<messages>") -> tuple[Message, ...]:
         if not math.isfinite(cost) or cost < 0:
             raise InputError(f"{where}a message cost must be a finite number >= 0, not "
                              f"{cost_text[:30]}")
+        if not _ID.fullmatch(ident):
+            raise InputError(f"{where}a message id is letters, digits and . _ : - only, not "
+                             f"'{ident[:40]}'")
         if ident in seen:
             raise InputError(f"{where}message '{ident}' is declared twice (first at line "
                              f"{seen[ident]})")

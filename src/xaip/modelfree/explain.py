@@ -47,6 +47,11 @@ def learn(records: Sequence[Record], messages: Sequence[Message], *,
     ids = {m.id for m in messages}
     if len(ids) != len(messages):
         raise InputError("two messages share an id")
+    from xaip.modelfree.data import _ID
+
+    odd = [m.id for m in messages if not _ID.fullmatch(m.id)]
+    if odd:
+        raise InputError(f"a message id is letters, digits and . _ : - only, not '{odd[0]}'")
     for record in records:
         unknown = sorted(record.messages - ids)
         if unknown:
