@@ -12,8 +12,10 @@ map's parsed rules (:meth:`Rule.matches`: what a rule names).
 What it does **not** share: the users' differences (it derives them from the two feature
 sets), the privacy decision (its own reading of the three conditions), the merge (it
 recomputes who holds what), the labels of the shared edits, the search order, the
-search's witness plans and its A* + LM-cut goal test, and Prop. 7 (it enumerates every
-completion of the merged model, book Def. 30).
+search's witness plans and its A* + LM-cut goal test. Conformance (book Def. 30) is decided
+by the checker's own two representative completions when every precondition is positive
+(the book's Prop. 7 read both ways: those two are completions, and they decide all others),
+else by enumerating every completion.
 
 Claims checked: each user's explanation uses only real differences toward the robot's model
 that the map lets that user hear, makes the plan valid and optimal in the user's updated
@@ -41,7 +43,7 @@ from xaip.multiuser.models import User
 from xaip.multiuser.privacy import PrivacyMap
 from xaip.multiuser.results import UNAVAILABLE, MultiUserResult, SharedExplanation
 from xaip.planning.engines import DEFAULT_ENGINE, get_engine
-from xaip.planning.features import Edit, Feature, model_features
+from xaip.planning.features import Edit, Feature, FeatureKind, model_features
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.features.feature import FUNCTIONAL_KINDS
 from xaip.planning.grounding import ground
@@ -50,6 +52,9 @@ from xaip.planning.plans import PlanStep, format_plan, parse_plan, validate
 from xaip.runtime import Budget, BudgetClock, Status
 
 Model = tuple[Domain, Problem]
+#: Conditions that, realised, can only make a plan fail (never make another plan possible).
+_BREAKING = frozenset({FeatureKind.PRECONDITION, FeatureKind.DELETE_EFFECT, FeatureKind.GOAL,
+                       FeatureKind.NEGATIVE_GOAL})
 
 
 class _Failed(Exception):
@@ -90,8 +95,10 @@ class _Prover:
 
     def optimal(self, model: Model) -> bool:
         cost = self.cost(model)
-        if cost is None:
-            return False
+        return cost is not None and self.none_cheaper(model, cost)
+
+    def none_cheaper(self, model: Model, cost: int) -> bool:
+        """No plan of ``model`` costs less than ``cost``."""
         for other in self.found:
             outcome = validate(model[0], model[1], other)
             if outcome.valid and outcome.cost is not None and outcome.cost < cost:
@@ -248,11 +255,28 @@ class _Checker:
         group_ok = [e for e in candidates
                     if all(_may_hear(self.privacy, n, e.feature) for n in names)]
 
+        positive = not any(f.kind is FeatureKind.NEGATIVE_PRECONDITION
+                           for f in every | self.robot_features)
+
         def conformant(told: Sequence[Edit]) -> bool:
             self.prover.tick()
             settled = {e.feature for e in told}
             edits = [e for e in told if labels[e] != "remove-annot"]
             open_ = sorted(possible - settled)
+            if positive:
+                # Two completions decide it (the book's Prop. 7, both ways, with positive
+                # preconditions): realising every open condition that can only break the
+                # plan (preconditions, deletes, goals) -- it must stay valid there, at the
+                # same cost everywhere -- and every one that can only help other plans
+                # (adds, initial facts) -- no plan may be cheaper there.
+                breaking = [f for f in open_ if f.kind in _BREAKING]
+                helping = [f for f in open_ if f.kind not in _BREAKING]
+                low = self.updated(base, [*edits, *(Edit(f, "add") for f in breaking)])
+                cost = self.prover.cost(low)
+                if cost is None:
+                    return False
+                high = self.updated(base, [*edits, *(Edit(f, "add") for f in helping)])
+                return self.prover.none_cheaper(high, cost)
             for realised in _subsets(open_):
                 model = self.updated(base, [*edits, *(Edit(f, "add") for f in realised)])
                 if not self.prover.optimal(model):
