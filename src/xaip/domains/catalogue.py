@@ -125,6 +125,10 @@ EXAMPLES: tuple[Example, ...] = (
              "--foil lift-a.plan.txt keep-c.plan.txt",
              "xaip abstract-locate domain.pddl problem.pddl --hide clear handempty holding "
              "--simulate clear")),
+    Example("modelfree", "modelfree", "modelfree",
+            "plans people labelled step by step after seeing messages: the cheapest messages "
+            "that make the robot's plan look explicable, with no model of the person",
+            ("xaip model-free --labels labels.jsonl --messages messages.txt --plan plan.txt",)),
 )
 
 
