@@ -241,7 +241,7 @@ def test_the_checker_does_not_use_lmcut(fetch, monkeypatch: pytest.MonkeyPatch  
 
     monkeypatch.setattr(search, "make_heuristic", no_lmcut)
     report = check(fetch, result)
-    assert report.ok is True and "uniform-cost" in report.details
+    assert report.ok is True and "A* + h^max" in report.details
 
 
 def test_the_checker_rejects_a_wrong_explanation(fetch) -> None:  # type: ignore[no-untyped-def]

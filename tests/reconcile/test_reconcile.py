@@ -286,9 +286,10 @@ def test_grounded_checker_agrees_with_lifted_checker_on_fetch() -> None:
 def test_shared_mrps_are_explained_and_verified(name: str) -> None:
     mrp = load_mrp(MRP_DATA / name / "original_domain.pddl", MRP_DATA / name / "domain1.pddl",
                    MRP_DATA / name / "prob1.pddl")
-    # The checker's uniform-cost search needs ~40 s on the logistics MRP (LM-cut A* needs
-    # 0.05 s: the price of an independent proof); give it a short budget there and expect
-    # an honest "not verified" instead of a wait.
+    # The checker's A* + h^max needs far longer than LM-cut on the logistics MRP (its proof
+    # that no plan is cheaper expands every state below the bound by h^max: the price of an
+    # independent proof); give it a short budget there and expect an honest "not verified"
+    # instead of a wait.
     check_budget = Budget(max_seconds=2) if name == "logistics" else None
     explanation = explain(mrp, "mce", check_budget=check_budget)
     assert explanation.complete

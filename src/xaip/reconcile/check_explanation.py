@@ -4,7 +4,7 @@ What each type claims, and how the checker confirms it (each under the same budg
 search, started afresh: ``max_nodes`` per search, ``max_seconds`` for the whole check):
 
 * every type: the plan's cost in the human model before the explanation, the human's
-  optimal cost then (uniform-cost search), and the expected plan's cost (validation);
+  optimal cost then (A* + h^max), and the expected plan's cost (validation);
 * ``mce``: complete (the plan is valid and optimal in the updated model) and *minimal*
   (no edit set of lower edit cost, or equal cost and fewer edits, is complete:
   :mod:`.check_minimal`);
@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from xaip.contract import CheckReport
 from xaip.errors import BudgetExhausted, InputError
-from xaip.planning.features import Edit, model_diff
+from xaip.planning.features import Edit, Feature, model_diff, model_features
 from xaip.planning.plans import PlanStep, validate
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
 from xaip.reconcile.check_minimal import prove_minimal
@@ -64,6 +64,14 @@ class _Session:
         # again and again (a verdict depends on the edit set alone)
         self._verdicts: dict[frozenset[Edit], CheckResult] = {}
         self._candidates: tuple[list[Edit], list[int]] | None = None
+        self._human: frozenset[Feature] | None = None
+
+    def human(self) -> frozenset[Feature]:
+        """The human model's features, read once per check (the toggled tasks and the
+        minimality proof both start from them)."""
+        if self._human is None:
+            self._human = model_features(self.mrp.human_domain, self.mrp.human_problem)
+        return self._human
 
     def tasks(self) -> FeatureTasks | None:
         """The checker's own updated tasks built by toggling features (:mod:`.check_tasks`),
@@ -74,7 +82,8 @@ class _Session:
             if not self.result.grounded and self.result.engine in OWN_ENGINES \
                     and usable(self.mrp, candidates):
                 try:
-                    self._tasks = FeatureTasks(self.mrp, candidates, self.search_budget())
+                    self._tasks = FeatureTasks(self.mrp, candidates, self.search_budget(),
+                                               self.human())
                 except InputError:  # the relaxation does not ground: fresh groundings
                     self._tasks = None
         assert self._tasks is not True
@@ -156,9 +165,9 @@ class _Session:
         if self.result.engine not in OWN_ENGINES:
             return f"{self.result.engine} on the lifted PDDL"
         if self.proofs_ahead() and self.tasks() is not None:
-            return ("uniform-cost search on the checker's own task (features toggled on one "
+            return ("A* + h^max on the checker's own task (features toggled on one "
                     "grounding)")
-        return "uniform-cost search on a fresh grounding"
+        return "A* + h^max on a fresh grounding"
 
     def candidates(self) -> tuple[list[Edit], list[int]]:
         """The edits an explanation may use (the model difference, or its ground instances)
@@ -256,7 +265,8 @@ def _minimal(session: _Session, complete: str, explains: object) -> CheckReport:
     began = time.perf_counter()
     candidates, costs = session.candidates()
     report = prove_minimal(session.mrp, session.result.edits, candidates,
-                           explains, session.proof_clock(), costs)  # type: ignore[arg-type]
+                           explains, session.proof_clock(), costs,  # type: ignore[arg-type]
+                           session.human())
     took = time.perf_counter() - began
     if report.minimal is False:
         shown = "; ".join(str(e.feature) if e.op == "add" else f"not {e.feature}"

@@ -27,12 +27,13 @@ Every explanation extending ``S`` hits every conflict; pairwise disjoint conflic
 lower bound on what it must still cost. The search branches on the smallest conflict,
 and the ``i``-th branch excludes the conflict's first ``i - 1`` edits, so no edit set is
 visited twice. A node whose plan is valid is decided by the caller's ``explains`` (the
-checker's own optimality test: uniform-cost search on the updated task of
+checker's own optimality test: A* + h^max on the updated task of
 :mod:`.check_tasks` or a fresh grounding), never by the model-space search.
 
 Shares with the explainers: the feature semantics (``update_features``) and the direct
 interpretation of feature sets of :mod:`.brute_force`. Not shared: the compiled model
-space, its conflicts module, the goal tests, the model-space search, A* and LM-cut.
+space, its conflicts module, the goal tests, the model-space search and the LM-cut
+heuristic (the checker's A* is the engines' own, ordered and pruned by h^max instead).
 """
 
 from __future__ import annotations
@@ -72,13 +73,15 @@ class MinimalityReport:
 
 class _Proof:
     def __init__(self, mrp: MRP, candidates: Sequence[Edit], costs: Sequence[int],
-                 explains: Explains, clock: BudgetClock) -> None:
+                 explains: Explains, clock: BudgetClock,
+                 human: frozenset[Feature] | None = None) -> None:
         self.mrp = mrp
         self.candidates = tuple(candidates)
         self.costs = tuple(costs)
         self.explains = explains
         self.clock = clock
-        self.human = model_features(mrp.human_domain, mrp.human_problem)
+        self.human = human if human is not None else model_features(mrp.human_domain,
+                                                                     mrp.human_problem)
         self.default = Fraction(0) if counts_action_costs(mrp.human_domain,
                                                           mrp.human_problem) else Fraction(1)
         self.steps = [(s.name, tuple(s.args)) for s in mrp.plan]
@@ -359,9 +362,11 @@ def _holds(atom: Atom, state: frozenset[Atom]) -> bool:
 
 def prove_minimal(mrp: MRP, answer: Sequence[Edit], candidates: Sequence[Edit],
                   explains: Explains, clock: BudgetClock,
-                  costs: Sequence[int] | None = None) -> MinimalityReport:
+                  costs: Sequence[int] | None = None,
+                  human: frozenset[Feature] | None = None) -> MinimalityReport:
     """Is there an edit set of ``candidates`` cheaper than ``answer`` (edit cost, then
     size; ``costs`` per candidate, default 1) after which ``explains`` accepts the plan?
+    ``human``: the human model's features, when the caller has read them already.
 
     Raises :class:`~xaip.errors.BudgetExhausted` when ``clock`` runs out (the caller turns
     that into "unverified: checker budget").
@@ -369,7 +374,7 @@ def prove_minimal(mrp: MRP, answer: Sequence[Edit], candidates: Sequence[Edit],
     weights = list(costs) if costs is not None else [1] * len(candidates)
     index = {edit: i for i, edit in enumerate(candidates)}
     answer_cost = sum(weights[index[e]] if e in index else 1 for e in answer)
-    proof = _Proof(mrp, candidates, weights, explains, clock)
+    proof = _Proof(mrp, candidates, weights, explains, clock, human)
     proof.run((answer_cost, len(answer)))
     if proof.found is not None:
         return MinimalityReport(False, proof.nodes, proof.found)

@@ -20,7 +20,9 @@ updated model) on those ground instances: toggling features, not re-reading PDDL
   :mod:`.check_minimal`, written here over bit masks); ``=`` is evaluated here, static
   facts are evaluated as a grounder does.
 
-Shares with the explainers only the grounder (for the instances of ``U``) and the feature
+Shares with the explainers only the grounder's relaxed reachability
+(:func:`~xaip.planning.grounding.ground_skeleton`: which instances of ``U`` are reachable;
+their preconditions and effects are never taken from it) and the feature
 semantics; not the compiled model space, its goal tests or planner cache. Used only when
 both models are wholly features (:func:`usable`): no remainder (quantifiers, disjunctions,
 conditional effects, costs that are not one feature), no derived predicates, lifted edits.
@@ -36,7 +38,7 @@ from xaip.planning.engines import DEFAULT_ENGINE, get_engine
 from xaip.planning.features import Edit, Feature, FeatureKind, model_features, update_features
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.features.extract import split_action, split_goal
-from xaip.planning.grounding import ground
+from xaip.planning.grounding import ground_skeleton
 from xaip.planning.pddl.model import Atom, Domain, FunctionTerm, Problem
 from xaip.planning.semantics import counts_action_costs
 from xaip.planning.task import GroundAction, Task
@@ -113,9 +115,11 @@ class SplitFeatures:
 class FeatureTasks:
     """Grounded tasks of ``H + S`` for subsets ``S`` of ``candidates`` (module docstring)."""
 
-    def __init__(self, mrp: MRP, candidates: Sequence[Edit], budget: Budget) -> None:
+    def __init__(self, mrp: MRP, candidates: Sequence[Edit], budget: Budget,
+                 human: frozenset[Feature] | None = None) -> None:
         self.mrp = mrp
-        self.human = model_features(mrp.human_domain, mrp.human_problem)
+        self.human = human if human is not None else model_features(mrp.human_domain,
+                                                                     mrp.human_problem)
         self.default = Fraction(0) if counts_action_costs(mrp.human_domain,
                                                           mrp.human_problem) else Fraction(1)
         self.split = SplitFeatures(self.human, self.default)
@@ -124,8 +128,10 @@ class FeatureTasks:
                                       source_domain=mrp.robot_domain,
                                       source_problem=mrp.robot_problem)
         assert problem is not None
-        relaxed = ground(domain, problem, budget=budget)
-        instances = {(a.schema, a.args) for a in relaxed.actions}
+        # only which instances are reachable in the relaxation (not the grounder's masks,
+        # which the toggled tasks build themselves from the features)
+        relaxed = ground_skeleton(domain, problem, budget)
+        instances = {(i.action.name, i.args) for i in relaxed.instances}
         instances |= {(s.name, tuple(s.args)) for s in mrp.plan}
         self.by_schema: dict[str, list[tuple[str, ...]]] = {}
         for schema, args in sorted(instances):
@@ -136,6 +142,8 @@ class FeatureTasks:
                                              object]] = {}
         self._facts: list[Atom] = []
         self._made: dict[tuple[object, ...], tuple[GroundAction, ...]] = {}
+        self._changes: dict[int, int] = {}  # id of a made tuple -> what its actions change
+        self._kept: dict[tuple[int, int, int], tuple[GroundAction, ...]] = {}
 
     def _bit(self, atom: Atom) -> int:
         key = (atom.predicate, atom.args)
@@ -157,7 +165,7 @@ class FeatureTasks:
         problem = self.split.features("", split.get("", frozenset()))
         values = {f.fluent: f.value for f in problem if f.kind is _K.INIT_VALUE}
         value_key = tuple(sorted(values.items(), key=repr))
-        actions: list[GroundAction] = []
+        groups: list[tuple[GroundAction, ...]] = []
         for schema, instances in self.by_schema.items():
             mine = split.get(schema, frozenset())
             key = (schema, mine, value_key)
@@ -165,7 +173,11 @@ class FeatureTasks:
             if made is None:
                 made = self._made[key] = tuple(self._ground_schema(
                     schema, instances, self.split.features(schema, mine), values))
-            actions.extend(made)
+                changes = 0
+                for action in made:
+                    changes |= action.add | action.delete
+                self._changes[id(made)] = changes
+            groups.append(made)
         features = problem
         init = self._mask([f.atom for f in features if f.kind is _K.INIT and f.atom])
         goal = neg_goal = 0
@@ -184,28 +196,26 @@ class FeatureTasks:
                 neg_goal |= self._bit(atom)
         if unreachable:  # a statically false goal literal: a fact nothing adds
             goal |= self._bit(Atom("xaip-check-unreachable", ()))
-        return self._simplified(actions, init, goal, neg_goal)
+        return self._simplified(groups, init, goal, neg_goal)
 
-    def _simplified(self, actions: list[GroundAction], init: int, goal: int, neg_goal: int
-                    ) -> Task:
+    def _simplified(self, groups: list[tuple[GroundAction, ...]], init: int, goal: int,
+                    neg_goal: int) -> Task:
         """The task with its static facts evaluated, as a grounder does: a fact no action
         adds or deletes keeps its initial value, so an action needing it false-valued is
         dropped and a condition it satisfies is dropped from the action (the states still
-        carry it: nothing else changes)."""
+        carry it: nothing else changes). Each schema's simplified actions are memoised per
+        (its ground actions, what all actions change, the initial state): the proofs' edit
+        sets mostly differ in one schema, so the others are not simplified again."""
         changed = 0
-        for action in actions:
-            changed |= action.add | action.delete
-        static_false = ~changed & ~init
-        static_true = ~changed & init
-        kept = []
-        for action in actions:
-            if action.pre & static_false or action.neg_pre & static_true:
-                continue
-            if action.pre & ~changed or action.neg_pre & ~changed:
-                action = GroundAction(action.schema, action.args, action.pre & changed,
-                                      action.add, action.delete, action.cost,
-                                      action.neg_pre & changed)
-            kept.append(action)
+        for made in groups:
+            changed |= self._changes[id(made)]
+        kept: list[GroundAction] = []
+        for made in groups:
+            key = (id(made), changed, init)
+            simple = self._kept.get(key)
+            if simple is None:
+                simple = self._kept[key] = tuple(_simplify(made, changed, init))
+            kept.extend(simple)
         return Task("check", tuple(self._facts), tuple(kept), init, goal, neg_goal,
                     frozenset(), self.has_costs)
 
@@ -287,6 +297,25 @@ class FeatureTasks:
         return 1 << index
 
 
+def _simplify(actions: Sequence[GroundAction], changed: int, init: int
+              ) -> list[GroundAction]:
+    """``actions`` with the facts outside ``changed`` (static: they keep their value in
+    ``init``) evaluated: an action whose condition on one is false is dropped, a condition
+    that holds is removed."""
+    static_false = ~changed & ~init
+    static_true = ~changed & init
+    kept = []
+    for action in actions:
+        if action.pre & static_false or action.neg_pre & static_true:
+            continue
+        if action.pre & ~changed or action.neg_pre & ~changed:
+            action = GroundAction(action.schema, action.args, action.pre & changed,
+                                  action.add, action.delete, action.cost,
+                                  action.neg_pre & changed)
+        kept.append(action)
+    return kept
+
+
 def run_plan(task: Task, plan: Sequence[str]) -> int | None:
     """The cost of ``plan`` (step names) in ``task``, None when it is invalid there."""
     state, cost = task.init, 0
@@ -303,7 +332,7 @@ def run_plan(task: Task, plan: Sequence[str]) -> int | None:
 def contrastive_on_task(task: Task, plan: Sequence[str], foils: Sequence[Any],
                         budget: Budget) -> tuple[bool | None, str, tuple[str, ...] | None]:
     """:func:`~xaip.reconcile.checks.contrastive_verdict` on an updated task built here:
-    the plan valid and no foil cheaper (uniform-cost search on the foil's compilation)."""
+    the plan valid and no foil cheaper (A* + h^max on the foil's compilation)."""
     from xaip.reconcile.checks import _foil_task, cheaper_plan
 
     cost = run_plan(task, plan)
@@ -332,8 +361,8 @@ def complete_on_task(task: Task, plan: Sequence[str], budget: Budget, engine: st
     """(complete, valid, plan cost, cheaper cost, cheaper plan) of ``plan`` (step names) in
     ``task``: simulated step by step; then, with ``quick``, greedy best-first search with
     h_FF under the cost bound looks for *some* cheaper plan (a witness, not a proof); only
-    when it finds none does :func:`~xaip.reconcile.checks.cheaper_plan`'s uniform-cost
-    search prove optimality (``complete`` None: the budget ran out)."""
+    when it finds none does :func:`~xaip.reconcile.checks.cheaper_plan`'s A* + h^max
+    prove optimality (``complete`` None: the budget ran out)."""
     from xaip.reconcile.checks import cheaper_plan
 
     cost = run_plan(task, plan)
