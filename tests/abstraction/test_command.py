@@ -66,6 +66,7 @@ def test_abstract_explain_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["abstract-explain", domain, problem, "--hide", "nope", "--foil", lift]) == 2
     assert main(["abstract-explain", domain, problem, *hide, "--foil", lift, lift]) == 2
     assert main(["abstract-explain", domain, problem, "--foil", lift]) == 2
+    assert main(["abstract-explain", domain, problem, *hide]) == 0
     err = capsys.readouterr().err
     assert "Traceback" not in err and "no such predicate" in err
 

@@ -40,6 +40,22 @@ def test_the_bundled_foils_need_clear_and_handempty() -> None:
     assert "clear and handempty" in text and "Verified independently" in text
 
 
+def test_without_foils_her_own_optimal_plan_is_refuted() -> None:
+    domain, problem, _ = bundled_task()
+    result = explain_by_abstraction(domain, problem, HIDDEN)
+    assert result.suggested_plan == ("(stack a b)",) and result.verified
+    assert result.concretise == ("holding",)
+    assert result.to_dict()["suggested_foil"] == ["(stack a b)"]
+    assert "In your model this plan reaches the goal: (stack a b)." in render(result)
+    named = [("your model's plan", _plan("pick-up a", "stack a b"))]
+    forged = dataclasses.replace(result, suggested_plan=("(pick-up a)", "(stack a b)"))
+    assert check(domain, problem, named, None, forged).ok is False
+    with pytest.raises(InputError, match="has no plan"):
+        explain_by_abstraction(domain, parse_problem(
+            "(define (problem p) (:domain stacking) (:objects a - block) (:init (ontable a))"
+            " (:goal (on a a)))"), ("clear",))
+
+
 def test_one_foil_needs_only_one_predicate() -> None:
     domain, problem, foils = bundled_task()
     result = explain_by_abstraction(domain, problem, HIDDEN, {"lift-a": foils["lift-a"]})

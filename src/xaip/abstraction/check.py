@@ -7,6 +7,7 @@ occur in it) and the lifted validator :func:`xaip.planning.plans.validate`, whic
 nothing with grounding or search. It does *not* share the search's pruning (relevant
 predicates), its per-foil caches or its fragment code. It checks every claim:
 
+* **the suggested foil** (when the person named none): a plan of her model ``f_P(M)``;
 * **the abstraction**: ``f_{still hidden}(M)`` written as PDDL reads back as a valid model
   without any still-hidden predicate, and the robot's plan is valid in the robot's model and
   in it, with the claimed cost (a projection is a complete abstraction);
@@ -95,6 +96,8 @@ class _Checker:
             raise _Failed(f"{len(r.refutations)} refutations for {len(self.foils)} foils")
         model = self._abstraction(r.still_hidden)
         self._robot_plan(plan, model)
+        if r.suggested_plan is not None:
+            self._suggested()
         for (_name, steps), refutation in zip(self.foils, r.refutations, strict=True):
             self._foil(model, steps, refutation)
         lost = any(not x.refuted for x in r.refutations)
@@ -143,6 +146,16 @@ class _Checker:
             if not v.valid or v.cost != r.plan_cost:
                 raise _Failed(f"the robot's plan is not valid with cost {r.plan_cost} in "
                               f"{where}: {v.reason or v.cost}")
+
+    def _suggested(self) -> None:
+        """The foil xaip suggested is the one replayed, and a plan of her model."""
+        r = self.result
+        if len(self.foils) != 1 or [str(s) for s in self.foils[0][1]] != list(
+                r.suggested_plan or ()):
+            raise _Failed("the suggested foil is not the one explained")
+        theirs = project(self.domain, self.problem, r.hidden)
+        if not self.validate(theirs, self.foils[0][1]).valid:
+            raise _Failed("the suggested foil is not a plan of the person's model")
 
     def _no_plan(self) -> None:
         task = ground(self.domain, self.problem, budget=self.clock)

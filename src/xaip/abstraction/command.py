@@ -1,6 +1,6 @@
 """``xaip abstract-explain`` (U06) and ``xaip abstract-locate`` (U07).
 
-    xaip abstract-explain DOMAIN PROBLEM --hide PRED ... --foil FILE ... [--plan FILE]
+    xaip abstract-explain DOMAIN PROBLEM --hide PRED ... [--foil FILE ...] [--plan FILE]
                           [--write-abstraction DIR] [--max-seconds S] [--max-nodes N] [--json]
     xaip abstract-locate DOMAIN PROBLEM (--hide PRED ... | --levels FILE)
                          (--simulate [PRED ...] | --interactive)
@@ -55,8 +55,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("problem", metavar="PROBLEM", help="PDDL problem file")
     parser.add_argument("--hide", nargs="+", action="extend", required=True, metavar="PRED",
                         help="predicates the person does not know or track")
-    parser.add_argument("--foil", nargs="+", action="extend", required=True, metavar="FILE",
-                        help="plan files the person expects instead (one plan a file)")
+    parser.add_argument("--foil", nargs="+", action="extend", metavar="FILE",
+                        help="plan files the person expects instead (one plan a file; "
+                             "default: an optimal plan of her model)")
     parser.add_argument("--plan", default=None, metavar="FILE",
                         help="the robot's plan (default: an optimal plan of the task)")
     parser.add_argument("--write-abstraction", default=None, metavar="DIR",
@@ -99,15 +100,16 @@ def run_explain(args: argparse.Namespace) -> int:
 
     outputs = []
     if args.write_abstraction:
-        inputs = [args.domain, args.problem, args.plan, *args.foil]
+        inputs = [args.domain, args.problem, args.plan, *(args.foil or ())]
         outputs = check_output_dir(args.write_abstraction, ABSTRACTION_FILES, inputs)
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     check_problem(domain, problem)
-    if len(set(args.foil)) < len(args.foil):
+    given = args.foil or []
+    if len(set(given)) < len(given):
         raise InputError("the same foil file twice")
-    short = [Path(path).name for path in args.foil]
-    names = short if len(set(short)) == len(short) else list(args.foil)
-    foils = {name: read_plan(path) for name, path in zip(names, args.foil, strict=True)}
+    short = [Path(path).name for path in given]
+    names = short if len(set(short)) == len(short) else list(given)
+    foils = {name: read_plan(path) for name, path in zip(names, given, strict=True)} or None
     plan = read_plan(args.plan) if args.plan else None
     result = explain_by_abstraction(domain, problem, [p.lower() for p in args.hide], foils,
                                     plan=plan, budget=budget_from(args))

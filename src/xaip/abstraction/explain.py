@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 from xaip.abstraction.fragments import refutation
 from xaip.abstraction.projection import check_hideable, project, relevant
-from xaip.abstraction.results import UNREFUTABLE, AbstractionResult, Refutation
+from xaip.abstraction.results import SUGGESTED, UNREFUTABLE, AbstractionResult, Refutation
 from xaip.contract import run_checker, with_check
 from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.pddl.model import Domain, Problem
@@ -66,28 +66,48 @@ def robot_plan(domain: Domain, problem: Problem, plan: Sequence[PlanStep] | None
     return steps, found.cost
 
 
+def her_plan(domain: Domain, problem: Problem, hidden: Sequence[str],
+             clock: BudgetClock) -> tuple[PlanStep, ...]:
+    """An optimal plan of the person's model ``f_hidden(M)``: the plan she would expect when
+    she names none."""
+    from xaip.planning.planner import plan_model
+
+    found = plan_model(*project(domain, problem, hidden), optimal=True,
+                       budget=clock.remaining())
+    if found.status == Status.UNSOLVABLE:
+        raise InputError("the person's model has no plan (so neither has the robot's): "
+                         "nothing to refute unless you give foils with --foil")
+    if found.status != Status.SOLVED:
+        raise BudgetExhausted("planning in the person's model")
+    return parse_plan("".join(f"{a}\n" for a in found.plan), "<her plan>")
+
+
 def explain_by_abstraction(domain: Domain, problem: Problem, hide: Sequence[str],
-                           foils: Foils, *, plan: Sequence[PlanStep] | None = None,
+                           foils: Foils | None = None, *,
+                           plan: Sequence[PlanStep] | None = None,
                            budget: Budget | None = None, progress: Progress | None = None,
                            check: bool = True) -> AbstractionResult:
     """The fewest predicates of ``hide`` to make concrete so that every foil fails in the
     person's model (the projection without the rest), with how each foil fails there.
 
-    ``plan`` is the robot's plan (default: an optimal plan of the task); a foil that is
-    valid and at least as costly is refuted by its cost alone. ``check`` runs
-    :func:`xaip.abstraction.check.check` under a fresh copy of ``budget`` and sets
-    ``verified``. Raises :class:`~xaip.errors.InputError` on bad input.
+    ``foils`` default to one: an optimal plan of the person's model (what she would expect;
+    ``suggested_plan`` of the result). ``plan`` is the robot's plan (default: an optimal plan
+    of the task); a foil that is valid and at least as costly is refuted by its cost alone.
+    ``check`` runs :func:`xaip.abstraction.check.check` under a fresh copy of ``budget`` and
+    sets ``verified``. Raises :class:`~xaip.errors.InputError` on bad input.
     """
     budget = budget or Budget()
     started = time.perf_counter()
     hidden = check_hideable(domain, problem, hide)
-    named = named_foils(foils)
-    if not named:
+    named = [] if foils is None else named_foils(foils)
+    if foils is not None and not named:
         raise InputError("give at least one foil (a plan the person expects instead)")
     for _, steps in named:
         check_steps(domain, problem, steps)
     clock = budget.start()
     try:
+        if foils is None:
+            named = [(SUGGESTED, her_plan(domain, problem, hidden, clock))]
         steps_of_plan, plan_cost = robot_plan(domain, problem, plan, clock)
     except BudgetExhausted:
         result = AbstractionResult(Status.BUDGET_EXHAUSTED, hidden, hidden, False, (), None,
@@ -98,7 +118,8 @@ def explain_by_abstraction(domain: Domain, problem: Problem, hide: Sequence[str]
     result = search.run(progress)
     result = dataclasses.replace(
         result, plan=None if steps_of_plan is None else tuple(str(s) for s in steps_of_plan),
-        plan_cost=plan_cost)
+        plan_cost=plan_cost,
+        suggested_plan=None if foils is not None else tuple(str(s) for s in named[0][1]))
     return _done(domain, problem, hidden, named, steps_of_plan, result, started, budget, check,
                  progress)
 

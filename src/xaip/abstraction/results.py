@@ -21,6 +21,8 @@ from xaip.runtime import Status
 #: but costs at least as much as the robot's plan; or it cannot be refuted at all (valid
 #: in the robot's own model and cheaper than its plan).
 PRECONDITION, GOAL, COST, UNREFUTABLE = "precondition", "goal", "cost", "unrefutable"
+#: The name of the foil xaip plans in the person's model when she names none.
+SUGGESTED = "your model's plan"
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,8 @@ class AbstractionResult:
     cost. ``status`` is ``found`` when every foil is refuted, ``no_explanation`` when some
     foil is valid and cheaper in the robot's own model, ``budget_exhausted`` when the search
     stopped early (then ``concretise`` refutes every refutable foil but need not be the
-    fewest)."""
+    fewest). ``suggested_plan`` is the foil xaip planned in the person's model when she named
+    none (a plan of her model)."""
 
     status: Status
     hidden: tuple[str, ...]
@@ -86,6 +89,7 @@ class AbstractionResult:
     plan: tuple[str, ...] | None
     plan_cost: int | None
     relevant: tuple[str, ...] = ()
+    suggested_plan: tuple[str, ...] | None = None
     verified: bool = False
     seconds: float = 0.0
     stats: Mapping[str, Any] = field(default_factory=dict)
@@ -107,6 +111,7 @@ class AbstractionResult:
             "still_hidden": list(self.still_hidden), "minimum": self.minimum,
             "relevant": list(self.relevant),
             "plan": None if self.plan is None else list(self.plan), "plan_cost": self.plan_cost,
+            "suggested_foil": None if self.suggested_plan is None else list(self.suggested_plan),
             "refutations": [r.to_dict() for r in self.refutations], **STEP_NUMBERING,
             "seconds": round(self.seconds, 4), "stats": dict(self.stats)}
         if self.check is not None:

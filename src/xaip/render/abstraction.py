@@ -13,6 +13,7 @@ from xaip.abstraction.results import (
     COST,
     GOAL,
     PRECONDITION,
+    SUGGESTED,
     AbstractionResult,
     LocalisationResult,
     Refutation,
@@ -38,7 +39,7 @@ def _since(refutation: Refutation) -> str:
 
 def refutation_text(r: Refutation) -> str:
     """One sentence on how one foil fails."""
-    head = f"Your plan {r.name!r}"
+    head = "That plan" if r.name == SUGGESTED else f"Your plan {r.name!r}"
     if r.kind == PRECONDITION:
         text = (f"{head} fails at step {r.step}, {r.action}: it needs {', '.join(r.unmet)}, "
                 f"which does not hold then{_since(r)}."
@@ -66,6 +67,9 @@ def abstraction_text(result: AbstractionResult) -> str:
     else:
         lines.append(f"The robot's plan ({len(plan)} steps, cost {result.plan_cost}): "
                      + ", ".join(plan) + ".")
+    if result.suggested_plan is not None:
+        lines.append("In your model this plan reaches the goal: "
+                     + (", ".join(result.suggested_plan) or "do nothing") + ".")
     if not result.minimum:
         lines.append("The search ran out of budget: keeping track of "
                      + (_preds(result.concretise) if result.concretise else "nothing")
