@@ -24,6 +24,8 @@ costs at least the robot's optimal plan; it is unrefutable when it is valid and 
 concrete model). xaip must answer the same set, the same status and, per foil, the same kind,
 failing step and unmet literals, and be verified.
 
+Every fifth seed also explains without foils: xaip's suggested foil must be an optimal plan
+of her projection (the oracle's Dijkstra there) and its answer the oracle's for that foil.
 The even seeds and the lifted ones also localise a simulated person at a random level of the
 lattice of 2-3 hideable predicates (U07). The oracle computes, from the definitions, which
 levels admit exactly the same plans as hers (breadth-first search over pairs of abstract
@@ -364,8 +366,34 @@ def check(seed: int) -> str | None:
                     f"oracle {expected} at {step} {sorted(unmet)}")
         if kind == "valid" and got.foil_cost != cost:
             return f"seed {seed}: foil {i + 1} costs {got.foil_cost}, oracle {cost}"
+    if seed % 5 == 2:
+        problem_found = _suggested(seed, task, hide, domain, problem, given, plan_cost)
+        if problem_found:
+            return problem_found
     if seed % 2 == 0 or seed % 4 == 3:  # the even seeds and the lifted ones
         return _locate(seed, task, domain, problem)
+    return None
+
+
+def _suggested(seed: int, task: Task, hide: tuple[str, ...], domain: object,
+               problem: object, given: object, plan_cost: int | None) -> str | None:
+    """Without foils, xaip refutes an optimal plan of her model: it must be one (the oracle's
+    Dijkstra in her projection), and the fewest set must be the oracle's for it."""
+    from xaip.abstraction import explain_by_abstraction
+
+    hers = project(task, frozenset(hide))
+    best = optimal_cost(hers)
+    if best is None:
+        return None
+    result = explain_by_abstraction(domain, problem, hide, plan=given)  # type: ignore[arg-type]
+    foil = tuple(s[1:-1] for s in result.suggested_plan or ())
+    kind, _, _, cost = replay(hers, foil)
+    if kind != "valid" or cost != best:
+        return f"seed {seed}: suggested foil {foil} is {kind} at cost {cost}, optimal {best}"
+    want, _ = fewest(task, hide, [foil], plan_cost)
+    if result.concretise != want or not result.verified:
+        return (f"seed {seed}: suggested foil: concretise {result.concretise}, oracle {want} "
+                f"(verified {result.verified})")
     return None
 
 
