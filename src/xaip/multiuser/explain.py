@@ -24,6 +24,7 @@ from typing import Any
 
 from xaip.contract import with_check
 from xaip.errors import BudgetExhausted, InputError
+from xaip.multiuser.forced import effect, forced, group_effects, in_fragment
 from xaip.multiuser.merge import MergedModel, merge
 from xaip.multiuser.models import PlanTest, User, differences, updated
 from xaip.multiuser.privacy import OPEN, PrivacyMap, parse_privacy, read_privacy
@@ -114,11 +115,29 @@ def _explain_user(user: User, mrp: MRP, privacy: PrivacyMap, test: PlanTest,
                                   mrp.robot_domain, mrp.robot_problem)
         return test.explains(domain, problem)
 
+    def valid_with(subset: list[int]) -> bool:
+        domain, problem = updated(user.domain, user.problem, [edits[i] for i in subset],
+                                  mrp.robot_domain, mrp.robot_problem)
+        return test.plan_cost(domain, problem) is not None
+
+    def none_cheaper_with(subset: list[int]) -> bool:
+        domain, problem = updated(user.domain, user.problem, [edits[i] for i in subset],
+                                  mrp.robot_domain, mrp.robot_problem)
+        return test.none_cheaper(domain, problem, mrp.plan_cost)
+
     before = test.plan_cost(user.domain, user.problem)
-    outcome = cheapest(edits, forbidden, explains, clock, progress, f"explaining to {user.name}")
     base = UserExplanation(user.name, Status.BUDGET_EXHAUSTED, differences=len(edits),
-                           withheld=sum(forbidden), plan_cost_before=before,
-                           nodes=outcome.nodes)
+                           withheld=sum(forbidden), plan_cost_before=before)
+    required: frozenset[int] = frozenset()
+    if in_fragment([(mrp.robot_domain, mrp.robot_problem), (user.domain, user.problem)]):
+        try:
+            required = forced([(effect(e), effect(e)) for e in edits], valid_with,
+                              none_cheaper_with)
+        except BudgetExhausted:
+            return base
+    outcome = cheapest(edits, forbidden, explains, clock, progress,
+                       f"explaining to {user.name}", required)
+    base = replace(base, nodes=outcome.nodes)
     if outcome.exhausted:
         return base
     if outcome.found is None:
@@ -149,10 +168,21 @@ def _explain_group(users: Sequence[User], mrp: MRP, merged: MergedModel,
     part, clock = _clock(budget, whole)
     test.clock, test.budget = clock, part
     group = GroupTest(amrp, test)
+    count = 2 ** len(amrp.possible)
+    required: frozenset[int] = frozenset()
+    models = [(mrp.robot_domain, mrp.robot_problem), *((u.domain, u.problem) for u in users)]
+    if group.prop7 and in_fragment(models):
+        try:
+            required = forced(
+                [group_effects(c) for c in candidates],
+                lambda s: test.plan_cost(*group.low([candidates[i] for i in s])) is not None,
+                lambda s: test.none_cheaper(*group.high([candidates[i] for i in s]),
+                                            mrp.plan_cost))
+        except BudgetExhausted:
+            return SharedExplanation(str(Status.BUDGET_EXHAUSTED), completions=count)
     outcome = cheapest(candidates, forbidden,
                        lambda subset: group([candidates[i] for i in subset]), clock,
-                       progress, "shared explanation")
-    count = 2 ** len(amrp.possible)
+                       progress, "shared explanation", required)
     if outcome.exhausted:
         return SharedExplanation(str(Status.BUDGET_EXHAUSTED), nodes=outcome.nodes,
                                  completions=count)

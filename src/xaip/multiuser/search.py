@@ -24,6 +24,7 @@ from typing import TypeVar
 from xaip.errors import BudgetExhausted
 from xaip.multiuser.models import PlanTest
 from xaip.planning.features import FeatureKind, model_features
+from xaip.planning.pddl.model import Domain, Problem
 from xaip.reconcile.annotated import RELAXING_KINDS, AnnotatedMRP, completions, settle
 from xaip.reconcile.results import LabelledEdit
 from xaip.runtime import BudgetClock, Progress, report
@@ -43,11 +44,15 @@ class Outcome:
 
 def cheapest(candidates: Sequence[T], forbidden: Sequence[bool],
              explains: Callable[[tuple[int, ...]], bool], clock: BudgetClock,
-             progress: Progress | None = None, phase: str = "edit sets") -> Outcome:
+             progress: Progress | None = None, phase: str = "edit sets",
+             required: frozenset[int] = frozenset()) -> Outcome:
     """The first subset (indices, sorted) by (forbidden edits, size) for which ``explains``
-    holds; charges one node of ``clock`` per subset."""
-    allowed = [i for i in range(len(candidates)) if not forbidden[i]]
-    denied = [i for i in range(len(candidates)) if forbidden[i]]
+    holds; only subsets holding every ``required`` index are tried (:mod:`.forced`: no
+    other subset explains). Charges one node of ``clock`` per subset."""
+    free = [i for i in range(len(candidates)) if i not in required]
+    allowed = [i for i in free if not forbidden[i]]
+    denied = [i for i in free if forbidden[i]]
+    always = tuple(sorted(required))
     nodes = 0
     try:
         for bad in range(len(denied) + 1):
@@ -58,8 +63,9 @@ def cheapest(candidates: Sequence[T], forbidden: Sequence[bool],
                             return Outcome(None, nodes, exhausted=True)
                         nodes += 1
                         report(progress, phase, nodes,
-                               message=f"{bad} withheld + {good} allowed edits")
-                        subset = tuple(sorted(allowed_part + denied_part))
+                               message=f"{bad} withheld + {good} allowed edits besides "
+                                       f"{len(always)} needed")
+                        subset = tuple(sorted(always + allowed_part + denied_part))
                         if explains(subset):
                             return Outcome(subset, nodes)
     except BudgetExhausted:
@@ -99,17 +105,26 @@ class GroupTest:
             for f in model_features(d, p)) and not any(
             p.feature.kind is FeatureKind.NEGATIVE_PRECONDITION for p in amrp.possible)
 
-    def __call__(self, told: Sequence[LabelledEdit]) -> bool:
+    def low(self, told: Sequence[LabelledEdit]) -> tuple[Domain, Problem]:
+        """The least relaxed completion after ``told``: every open condition that can only
+        break plans realised."""
         edits, open_ = settle(self.amrp.possible, told, ())
+        model = self.amrp.completion(
+            edits, [p.feature for p in open_ if p.feature.kind not in RELAXING_KINDS])
+        return model.human_domain, model.human_problem
+
+    def high(self, told: Sequence[LabelledEdit]) -> tuple[Domain, Problem]:
+        """The most relaxed completion after ``told``: every open add and initial fact."""
+        edits, open_ = settle(self.amrp.possible, told, ())
+        model = self.amrp.completion(
+            edits, [p.feature for p in open_ if p.feature.kind in RELAXING_KINDS])
+        return model.human_domain, model.human_problem
+
+    def __call__(self, told: Sequence[LabelledEdit]) -> bool:
         if self.prop7:
-            stricter = [p.feature for p in open_ if p.feature.kind not in RELAXING_KINDS]
-            relaxing = [p.feature for p in open_ if p.feature.kind in RELAXING_KINDS]
-            low = self.amrp.completion(edits, stricter)
-            cost = self.test.plan_cost(low.human_domain, low.human_problem)
-            if cost is None:
-                return False
-            high = self.amrp.completion(edits, relaxing)
-            return self.test.none_cheaper(high.human_domain, high.human_problem, cost)
+            cost = self.test.plan_cost(*self.low(told))
+            return cost is not None and self.test.none_cheaper(*self.high(told), cost)
+        edits, open_ = settle(self.amrp.possible, told, ())
         for realised, _ in completions(open_):
             model = self.amrp.completion(edits, realised)
             if not self.test.explains(model.human_domain, model.human_problem):
