@@ -24,6 +24,10 @@ Two kinds of instance, by seed:
   precision (:mod:`xaip.capabilities.truth`) has other counts. Levels with more than 400
   reachable states are outside what the oracle enumerates here, and games that cannot
   make a solvable level on so small a grid refuse it (exit 2): both count as agreement.
+  Discovery's own claim is checked too: in a finished run every capability it does not mark
+  unreliable must have every prediction realised on every reachable state (it lists the
+  whole reachable part of these levels and excludes the states where a prediction cannot
+  come true: :mod:`xaip.capabilities.region`).
 """
 
 from __future__ import annotations
@@ -270,15 +274,17 @@ def _discovery_instance(seed: int) -> str | None:
             grounded.append((
                 [(_sub(lit.atom, binding), lit.positive) for lit in cap.preconditions],
                 {_sub(lit.atom, binding) for lit in cap.effects if not lit.positive},
-                {_sub(lit.atom, binding) for lit in cap.effects if lit.positive}))
+                {_sub(lit.atom, binding) for lit in cap.effects if lit.positive},
+                cap.name if cap.reliable else None))
     abstraction = {state: abstract(state) for state in states}
     successors = {state: [sim.step(state, a) for a in sim.actions(state)] for state in states}
     predictions = realised = 0
+    wrong: set[str] = set()  # capabilities presented as sound with an unrealised prediction
     for state in states:
         fluent = abstraction[state]
         reach = _abstractions_from(successors, state, abstraction)
         typed = frozenset(a for a in vocab.abstract(state) if a.predicate in types)
-        for pre, delete, add in grounded:
+        for pre, delete, add, sound in grounded:
             if not all((atom in fluent) == positive for atom, positive in pre):
                 continue
             target = frozenset((fluent - delete) | add)
@@ -286,6 +292,8 @@ def _discovery_instance(seed: int) -> str | None:
                 continue
             predictions += 1
             realised += target in reach
+            if target not in reach and sound is not None:
+                wrong.add(sound)
     checks = run_checks(DiscoveryInputs(sim, vocab, refine), result,
                         max_states=MAX_REACHABLE + 1)
     truth = checks.truth
@@ -296,6 +304,10 @@ def _discovery_instance(seed: int) -> str | None:
                 f"{truth.realised}/{truth.predictions}, oracle {realised}/{predictions}")
     if checks.ok is True and realised != predictions:
         return f"{game} {rows}x{cols} level {level}: verified with unrealised predictions"
+    if result.status.finished and wrong:
+        return (f"{game} {rows}x{cols} level {level} lifted={bool(lifted)}: discovery "
+                f"presents {', '.join(sorted(wrong))} as sound (finished, reliable) with "
+                "predictions no actions realise")
     return None
 
 

@@ -38,7 +38,7 @@ from xaip.agents.simulator import check_deadline
 from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.matching import Matcher, Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, apply_capability, default_pre
-from xaip.capabilities.pool import PoolState, gkey
+from xaip.capabilities.pool import Key, PoolState, gkey
 from xaip.capabilities.region import DEPTH, MAX_STATES, VISITS, Place, explore
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.planning.pddl.model import Atom
@@ -49,6 +49,11 @@ MAX_VISITS = VISITS
 MAX_NAME = 12
 #: At most this many literals are added to one capability.
 MAX_LITERALS = 12
+#: Bindings of one state the guard looks at (all of them on the bundled games' grids).
+ALL_BINDINGS = 100_000
+#: Literals are chosen by how many of at most this many offending cases (spread over all
+#: of them) they exclude; each chosen literal then filters every case.
+SAMPLE = 256
 
 
 def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor,
@@ -83,11 +88,21 @@ def precondition(cap: CapState) -> list[Requirement]:
 
 
 def _offending(cap: CapState, states: list[PoolState], matcher: Matcher,
-               describes: Callable[[AbstractState, Any], bool]
+               describes: Callable[[AbstractState, Any], bool],
+               index: dict[Key, list[int]] | None = None
                ) -> list[tuple[PoolState, dict[str, str]]]:
+    """The (state, binding) cases where ``cap``'s precondition holds and its prediction
+    describes a state no action reaches. ``index`` (a ground atom's key -> positions in
+    ``states`` where it holds) narrows the scan to the states holding the rarest atom a
+    precondition requires true (a grounded capability's are all ground)."""
     compiled = compile_requirements(precondition(cap))
+    candidates: Iterable[PoolState] = states
+    if index is not None:
+        required = [index.get(key, []) for key, value in compiled.ground_keys if value]
+        if required:
+            candidates = [states[i] for i in min(required, key=len)]
     out = []
-    for ps in states:
+    for ps in candidates:
         for binding in matcher.match(cap, compiled, ps, {}):
             target = apply_capability(cap, binding, ps.fluent)
             if target == ps.fluent or isinstance(ps, Place) and ps.reaches(target):
@@ -174,13 +189,24 @@ def _keys(state: AbstractState) -> frozenset[Any]:
 
 def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
           describes: Callable[[AbstractState, Any], bool]) -> tuple[list[CapState], int]:
-    """Exclude the game-over ``states`` from every capability's precondition (module
-    docstring), splitting a capability in two where no single literal can. Returns the
+    """Exclude from every capability's precondition the ``states`` where its prediction
+    cannot come true (module docstring: :class:`~xaip.capabilities.region.Place` entries
+    know what they reach; a plain pool state is taken as a game-over state, reaching
+    nothing), splitting a capability in two where no single literal can. Returns the
     capabilities (split ones replaced by their parts, in place) and how many had to be
-    marked unreliable."""
+    marked unreliable.
+
+    Every binding of a state counts, not the first ``matcher.max_bindings`` the query
+    engine looks at (a state can hold more: a move between two free cells on a 5x5 grid),
+    up to ``ALL_BINDINGS``."""
     if not states:
         return caps, 0
-    return exclude(caps, lambda cap: _offending(cap, states, matcher, describes),
+    every = Matcher(matcher.object_type, max(matcher.max_bindings, ALL_BINDINGS))
+    index: dict[Key, list[int]] = {}
+    for i, ps in enumerate(states):
+        for key in ps.keys:
+            index.setdefault(key, []).append(i)
+    return exclude(caps, lambda cap: _offending(cap, states, every, describes, index),
                    "where no actions reach its prediction (the game is over or blocked)")
 
 
@@ -212,11 +238,12 @@ def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]]
             if not offending:
                 out.append(cap)
                 break
-            counts = _exclusions(cap, offending, executions)
+            step = max(1, len(offending) // SAMPLE)
+            counts = _exclusions(cap, offending[::step], executions)
             if counts:
                 atom, value = max(sorted(counts, key=str), key=lambda k: counts[k])
                 _require(cap, atom, value)
-                offending = still_holding(cap, offending)
+                offending = [(ps, b) for ps, b in offending if _holds(atom, b, ps.keys) == value]
                 continue
             parts = None if len(cap.name) > MAX_NAME else _split(cap, offending, executions)
             if parts is not None:
