@@ -174,7 +174,8 @@ class DiscoveryStats(Mapping[str, Any]):
     exhausted: bool = False
     #: Lifted capabilities an unseen binding refuted (see :mod:`~xaip.capabilities.generalise`).
     overgeneral: int = 0
-    #: Capabilities still claimed in a game-over state (see :mod:`~xaip.capabilities.gameover`).
+    #: Capabilities still claimed in a state where their prediction cannot come true (game
+    #: over or blocked; see :mod:`~xaip.capabilities.gameover`), marked unreliable.
     game_over: int = 0
     #: Refuted lifted capabilities replaced by grounded ones (see
     #: :mod:`~xaip.capabilities.split`).
