@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+from xaip.runtime import Budget
 from xaip.web.registry import (
     PAGE_MODULES,
     Bench,
@@ -86,6 +87,18 @@ def budget_pairs(asked: tuple[float | None, int | None]) -> list[tuple[str, str]
     return pairs
 
 
+#: The most listing a task's actions for a person to pick from may take: a convenience
+#: beside a page's answer (the request's time limit is for the answer's search and check).
+OFFER_SECONDS = 3.0
+
+
+def offer_budget(budget: Budget) -> Budget:
+    """The budget for grounding a task to offer its actions: at most :data:`OFFER_SECONDS`."""
+    seconds = budget.max_seconds
+    return Budget(max_nodes=budget.max_nodes,
+                  max_seconds=OFFER_SECONDS if seconds is None else min(seconds, OFFER_SECONDS))
+
+
 def status_class(payload: dict[str, Any]) -> str:
     """CSS class of a result's status badge (a template global: see ``_macros.html``):
     ``verified`` only when the payload -- the library's result -- says so; a result that
@@ -98,5 +111,5 @@ def status_class(payload: dict[str, Any]) -> str:
 
 
 __all__ = ["MIN_SCALE", "PAGE_MODULES", "Bench", "Page", "bench", "budget_of", "budget_pairs",
-           "budget_query",
+           "budget_query", "offer_budget",
            "inline_svg", "load_pages", "readable", "respond", "status_class", "svg_of"]

@@ -31,7 +31,15 @@ from pydantic import StringConstraints
 from xaip.errors import BudgetExhausted, InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_pairs, budget_query, respond
+from xaip.web.pages import (
+    Page,
+    bench,
+    budget_of,
+    budget_pairs,
+    budget_query,
+    offer_budget,
+    respond,
+)
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -77,7 +85,7 @@ def _applicable(model: Model, steps: list[str], budget: Budget) -> tuple[list[st
     from xaip.planning.plans import resolve
 
     try:
-        task = ground(model.domain(), model.problem(), budget=budget.start())
+        task = ground(model.domain(), model.problem(), budget=offer_budget(budget).start())
     except BudgetExhausted:
         return [], True
     state = task.init

@@ -28,7 +28,15 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from xaip.errors import BudgetExhausted, InputError
 from xaip.runtime import Budget
 from xaip.web.models import Model
-from xaip.web.pages import Page, bench, budget_of, budget_pairs, budget_query, respond
+from xaip.web.pages import (
+    Page,
+    bench,
+    budget_of,
+    budget_pairs,
+    budget_query,
+    offer_budget,
+    respond,
+)
 from xaip.web.work import Unfinished
 
 router = APIRouter()
@@ -89,7 +97,7 @@ def _actions(model: Model, budget: Budget) -> list[str]:
     from xaip.planning.grounding import ground
 
     try:
-        task = ground(model.domain(), model.problem(), budget=budget.start())
+        task = ground(model.domain(), model.problem(), budget=offer_budget(budget).start())
     except BudgetExhausted:
         return []
     return sorted(str(a) for a in task.actions)[:MAX_OFFERED]
