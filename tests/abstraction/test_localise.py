@@ -89,6 +89,8 @@ def test_bad_lattices() -> None:
         localise(domain, problem, person, hideable=("clear",), truth=frozenset({"holding"}))
     with pytest.raises(InputError, match="no such predicate"):
         localise(domain, problem, person, hideable=("clean",))
+    with pytest.raises(InputError, match="distinct"):
+        localise(domain, problem, person, levels=[frozenset(), frozenset()])
 
 
 def test_the_terminal_person_reads_answers() -> None:

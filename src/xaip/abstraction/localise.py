@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TextIO
 
 from xaip.abstraction.distinguish import Abstractions
-from xaip.abstraction.lattice import Level, subset_lattice
+from xaip.abstraction.lattice import MAX_LEVELS, Level, subset_lattice
 from xaip.abstraction.projection import check_hideable, project
 from xaip.abstraction.results import LocalisationResult, Query, level_text
 from xaip.contract import run_checker, with_check
@@ -96,7 +96,11 @@ def localise(domain: Domain, problem: Problem, person: Person, *,
     else:
         names = check_hideable(domain, problem,
                                [*hideable, *(p for lv in levels for p in sorted(lv))])
-        lattice = tuple(levels)
+        lattice = tuple(frozenset(lv) for lv in levels)
+        if len(set(lattice)) < len(lattice) or not lattice:
+            raise InputError("the levels must be distinct, and at least one")
+        if len(lattice) > MAX_LEVELS:
+            raise InputError(f"{len(lattice)} levels; at most {MAX_LEVELS}")
     if truth is not None and truth not in lattice:
         raise InputError(f"the simulated person's level ({level_text(truth)}) is not a "
                          "level of the lattice")
