@@ -64,6 +64,44 @@ Vetoes = Annotated[list[Action], Query(max_length=MAX_VETOES, description=(
     "vetoed actions: a schema name (every instance) or one ground action"))]
 Ask = Annotated[str, Query(max_length=20, examples=list(QUESTIONS),
                             description="suggest, complete or check")]
+#: The most slack (cost above the cheapest) an explicable suggestion may take.
+MAX_SLACK = 20
+
+
+@dataclass(frozen=True)
+class Person:
+    """The person's own model in the dialogue (humans as actors, A01): ``mine`` uses the
+    model's human domain (and human problem) as hers; ``explicable`` asks suggestions to
+    follow the completion closest to what she would do, within ``slack`` of the cheapest."""
+
+    mine: bool = False
+    explicable: bool = False
+    slack: int = 0
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """As query pairs (only what differs from the defaults)."""
+        out = []
+        if self.mine:
+            out.append(("mine", "1"))
+        if self.explicable:
+            out.append(("explicable", "1"))
+        if self.slack:
+            out.append(("slack", str(self.slack)))
+        return out
+
+
+def person_query(
+    mine: Annotated[bool, Query(description=(
+        "use the model's human domain as the person's model of the task: a failing plan "
+        "is also explained towards it"))] = False,
+    explicable: Annotated[bool, Query(description=(
+        "suggest: follow the completion closest to what the person would do in her model "
+        "(needs mine)"))] = False,
+    slack: Annotated[int, Query(ge=0, le=MAX_SLACK, description=(
+        "explicable suggestions: how much more than the cheapest completion may cost"))] = 0,
+) -> Person:
+    """The person's-model options of a request (FastAPI dependency)."""
+    return Person(mine, explicable, slack)
 
 
 @dataclass
@@ -98,9 +136,10 @@ def _applicable(model: Model, steps: list[str], budget: Budget) -> tuple[list[st
     return names[:MAX_ACTION_BUTTONS], True
 
 
-def compute(model: Model, steps: list[str], vetoes: list[str], ask: str,
+def compute(model: Model, steps: list[str], vetoes: list[str], ask: str, person: Person,
             budget: Budget) -> AssistView:
-    """The assistant's answer to ``ask`` after ``steps`` with ``vetoes``, within ``budget``."""
+    """The assistant's answer to ``ask`` after ``steps`` with ``vetoes`` (and the person's
+    model, as ``person`` asks), within ``budget``."""
     from xaip.assist import Assistant
     from xaip.render import render
 
@@ -110,13 +149,27 @@ def compute(model: Model, steps: list[str], vetoes: list[str], ask: str,
         raise InputError(f"at most {MAX_STEPS} steps in one plan")
     if len(vetoes) > MAX_VETOES:
         raise InputError(f"at most {MAX_VETOES} vetoes")
+    if person.explicable and not person.mine:
+        raise InputError("an explicable suggestion follows your model of the task: "
+                         "choose 'use my model' too")
     domain, problem = model.domain(), model.problem()
+    human = None
+    if person.mine:
+        if not model.has("human_domain"):
+            raise InputError(f"model '{model.id}' has no model of the person "
+                             "(upload it as human_domain)")
+        human = (model.domain("human_domain"), model.human_task())
     if ask == "check":
-        helper = Assistant(domain, problem, vetoes=vetoes)
+        helper = Assistant(domain, problem, vetoes=vetoes, human=human)
         result = helper.check(steps, budget)
     else:
-        helper = Assistant(domain, problem, prefix=steps, vetoes=vetoes)
-        result = (helper.suggest(budget) if ask == "suggest" else helper.complete(budget))
+        helper = Assistant(domain, problem, prefix=steps, vetoes=vetoes, human=human)
+        if ask == "complete":
+            result = helper.complete(budget)
+        elif person.explicable:
+            result = helper.suggest(budget, explicable=True, slack=person.slack)
+        else:
+            result = helper.suggest(budget)
     applicable, applies = _applicable(model, steps, budget)
     return AssistView(result.to_dict(), str(render(result)), applicable, applies,
                       sorted({a.name for a in domain.actions}))
@@ -127,9 +180,11 @@ def compute(model: Model, steps: list[str], vetoes: list[str], ask: str,
 Fixed = Sequence[tuple[str, str]]
 
 
-def fixed_pairs(model: str, asked: tuple[float | None, int | None]) -> list[tuple[str, str]]:
-    """The model and the asked budget, as query pairs (see :data:`Fixed`)."""
-    return [("model", model), *budget_pairs(asked)]
+def fixed_pairs(model: str, person: Person, asked: tuple[float | None, int | None]
+                ) -> list[tuple[str, str]]:
+    """The model, the person's-model options and the asked budget, as query pairs (see
+    :data:`Fixed`)."""
+    return [("model", model), *person.pairs(), *budget_pairs(asked)]
 
 
 def link(model: Fixed, steps: list[str], vetoes: list[str], ask: str) -> str:
@@ -183,11 +238,12 @@ def _filled(values: list[str]) -> list[str]:
 
 
 async def _view(request: Request, model_id: str, steps: list[str], vetoes: list[str],
-                ask: str, asked: tuple[float | None, int | None]) -> AssistView | Unfinished:
+                ask: str, person: Person, asked: tuple[float | None, int | None]
+                ) -> AssistView | Unfinished:
     shared = bench(request)
     model = shared.models.get(model_id)
     steps, vetoes = _filled(steps), _filled(vetoes)
-    return await shared.pool.run(compute, model, steps, vetoes, ask,
+    return await shared.pool.run(compute, model, steps, vetoes, ask, person,
                                  budget=budget_of(request, asked), lane="assist")
 
 
@@ -195,14 +251,15 @@ async def _view(request: Request, model_id: str, steps: list[str], vetoes: list[
 async def assist_page(request: Request, model: ModelId = "blocksworld",
                       step: Steps = [], veto: Vetoes = [],  # noqa: B006 (FastAPI copies)
                       ask: Ask = "suggest",
+                      person: Annotated[Person, Depends(person_query)] = Person(),
                       asked: Annotated[tuple[float | None, int | None],
                                        Depends(budget_query)] = (None, None)
                       ) -> HTMLResponse:
     shared = bench(request)
     chosen = shared.models.get(model)
-    fixed = fixed_pairs(model, asked)
+    fixed = fixed_pairs(model, person, asked)
     try:
-        view = await _view(request, model, step, veto, ask, asked)
+        view = await _view(request, model, step, veto, ask, person, asked)
     except InputError as error:
         # A step or veto the person typed is wrong: the dialogue stays on screen, with the
         # message and a way to remove what was typed, rather than an error page.
@@ -211,11 +268,13 @@ async def assist_page(request: Request, model: ModelId = "blocksworld",
                        model=chosen, models=shared.models.all(), steps=step, vetoes=veto,
                        ask=ask if ask in QUESTIONS else "suggest", questions=QUESTIONS,
                        links=links(fixed, step, veto, ask if ask in QUESTIONS else "suggest",
-                                   None), fixed=fixed[1:])
+                                   None), fixed=fixed[1:], person=person,
+                       budget_fixed=budget_pairs(asked))
     step, veto = _filled(step), _filled(veto)
     common: dict[str, Any] = {
         "model": chosen, "models": shared.models.all(), "steps": step,
-        "vetoes": veto, "ask": ask, "questions": QUESTIONS, "fixed": fixed[1:]}
+        "vetoes": veto, "ask": ask, "questions": QUESTIONS, "fixed": fixed[1:],
+        "person": person, "budget_fixed": budget_pairs(asked)}
     if isinstance(view, Unfinished):
         return respond(request, "assist.html", unfinished=view.to_dict(),
                        links=links(fixed, step, veto, ask, None), **common)
@@ -228,13 +287,15 @@ async def assist_page(request: Request, model: ModelId = "blocksworld",
 async def assist_api(request: Request, model: ModelId = "blocksworld",
                      step: Steps = [], veto: Vetoes = [],  # noqa: B006 (FastAPI copies)
                      ask: Ask = "suggest",
+                     person: Annotated[Person, Depends(person_query)] = Person(),
                      asked: Annotated[tuple[float | None, int | None],
                                       Depends(budget_query)] = (None, None)
                      ) -> dict[str, Any]:
     """``xaip assist --json``: the answer to ``ask`` (``suggest``, ``complete`` or
     ``check``) for the person's steps ``step`` (in order) and vetoes ``veto`` -- the
-    result's ``to_dict()``."""
-    view = await _view(request, model, step, veto, ask, asked)
+    result's ``to_dict()``; with ``mine`` towards the person's model (``--human-domain``),
+    with ``explicable`` and ``slack`` an explicable suggestion (``--explicable``)."""
+    view = await _view(request, model, step, veto, ask, person, asked)
     return view.to_dict() if isinstance(view, Unfinished) else view.payload
 
 
