@@ -111,6 +111,32 @@ def test_the_radar_dialogue(page: Any, server: str, shots: Path) -> None:
     assert len(steps(page)) == 10
 
 
+def test_the_dialogue_with_the_persons_model(page: Any, server: str, shots: Path) -> None:
+    """Humans as actors: on the Fetch example the person plans in her own model (she does
+    not know the arm must be tucked before moving); her plan fails, and the page says
+    what she needs to know about the robot's model."""
+    page.goto(f"{server}/assist?model=fetch")
+    answered(page, "Suggest next")
+    page.check("#mine")
+    page.click("#person-options button")
+    page.wait_for_url("**mine=1**")
+    for step in ("(pick-up b1 loc1)", "(move loc1 loc2)", "(put-down b1 loc2)"):
+        count = len(steps(page))
+        page.fill("#new-step", step)
+        page.click("#add-step button")
+        page.wait_for_function(
+            f"() => document.querySelectorAll('#steps li').length == {count + 1}")
+    assert "mine=1" in page.url  # her model stays with the dialogue
+    page.click("#ask-check")
+    text = answered(page, "Check my plan")
+    assert "Step 2, (move loc1 loc2), cannot be done" in text
+    human = page.inner_text("#human-answer")
+    assert "In your own model this plan works" in human
+    assert "move(?from, ?to) requires (hand-tucked)" in human
+    assert page.locator("#mine").is_checked()
+    snap(page, shots, "assist-human", full=True)
+
+
 def test_a_foil_from_its_conflicts_to_a_witness(page: Any, server: str, shots: Path) -> None:
     page.goto(f"{server}/foils")
     text = answered(page, "No plan can do all of it")
