@@ -23,7 +23,7 @@ PAGES = ["/", "/models", "/models/blocksworld", "/plan", "/explain?model=fetch",
          "/explain?model=usar&type=conditional", "/summaries", "/capabilities",
          "/concepts", "/explicable", "/explainers", "/explainers/concepts.precondition",
          "/compare", "/models/fetch/edit", "/assist?step=(unstack+b1+b2)&veto=stack",
-         "/foils", "/unsolvable"]
+         "/assist?model=fetch&mine=1", "/foils", "/unsolvable"]
 
 
 @pytest.fixture(scope="module")
