@@ -45,6 +45,7 @@ from xaip.multiuser.results import UNAVAILABLE, MultiUserResult, SharedExplanati
 from xaip.planning.engines import DEFAULT_ENGINE, get_engine
 from xaip.planning.features import Edit, Feature, FeatureKind, model_features
 from xaip.planning.features.apply import apply_edits
+from xaip.planning.features.extract import split_action, split_goal
 from xaip.planning.features.feature import FUNCTIONAL_KINDS
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
@@ -142,6 +143,48 @@ def _subsets(items: Sequence[Any], below: int | None = None) -> Iterator[tuple[A
         yield from itertools.combinations(items, size)
 
 
+def _direction(edit: Edit) -> int | None:
+    """+1 when the edit can only relax a positive STRIPS model (more plans, none dearer),
+    -1 when it can only restrict it, None otherwise (costs, negative conditions)."""
+    kind, adds = edit.feature.kind, edit.op == "add"
+    if kind in (FeatureKind.ADD_EFFECT, FeatureKind.INIT):
+        return 1 if adds else -1
+    if kind in _BREAKING - {FeatureKind.NEGATIVE_GOAL}:
+        return -1 if adds else 1
+    return None
+
+
+def _positive_strips(models: Iterable[Model]) -> bool:
+    """Positive preconditions and goals, no derived, quantified or conditional parts."""
+    for domain, problem in models:
+        if domain.derived or split_goal(problem.goal).negative or \
+                split_goal(problem.goal).rest:
+            return False
+        for action in domain.actions:
+            parts = split_action(action, True)
+            if parts.negative_preconditions or parts.precondition_rest or parts.effect_rest:
+                return False
+    return True
+
+
+def _sets(allowed: Sequence[Edit], withheld: Sequence[Edit], must: frozenset[Edit],
+          below_size: int | None, below_withheld: int) -> Iterator[tuple[Edit, ...]]:
+    """Every set holding ``must`` with fewer than ``below_withheld`` withheld edits and
+    fewer than ``below_size`` edits (any size when None)."""
+    fixed_w = [e for e in withheld if e in must]
+    fixed_a = [e for e in allowed if e in must]
+    free_w = [e for e in withheld if e not in must]
+    free_a = [e for e in allowed if e not in must]
+    for extra_w in range(max(0, below_withheld - len(fixed_w))):
+        for w in itertools.combinations(free_w, extra_w):
+            base = (*fixed_a, *fixed_w, *w)
+            room = None if below_size is None else below_size - len(base)
+            if room is not None and room <= 0:
+                continue
+            for a in _subsets(free_a, room):
+                yield (*base, *a)
+
+
 class _Checker:
     def __init__(self, robot: Model, users: Sequence[User], result: MultiUserResult,
                  privacy: PrivacyMap, budget: Budget) -> None:
@@ -160,6 +203,29 @@ class _Checker:
                                       source_problem=self.robot[1])
         assert problem is not None
         return domain, problem
+
+    def needed(self, edits: Sequence[Edit], directions: Sequence[tuple[Any, Any]],
+               low: Any, high: Any) -> frozenset[Edit]:
+        """Edits every explanation holds, by monotonicity (the searches prune with the same
+        argument; this is the checker's own reading of it): one that relaxes the model
+        where the plan must be valid, without which the plan is invalid even after every
+        other edit not restricting it; one that restricts the model where nothing may be
+        cheaper, without which a cheaper plan remains after every edit not relaxing it."""
+        if any(d is None for pair in directions for d in pair):
+            return frozenset()
+        cost = self.result.plan_cost
+        out = set()
+        for i, edit in enumerate(edits):
+            if directions[i][0] == 1:
+                rest = [e for j, e in enumerate(edits) if j != i and directions[j][0] != -1]
+                if self.prover.cost(low(rest)) is None:
+                    out.add(edit)
+                    continue
+            if directions[i][1] == -1:
+                rest = [e for j, e in enumerate(edits) if j != i and directions[j][1] != 1]
+                if not self.prover.none_cheaper(high(rest), cost):
+                    out.add(edit)
+        return frozenset(out)
 
     # ------------------------------------------------------------------ users
 
@@ -181,6 +247,11 @@ class _Checker:
             self.prover.tick()
             return self.prover.optimal(self.updated(model, subset))
 
+        must: frozenset[Edit] = frozenset()
+        if _positive_strips([self.robot, model]):
+            must = self.needed(edits, [(_direction(e), _direction(e)) for e in edits],
+                               lambda rest: self.updated(model, rest),
+                               lambda rest: self.updated(model, rest))
         if answer.status == Status.FOUND:
             unknown = [e for e in answer.edits if e not in edits]
             if unknown:
@@ -191,8 +262,11 @@ class _Checker:
             if not explains(answer.edits):
                 raise _Failed(f"{user.name}: the plan is not valid and optimal after the "
                               "explanation")
-            smaller = next((s for s in _subsets(allowed, len(answer.edits)) if explains(s)),
-                           None)
+            if not must <= set(answer.edits):
+                raise _Failed(f"{user.name}: the explanation lacks an edit every explanation "
+                              "needs")
+            smaller = next((s for s in _sets(allowed, withheld, must, len(answer.edits), 1)
+                            if explains(s)), None)
             if smaller is not None:
                 raise _Failed(f"{user.name}: a smaller allowed set explains "
                               f"({len(smaller)} edits)")
@@ -205,12 +279,10 @@ class _Checker:
             raise _Failed(f"{user.name}: the needed features are not withheld differences")
         if not explains(full):
             raise _Failed(f"{user.name}: telling the needed features would not explain it")
-        for bad in range(len(needed)):
-            for forced in itertools.combinations(withheld, bad):
-                for part in _subsets(allowed):
-                    if explains(part + forced):
-                        raise _Failed(f"{user.name}: {bad} withheld edits suffice, not "
-                                      f"{len(needed)}")
+        fewer = next((s for s in _sets(allowed, withheld, must, None, len(needed))
+                      if explains(s)), None)
+        if fewer is not None:
+            raise _Failed(f"{user.name}: a set with fewer withheld edits explains")
         return (f"{user.name}: no allowed set of {len(allowed)} edits explains; "
                 f"{len(needed)} withheld needed")
 
@@ -258,30 +330,50 @@ class _Checker:
         positive = not any(f.kind is FeatureKind.NEGATIVE_PRECONDITION
                            for f in every | self.robot_features)
 
-        def conformant(told: Sequence[Edit]) -> bool:
-            self.prover.tick()
+        def realised(told: Sequence[Edit], breaking: bool) -> Model:
+            """The completion after ``told`` realising the open conditions that can only
+            break plans (``breaking``) or the ones that can only help other plans."""
             settled = {e.feature for e in told}
             edits = [e for e in told if labels[e] != "remove-annot"]
-            open_ = sorted(possible - settled)
+            chosen = [f for f in sorted(possible - settled)
+                      if (f.kind in _BREAKING) == breaking]
+            return self.updated(base, [*edits, *(Edit(f, "add") for f in chosen)])
+
+        def conformant(told: Sequence[Edit]) -> bool:
+            self.prover.tick()
             if positive:
                 # Two completions decide it (the book's Prop. 7, both ways, with positive
-                # preconditions): realising every open condition that can only break the
-                # plan (preconditions, deletes, goals) -- it must stay valid there, at the
-                # same cost everywhere -- and every one that can only help other plans
-                # (adds, initial facts) -- no plan may be cheaper there.
-                breaking = [f for f in open_ if f.kind in _BREAKING]
-                helping = [f for f in open_ if f.kind not in _BREAKING]
-                low = self.updated(base, [*edits, *(Edit(f, "add") for f in breaking)])
-                cost = self.prover.cost(low)
-                if cost is None:
-                    return False
-                high = self.updated(base, [*edits, *(Edit(f, "add") for f in helping)])
-                return self.prover.none_cheaper(high, cost)
-            for realised in _subsets(open_):
-                model = self.updated(base, [*edits, *(Edit(f, "add") for f in realised)])
+                # preconditions): the plan must stay valid where every open precondition,
+                # delete and goal is realised (at the same cost everywhere), and no plan
+                # may be cheaper where every open add and initial fact is.
+                cost = self.prover.cost(realised(told, True))
+                return cost is not None and \
+                    self.prover.none_cheaper(realised(told, False), cost)
+            settled = {e.feature for e in told}
+            edits = [e for e in told if labels[e] != "remove-annot"]
+            for chosen in _subsets(sorted(possible - settled)):
+                model = self.updated(base, [*edits, *(Edit(f, "add") for f in chosen)])
                 if not self.prover.optimal(model):
                     return False
             return True
+
+        def directions(edit: Edit) -> tuple[int | None, int | None]:
+            """The edit's effect on the two representative completions."""
+            d = _direction(edit)
+            if labels[edit].endswith("known"):
+                return d, d
+            breaking = edit.feature.kind in _BREAKING
+            if labels[edit] == "add-annot":  # was open, now certainly present
+                return (0, d) if breaking else (d, 0)
+            return (d, 0) if breaking else (0, d)  # now certainly absent
+
+        withheld_g = [e for e in candidates if e not in group_ok]
+        models = [self.robot, *((u.domain, u.problem) for u in self.users)]
+        must: frozenset[Edit] = frozenset()
+        if positive and _positive_strips(models):
+            must = self.needed(candidates, [directions(e) for e in candidates],
+                               lambda rest: realised(rest, True),
+                               lambda rest: realised(rest, False))
 
         def labelled(items: Iterable[Any]) -> list[Edit]:
             out = []
@@ -298,7 +390,10 @@ class _Checker:
                 raise _Failed("shared: an edit some user may not hear")
             if not conformant(told):
                 raise _Failed("shared: the plan is not optimal in every completion")
-            smaller = next((s for s in _subsets(group_ok, len(told)) if conformant(s)), None)
+            if not must <= set(told):
+                raise _Failed("shared: the explanation lacks an edit every one needs")
+            smaller = next((s for s in _sets(group_ok, withheld_g, must, len(told), 1)
+                            if conformant(s)), None)
             if smaller is not None:
                 raise _Failed(f"shared: a smaller allowed set is conformant ({len(smaller)})")
             for user in self.users:
@@ -318,13 +413,10 @@ class _Checker:
                 return "shared: no conformant explanation exists"
             if not conformant(full):
                 raise _Failed("shared: the set with the needed edits is not conformant")
-            withheld = [e for e in candidates if e not in group_ok]
-            for bad in range(len(needed)):
-                for forced in itertools.combinations(withheld, bad):
-                    for part in _subsets(group_ok):
-                        if conformant(part + forced):
-                            raise _Failed(f"shared: a set with {bad} withheld edits is "
-                                          "conformant")
+            fewer = next((s for s in _sets(group_ok, withheld_g, must, None, len(needed))
+                          if conformant(s)), None)
+            if fewer is not None:
+                raise _Failed("shared: a set with fewer withheld edits is conformant")
             return "shared: no conformant explanation every user may hear"
         raise _Failed(f"shared: unexpected status {shared.status}")
 
