@@ -247,3 +247,20 @@ def test_without_a_map_each_user_gets_an_mce_of_reconciliation() -> None:
     for user in users:
         mce = explain(make_mrp(*robot, user.domain, user.problem), "mce")
         assert mce.verified and len(result.user(user.name).edits) == mce.size
+
+
+def test_needed_edits_prune_the_search() -> None:
+    """Each of the commander's three missing preconditions is needed (without any one of
+    them a cheaper plan survives every other edit), so the search tries one set only."""
+    from xaip.multiuser.forced import effect, group_effects
+    from xaip.reconcile.results import LabelledEdit
+
+    robot, users = _inputs()
+    result = explain_to_users(robot, users)
+    assert result.verified and result.user("commander").nodes == 1
+    assert effect(Edit(ROAD, "add")) == -1 and effect(Edit(ROAD, "remove")) == 1
+    assert group_effects(LabelledEdit(Edit(ROAD, "add"), "add-annot")) == (0, -1)
+    assert group_effects(LabelledEdit(Edit(ROAD, "remove"), "remove-annot")) == (1, 0)
+    init = Feature.init(Atom("alerted"))
+    assert group_effects(LabelledEdit(Edit(init, "add"), "add-annot")) == (1, 0)
+    assert group_effects(LabelledEdit(Edit(init, "add"), "add-known")) == (1, 1)
