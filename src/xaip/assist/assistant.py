@@ -110,11 +110,14 @@ class Assistant:
         return self._answer("complete", self.prefix, budget)
 
     def suggest(self, budget: Budget | None = None, explicable: bool = False,
-                slack: int = 0, distance: str = "cost") -> AssistResult:
+                slack: int = 0, distance: str = "cost",
+                intended: Iterable[PlanStep | str] | None = None) -> AssistResult:
         """The next action after the prefix and why (goal facts, landmarks, cost with it
         and without it). With ``explicable`` (needs the person's model), the completion
         within ``slack`` of the cheapest that is closest to what she would do, by the
-        explicable planner's ``distance`` (:mod:`xaip.assist.human`)."""
+        explicable planner's ``distance`` (:mod:`xaip.assist.human`) to the rest of her
+        ``intended`` plan (a whole plan starting with the prefix), or without one to her
+        optimal plans in her model."""
         if explicable:
             if self.human is None:
                 raise InputError("an explicable suggestion needs your model of the task "
@@ -128,7 +131,14 @@ class Assistant:
             if distance not in DISTANCES:
                 raise InputError(f"unknown distance {distance!r} (one of "
                                  f"{', '.join(DISTANCES)})")
-            return self._answer("suggest", self.prefix, budget, (slack, distance))
+            rest = None
+            if intended is not None:
+                from xaip.assist.human import remainder
+
+                whole = as_steps(intended)
+                check_steps(self.domain, self.problem, whole)
+                rest = remainder(self.prefix, whole)
+            return self._answer("suggest", self.prefix, budget, (slack, distance, rest))
         return self._answer("suggest", self.prefix, budget)
 
     def check(self, plan: Iterable[PlanStep | str], budget: Budget | None = None
@@ -151,7 +161,7 @@ class Assistant:
     # ------------------------------------------------------------------ work
 
     def _answer(self, mode: str, steps: tuple[PlanStep, ...], budget: Budget | None,
-                explicable: tuple[int, str] | None = None) -> AssistResult:
+                explicable: tuple[int, str, tuple[str, ...] | None] | None = None) -> AssistResult:
         started = time.perf_counter()
         budget = budget or Budget()
         clock = budget.start()
@@ -181,7 +191,7 @@ class Assistant:
 
     def _work(self, mode: str, steps: tuple[PlanStep, ...], base: AssistResult,
               clock: BudgetClock, stats: dict[str, Any],
-              explicable: tuple[int, str] | None = None) -> AssistResult:
+              explicable: tuple[int, str, tuple[str, ...] | None] | None = None) -> AssistResult:
         lifted = validate(self.domain, self.problem, steps)
         failure: Failure | None = None
         kept = len(steps)
@@ -224,14 +234,15 @@ class Assistant:
         return self._reasons(result, task, state, allowed, completion[0], clock, stats)
 
     def _explicable_answer(self, base: AssistResult, kept: tuple[PlanStep, ...],
-                           cheapest: int, slack: int, distance: str, clock: BudgetClock
+                           cheapest: int, slack: int, distance: str,
+                           intended: tuple[str, ...] | None, clock: BudgetClock
                            ) -> AssistResult:
         from xaip.assist.human import HumanAnswer, explicable_completion, status_of
 
         assert self.human is not None
         inner = explicable_completion(self.domain, self.problem, self.human, kept, cheapest,
-                                      slack, distance, clock.remaining())
-        answer = HumanAnswer("explicable", slack=slack, distance=distance,
+                                      slack, distance, clock.remaining(), intended)
+        answer = HumanAnswer("explicable", slack=slack, distance=distance, intended=intended,
                              cheapest_cost=cheapest, expected_plan=inner.nearest_expected,
                              inexplicability=inner.inexplicability, explicable=inner)
         status = status_of(inner)

@@ -50,6 +50,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--explicable", action="store_true",
                         help="suggest: the completion closest to what you would do (needs "
                              "--human-domain)")
+    parser.add_argument("--intended", metavar="PLAN_FILE",
+                        help="--explicable: the whole plan you mean to carry out (starting "
+                             "with --prefix); default: your optimal plans in your model")
     parser.add_argument("--slack", type=_count, default=0, metavar="N",
                         help="--explicable: how much dearer than the cheapest completion the "
                              "suggestion may be (default 0)")
@@ -86,8 +89,8 @@ def run_assist(args: argparse.Namespace) -> int:
         raise InputError("--human-problem goes with --human-domain")
     if args.explicable and args.mode != "suggest":
         raise InputError("--explicable goes with suggest")
-    if (args.slack or args.distance != "cost") and not args.explicable:
-        raise InputError("--slack and --distance go with --explicable")
+    if (args.slack or args.distance != "cost" or args.intended) and not args.explicable:
+        raise InputError("--slack, --distance and --intended go with --explicable")
     domain, problem = read_domain(args.domain), read_problem(args.problem)
     human = None
     if args.human_domain:
@@ -102,7 +105,8 @@ def run_assist(args: argparse.Namespace) -> int:
     else:
         helper = Assistant(domain, problem, prefix=steps, vetoes=args.veto, human=human)
         result = helper.complete(budget) if args.mode == "complete" else helper.suggest(
-            budget, explicable=args.explicable, slack=args.slack, distance=args.distance)
+            budget, explicable=args.explicable, slack=args.slack, distance=args.distance,
+            intended=read_plan(args.intended) if args.intended else None)
         good = str(result.status) == "solved"
     emit(args, result.to_dict(), render(result))
     return EXIT_OK if result.verified and good else EXIT_NEGATIVE

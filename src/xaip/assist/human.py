@@ -60,6 +60,8 @@ class HumanAnswer:
     valid_for_her: bool | None = None
     her_reason: str | None = None
     explanation: Any = None
+    #: The rest of her intended plan after the prefix, when she gave one (explicable).
+    intended: tuple[str, ...] | None = None
 
     @property
     def verified(self) -> bool:
@@ -71,6 +73,8 @@ class HumanAnswer:
         out: dict[str, Any] = {"kind": self.kind}
         if self.kind == "explicable":
             out.update(slack=self.slack, distance=self.distance,
+                       intended=None if self.intended is None else
+                       [f"({s})" for s in self.intended],
                        cheapest_cost=self.cheapest_cost,
                        expected_plan=None if self.expected_plan is None else
                        [f"({s})" for s in self.expected_plan],
@@ -114,15 +118,39 @@ def at_state(domain: Domain, problem: Problem, steps: Sequence[PlanStep], whose:
 
 def explicable_completion(domain: Domain, problem: Problem, human: tuple[Domain, Problem],
                           steps: Sequence[PlanStep], cheapest: int, slack: int,
-                          distance: str, budget: Budget) -> Any:
+                          distance: str, budget: Budget,
+                          intended: Sequence[str] | None = None) -> Any:
     """The explicable planner's completion of ``steps``: robot plans from the prefix's end
-    in ``M*`` costing at most ``cheapest + slack``, scored against her optimal plans from
-    her state after the prefix; checked by the explicable family's checker."""
+    in ``M*`` costing at most ``cheapest + slack``, scored against what she would do from
+    her state after the prefix -- the rest of her ``intended`` plan when she gave one,
+    else her optimal plans there; checked by the explicable family's checker."""
     from xaip.explicable import explicable_plan, make_problem
 
-    problem_here = explicable_problem(domain, problem, human, steps)
-    return explicable_plan(make_problem(domain, problem_here[0], human[0], problem_here[1]),
-                           distance=distance, max_cost=cheapest + slack, budget=budget)
+    robot_here, her_here = explicable_problem(domain, problem, human, steps)
+    task = make_problem(domain, robot_here, human[0], her_here)
+    expected = None if intended is None else [her_plan(task, intended)]
+    return explicable_plan(task, distance=distance, max_cost=cheapest + slack,
+                           expected=expected, budget=budget)
+
+
+def her_plan(task: Any, intended: Sequence[str]) -> Any:
+    """The rest of her intended plan as ground actions of her model at the prefix's end;
+    one-line InputError when it does not reach her goal there (her own model says it
+    fails, so it cannot stand for what she expects)."""
+    from xaip.explicable.problem import plan_in
+
+    plan = plan_in(task.human_task, [name.strip("()") for name in intended])
+    if plan is None:
+        raise InputError("your intended plan does not reach the goal in your own model "
+                         "after the prefix")
+    return plan
+
+
+def remainder(prefix: Sequence[PlanStep], intended: Sequence[PlanStep]) -> tuple[str, ...]:
+    """Her intended plan after the prefix (one-line InputError unless it starts with it)."""
+    if tuple(intended[:len(prefix)]) != tuple(prefix):
+        raise InputError("your intended plan must start with your prefix")
+    return tuple(" ".join((s.name, *s.args)) for s in intended[len(prefix):])
 
 
 def explicable_problem(domain: Domain, problem: Problem, human: tuple[Domain, Problem],
@@ -187,8 +215,9 @@ def check_explicable(domain: Domain, problem: Problem, human: tuple[Domain, Prob
         out.append("the suggested completion is not the explicable planner's plan")
     if result.completion and result.suggestion != result.completion[0]:
         out.append("the suggestion is not the first step of the completion")
-    report: CheckReport = check_plan(make_problem(domain, robot_here, human[0], her_here),
-                                     inner, budget=budget)
+    task = make_problem(domain, robot_here, human[0], her_here)
+    expected = None if answer.intended is None else [her_plan(task, answer.intended)]
+    report: CheckReport = check_plan(task, inner, expected=expected, budget=budget)
     if report.ok is None:
         from xaip.errors import BudgetExhausted
 

@@ -63,7 +63,8 @@ def assist_text(result: AssistResult) -> str:
                 lines.append(f"The robot's own optimal plan costs {result.robot_cost}.")
         else:
             lines += _failure(result)
-            lines.append(f"Repair: keep steps 1-{result.kept}, then" if result.kept else
+            kept = "step 1" if result.kept == 1 else f"steps 1-{result.kept}"
+            lines.append(f"Repair: keep {kept}, then" if result.kept else
                          "Repair: from the initial state,")
             lines += _completion(result, "repair")
     elif result.failure is not None:
@@ -81,7 +82,7 @@ def assist_text(result: AssistResult) -> str:
 def _human(result: AssistResult) -> list[str]:
     """What the person's model adds (humans as actors, :mod:`xaip.assist.human`)."""
     answer = result.human
-    if answer is None:
+    if answer is None or not result.status.finished:
         return []
     if answer.kind == "explicable":
         lines = []
