@@ -202,15 +202,29 @@ def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
     if not states:
         return caps, 0
     every = Matcher(matcher.object_type, max(matcher.max_bindings, ALL_BINDINGS))
-    index: dict[Key, list[int]] = {}
-    for i, ps in enumerate(states):
-        for key in ps.keys:
-            index.setdefault(key, []).append(i)
+    index = _index(states)
     return exclude(caps, lambda cap: _offending(cap, states, every, describes, index),
                    "where no actions reach its prediction (the game is over or blocked)")
 
 
 Case = tuple[PoolState, dict[str, str]]
+
+#: The last states indexed and their index: the guard may be called once per capability
+#: with the same list (:mod:`~xaip.capabilities.rounds` guards each in a unit of work).
+_INDEXED: list[Any] = [None, -1, None]
+
+
+def _index(states: list[PoolState]) -> dict[Key, list[int]]:
+    """A ground atom's key -> the positions in ``states`` where it holds."""
+    if _INDEXED[0] is states and _INDEXED[1] == len(states):
+        found: dict[Key, list[int]] = _INDEXED[2]
+        return found
+    index: dict[Key, list[int]] = {}
+    for i, ps in enumerate(states):
+        for key in ps.keys:
+            index.setdefault(key, []).append(i)
+    _INDEXED[:] = [states, len(states), index]
+    return index
 
 
 def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]],
