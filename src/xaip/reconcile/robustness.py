@@ -20,7 +20,8 @@ probability that a completion drawn that way is explained.
 
 The test of one completion is the reconciliation checker's (:func:`xaip.reconcile.checks.
 is_complete`: the plan validated on the lifted completion and a cheaper plan looked for by
-uniform-cost search on a fresh grounding), not the conformant search's Prop. 7 test; the
+the checker's own optimal search, not the engines'), not the conformant search's Prop. 7
+test; the
 completion itself comes from the annotated model's definition
 (:meth:`~xaip.reconcile.annotated.AnnotatedMRP.completion`, shared). Completions drawn twice
 are tested once. Everything runs under ``budget``; running out gives status
