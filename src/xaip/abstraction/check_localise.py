@@ -77,7 +77,8 @@ def check_localisation(domain: Domain, problem: Problem, result: LocalisationRes
                 return CheckReport(False, f"a plan tells the level that {_words(lv)} apart "
                                           f"from the one that {_words(left[0])}")
             proved += 1
-    return CheckReport(True, f"{len(result.queries)} answers replayed on all "
+    answers = f"{len(result.queries)} answer{'' if len(result.queries) == 1 else 's'}"
+    return CheckReport(True, f"{answers} replayed on all "
                              f"{len(result.levels)} levels"
                              + (f"; {proved + 1} levels left proved to admit the same plans"
                                 if proved else ""))

@@ -105,7 +105,8 @@ def localisation_text(result: LocalisationResult) -> str:
                      f"{query.after} of {query.before} levels left.")
     count = len(result.queries)
     asked = f"{count} {'query' if count == 1 else 'queries'}"
-    bound = f"at least {result.lower_bound} are needed in the worst case"
+    bound = (f"singling out any of {len(result.levels)} levels takes at least "
+             f"{result.lower_bound} in the worst case")
     if not result.candidates:
         lines.append(f"No level agrees with all your answers ({asked}).")
     elif len(result.candidates) == 1:
