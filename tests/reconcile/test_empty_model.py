@@ -10,6 +10,7 @@ import itertools
 import random
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +22,7 @@ from xaip.reconcile.space import ModelSpace
 from xaip.runtime import Budget, Status
 
 OBJECTS = ("o1", "o2")
+BLOCKS = Path(__file__).resolve().parents[2] / "src" / "xaip" / "domains" / "blocksworld"
 
 
 @dataclass(frozen=True)
@@ -200,7 +202,18 @@ def test_not_used_for_a_real_human_model() -> None:
 def test_budget_exhausted_is_said() -> None:
     from xaip.reconcile.problem import load_mrp
 
-    root = "src/xaip/domains/blocksworld/"
+    root = str(BLOCKS) + "/"
     mrp = load_mrp(root + "domain.pddl", "empty", root + "problem-5.pddl")
     result = explain(mrp, "mce", budget=Budget(max_nodes=3))
     assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
+
+
+def test_five_blocks_finish_verified() -> None:
+    """A06's instance: before the direct search, MEGA exhausted 120 s here."""
+    from xaip.reconcile.problem import load_mrp
+
+    root = str(BLOCKS) + "/"
+    mrp = load_mrp(root + "domain.pddl", "empty", root + "problem-5.pddl")
+    result = explain(mrp, "mce", budget=Budget(max_seconds=600))
+    assert result.status == Status.FOUND and result.verified, result.check
+    assert len(result.edits) == 11
