@@ -34,6 +34,7 @@ budget" (:func:`xaip.contract.run_checker`).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -167,6 +168,20 @@ def _positive_strips(models: Iterable[Model]) -> bool:
     return True
 
 
+#: Proofs that examine at most this many edit sets try them all directly; larger ones first
+#: derive the needed edits (each costs a search, so small proofs are cheaper without).
+DIRECT = 256
+
+
+def _count(allowed: int, withheld: int, below_size: int | None, below_withheld: int) -> int:
+    """How many sets :func:`_sets` yields without needed edits."""
+    total = 0
+    for w in range(min(withheld, below_withheld - 1) + 1):
+        top = allowed if below_size is None else min(allowed, below_size - 1 - w)
+        total += math.comb(withheld, w) * sum(math.comb(allowed, a) for a in range(top + 1))
+    return total
+
+
 def _sets(allowed: Sequence[Edit], withheld: Sequence[Edit], must: frozenset[Edit],
           below_size: int | None, below_withheld: int) -> Iterator[tuple[Edit, ...]]:
     """Every set holding ``must`` with fewer than ``below_withheld`` withheld edits and
@@ -248,7 +263,11 @@ class _Checker:
             return self.prover.optimal(self.updated(model, subset))
 
         must: frozenset[Edit] = frozenset()
-        if _positive_strips([self.robot, model]):
+        if answer.status == Status.FOUND:
+            work = _count(len(allowed), len(withheld), len(answer.edits), 1)
+        else:
+            work = _count(len(allowed), len(withheld), None, len(answer.needed))
+        if work > DIRECT and _positive_strips([self.robot, model]):
             must = self.needed(edits, [(_direction(e), _direction(e)) for e in edits],
                                lambda rest: self.updated(model, rest),
                                lambda rest: self.updated(model, rest))
@@ -370,7 +389,11 @@ class _Checker:
         withheld_g = [e for e in candidates if e not in group_ok]
         models = [self.robot, *((u.domain, u.problem) for u in self.users)]
         must: frozenset[Edit] = frozenset()
-        if positive and _positive_strips(models):
+        if shared.status == Status.FOUND:
+            work = _count(len(group_ok), len(withheld_g), len(shared.edits), 1)
+        else:
+            work = _count(len(group_ok), len(withheld_g), None, len(shared.needed))
+        if work > DIRECT and positive and _positive_strips(models):
             must = self.needed(candidates, [directions(e) for e in candidates],
                                lambda rest: realised(rest, True),
                                lambda rest: realised(rest, False))
