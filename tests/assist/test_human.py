@@ -201,3 +201,24 @@ def test_bad_input_is_one_line() -> None:
                          "(:action a0 :parameters () :precondition (and) :effect (zz)))")
     with pytest.raises(InputError):
         Assistant(domain, problem, human=(other, None))  # type: ignore[arg-type]
+
+
+def test_tampered_explanation_claims_are_caught() -> None:
+    import dataclasses
+
+    from xaip.assist.human import with_explanation
+
+    seed, tiny, her = CHECKS[0]
+    domain, problem, human = models(tiny, her)
+    foil = random.Random(seed).choice(_failing_plans(tiny, her))
+    answer = Assistant(domain, problem, human=(human, None)).check(  # type: ignore[arg-type]
+        [f"({s})" for s in foil])
+    assert answer.verified and answer.human is not None
+    plain = dataclasses.replace(answer, human=None)
+    lie = dataclasses.replace(answer.human, valid_for_her=False)
+    caught = with_explanation(plain, lie, (human, problem))
+    assert not caught.verified and caught.check.ok is False
+    other = dataclasses.replace(answer.human.explanation, foils=())
+    caught = with_explanation(plain, dataclasses.replace(answer.human, explanation=other),
+                              (human, problem))
+    assert not caught.verified and "contrastive" in caught.check.details

@@ -156,7 +156,7 @@ class Assistant:
 
         answer = explain_failure(self.domain, self.problem, self.human, steps,
                                  budget or Budget())
-        return with_explanation(result, answer)
+        return with_explanation(result, answer, self.human)
 
     # ------------------------------------------------------------------ work
 

@@ -177,18 +177,41 @@ def explain_failure(domain: Domain, problem: Problem, human: tuple[Domain, Probl
                        explanation=explanation)
 
 
-def with_explanation(result: Any, answer: HumanAnswer) -> Any:
+def with_explanation(result: Any, answer: HumanAnswer, human: tuple[Domain, Problem]
+                     ) -> Any:
     """``result`` (a failed ``check``) with the explanation of her plan's failure; verified
-    only when the assistant's checker and the reconciliation checker both confirmed."""
+    only when the assistant's checker, :func:`check_failure_explanation` and the
+    reconciliation checker all confirm."""
     explanation = answer.explanation
     inner = explanation.check if explanation is not None else None
+    problems = check_failure_explanation(human, result.prefix, answer)
     details = (f"{result.check.details if result.check else 'unchecked'}; the explanation: "
                f"{inner.details if inner else 'unchecked'}")
     ok = None if result.check is None else result.check.ok
-    if ok and not answer.verified:
+    if problems:
+        ok, details = False, f"{details}; " + "; ".join(problems)
+    elif ok and not answer.verified:
         ok = None if inner is None else inner.ok
-    return dataclasses.replace(result, human=answer, verified=result.verified and
-                               answer.verified, check=CheckReport(ok, details))
+    return dataclasses.replace(result, human=answer, verified=bool(ok) and result.verified
+                               and answer.verified, check=CheckReport(ok, details))
+
+
+def check_failure_explanation(human: tuple[Domain, Problem], plan: Sequence[str],
+                              answer: HumanAnswer) -> list[str]:
+    """The claims the assistant adds to the explanation: whether her plan works in her own
+    model (re-validated on her lifted model) and that the explanation is a contrastive one
+    whose only foil is exactly her plan."""
+    out = []
+    steps = [PlanStep(w[0], tuple(w[1:])) for w in (s.strip("()").split() for s in plan)]
+    hers = validate(human[0], human[1], steps)
+    if hers.valid != answer.valid_for_her:
+        out.append(f"her plan {'works' if hers.valid else 'fails'} in her own model")
+    explanation = answer.explanation
+    names = tuple(" ".join(s.strip("()").split()) for s in plan)
+    if explanation is None or explanation.type != "contrastive" or \
+            [tuple(f.steps) for f in explanation.foils] != [names]:
+        out.append("the explanation is not a contrastive one against her plan")
+    return out
 
 
 def check_explicable(domain: Domain, problem: Problem, human: tuple[Domain, Problem],
