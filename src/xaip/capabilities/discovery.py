@@ -27,7 +27,7 @@ from xaip.capabilities.answers import (
     within,
 )
 from xaip.capabilities.candidates import ABSENT, POS, ground_candidates
-from xaip.capabilities.gameover import guard, probe_game_over
+from xaip.capabilities.gameover import probe_game_over
 from xaip.capabilities.generalise import test_generalisation
 from xaip.capabilities.lifting import default_lifted_types, merge
 from xaip.capabilities.model import (
@@ -47,6 +47,7 @@ from xaip.capabilities.pal import (
 )
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
+from xaip.capabilities.rounds import Dispatch, guard_all
 from xaip.capabilities.split import grounded_caps, refuted, replace, unfinished
 from xaip.capabilities.traces import (
     Abstractor,
@@ -116,6 +117,10 @@ class DiscoveryResult:
     queries: tuple[QueryRecord, ...] = field(compare=False, repr=False)
     start: Any = field(default=None, compare=False, repr=False)
     verified: bool = False
+    #: Seconds spent in work an executor's workers share (the agent's traces, the query
+    #: passes' and the game-over guard's units: :mod:`~xaip.capabilities.rounds`); over a
+    #: serial run's ``seconds``, the parallel fraction of Amdahl's law.
+    parallel_seconds: float = field(default=0.0, compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         model = self.model.to_dict()
@@ -218,13 +223,14 @@ def discover(
     clock = limit.start() if limit is not None else None
     with deadline(clock):
         return _discover(simulator, agent, vocabulary, refine, start, cfg, store, progress,
-                         name, clock, executor)
+                         name, clock, Dispatch(executor))
 
 
 def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine: Refine | None,
               start: Any, cfg: DiscoveryConfig, store: AnswerStore | None,
               progress: Progress | None, name: str, clock: BudgetClock | None,
-              executor: Executor | None) -> DiscoveryResult:
+              dispatch: Dispatch) -> DiscoveryResult:
+    executor = dispatch.executor
     answers: AnswerStore = store if store is not None else MemoryStore()
     began = time.perf_counter()
     first = simulator.get_state() if start is None else start
@@ -247,6 +253,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         check_deadline()
         traces = _collect_traces(simulator, agent, first, cfg, answers, clock, executor)
         trace_seconds = time.perf_counter() - began
+        dispatch.unit_seconds += trace_seconds
         abstract_traces = [abstract_trace(t, abstractor) for t in traces]
         transitions = sum(len(t.states) - 1 for t in abstract_traces)
         report(progress, "traces", len(traces), None,
@@ -288,6 +295,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
                f"{len(candidates)} grounded candidates, {pal} PAL tuples")
 
         engine = QueryEngine(asker, abstractor, refine, caps, pool, cfg.engine, progress)
+        engine.dispatch = dispatch
         finished = engine.complete(clock)
         game_over: list[Any] = []
         nearby: list[Any] = []
@@ -300,9 +308,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
             roots = [first, *(s for trace in traces for s in trace.states)]
             game_over = probe_game_over(simulator, known, abstractor, live=nearby,
                                         roots=roots)
-            caps[:], game_over_claims = guard(caps, game_over, engine.matcher,
-                                              lambda target, like:
-                                              engine.refine(target, like) is not None)
+            caps[:], game_over_claims = guard_all(engine, game_over)
         finished = finished and not (cfg.generalise and _out(clock))
         if finished and cfg.generalise:
             overgeneral, excluded = test_generalisation(engine, cfg.seed, nearby=nearby,
@@ -318,11 +324,10 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
                    f"capabilities re-learned as {len(new)} grounded ones")
             grounded_engine = QueryEngine(asker, abstractor, refine, new, pool,
                                           cfg.engine, progress)
+            grounded_engine.dispatch = dispatch
             finished = grounded_engine.complete(clock) and not _out(clock)
             if finished:
-                new[:], marked = guard(new, game_over, grounded_engine.matcher,
-                                       lambda target, like:
-                                       grounded_engine.refine(target, like) is not None)
+                new[:], marked = guard_all(grounded_engine, game_over)
                 game_over_claims += marked
             if not finished:  # neither completed nor guarded: not presented as sound
                 unfinished(new)
@@ -365,7 +370,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
            f"{stats.asked} asked, {stats.cached} from the store, {seconds:.2f} s")
     status = Status.COMPLETE if finished else Status.BUDGET_EXHAUSTED
     return DiscoveryResult(model, status, stats, seconds, tuple(traces),
-                           tuple(abstract_traces), records, first)
+                           tuple(abstract_traces), records, first,
+                           parallel_seconds=min(seconds, dispatch.unit_seconds))
 
 
 def _out(clock: BudgetClock | None) -> bool:
@@ -462,6 +468,14 @@ def game_refine(game: str) -> Refine:
     return refine
 
 
+def game_context(game: str) -> tuple[Vocabulary, Refine]:
+    """The vocabulary and refinement of a bundled game, built from its name (the recipe
+    executor workers build them from: :class:`~xaip.capabilities.rounds.Dispatch`)."""
+    from xaip.vocab.registry import get_game
+
+    return get_game(game).vocabulary(), game_refine(game)
+
+
 def make_agent(simulator: Any, kind: str, budget: Budget | None = None) -> Agent[Any]:
     """A search (A*) or policy (greedy, goal-directed) agent for a simulator."""
     if kind == "search":
@@ -533,10 +547,11 @@ def discover_game(
             raise InputError("an agent factory runs only with the serial executor")
         pool = get_executor(executor, workers, install_agent,
                             (game_agent, spec.name, rows, cols, seed, agent))
+    dispatch = Dispatch(pool, (game_context, (spec.name,)))
     try:
         with deadline(clock):
             result = _discover(simulator, the_agent, spec.vocabulary(), game_refine(spec.name),
-                               first, cfg, store, progress, name, clock, pool)
+                               first, cfg, store, progress, name, clock, dispatch)
     finally:
         if pool is not None:
             pool.close()
@@ -559,6 +574,7 @@ __all__ = [
     "discover",
     "discover_game",
     "game_agent",
+    "game_context",
     "game_refine",
     "make_agent",
     "query_log",

@@ -30,7 +30,6 @@ policy agent keeps. This is the semantics of Def. 2 with state-reachability answ
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -107,6 +106,14 @@ class QueryEngine:
                                     self.config.plan_bindings)
         self.plans = 0
         self._offset = 0
+        #: Where query passes run (:class:`xaip.capabilities.rounds.Dispatch`; ``None``:
+        #: here) and each capability's position in the pool scan between passes.
+        self.dispatch: Any = None
+        self.offsets: dict[str, int] = {}
+        #: In a unit of a pass, the capability it completes; evidence about any other
+        #: (a means-ends step) is kept in ``foreign`` for the merge to apply.
+        self.focus: CapState | None = None
+        self.foreign: list[tuple[Any, ...]] = []
         self._refined: dict[tuple[AbstractState, Any], Any] = {}
         self._invalid: set[AbstractState] = set()
         self._possible: dict[Any, tuple[int, bool]] = {}
@@ -119,99 +126,56 @@ class QueryEngine:
         failures still leave open by blaming preconditions first (see
         :func:`~xaip.capabilities.pal.prefer_preconditions`).
 
+        Passes run over all capabilities at once (:func:`xaip.capabilities.rounds.run_pass`):
+        each capability completes its open tuples from the state the pass started in (the
+        pool, the other capabilities' tables), and the results are merged in capability
+        order. Why: the capabilities of a pass are then independent work that an
+        executor's workers run side by side, with the same result as a serial run.
+
         ``clock`` is the run's budget: its deadline is checked before every query and each
         query charges one node; returns ``False`` when it ran out before the end."""
+        from xaip.capabilities.rounds import run_pass  # rounds imports this module
+
         finished = True
         for _ in range(self.config.max_passes):
-            progress = False
-            if self.asker.executor is not None and self.asker.lookahead:
-                self._prefetch()
-            for cap in self.caps:
-                for loc, atom in cap.open_tuples():
-                    if clock is not None and spent(clock):
-                        finished = False
-                        break
-                    key = (loc, atom)
-                    if len(cap.table(loc)[atom]) <= 1:
-                        continue
-                    marked = cap.unobservable.get(key)
-                    if marked is not None and len(self.pool) < 2 * marked:
-                        continue  # retry only once the pool has doubled
-                    tries = cap.tried.get(key, 0)
-                    if tries >= self.config.max_tries:
-                        continue
-                    cap.tried[key] = tries + 1
-                    used = cap.used_starts.setdefault(key, set())
-                    query = self.generate(cap, loc, atom, avoid=used or None)
-                    if query is None:
-                        cap.unobservable[key] = len(self.pool)
-                        continue
-                    cap.unobservable.pop(key, None)
-                    cap.queried.add(key)
-                    asked = len(self.asker.records)
-                    if self._pose_confirmed(cap, loc, atom, query):
-                        progress = True
-                    if clock is not None:
-                        clock.nodes += len(self.asker.records) - asked
-                if not finished:
-                    break
+            progress, finished = run_pass(self, clock)
             if not progress or not finished:
                 break
         for cap in self.caps:
             prefer_preconditions(cap)
         return finished
 
-    def _prefetch(self) -> None:
-        """Look ahead one pass: generate the query of every open tuple as the pass would
-        if no answer changed anything, and have the executor answer their first steps as
-        one batch.
-
-        Why: the queries of a pass depend on each other only through what their answers
-        teach, and most answers change little, so most look-ahead answers are the ones the
-        pass then asks. The look-ahead leaves no trace (pool, offsets and counters are
-        restored; the answers are kept aside, not recorded or stored until asked), so the
-        run is the same as a serial one.
-
-        Why it may turn itself off: generating the look-ahead is main-process work, which
-        no worker can share, and it is wasted for every query the pass then asks
-        differently. When the answers the previous look-ahead provided took less time
-        (summed, as a serial run would have spent on them) than generating it and waiting
-        for its batch, later passes of this run ask as a serial run does (single queries
-        are then answered in this process, :meth:`~xaip.capabilities.answers.Asker.ask`).
-        """
-        asker = self.asker
-        if asker.ahead_spent > 0 and asker.ahead_saved < asker.ahead_spent:
-            asker.lookahead = False  # for the rest of the run
-            return
-        began = time.perf_counter()
-        offset, plans = self._offset, self.plans
-        self.pool.frozen = True
-        pairs: list[tuple[str, Any, Any]] = []
-        try:
-            for cap in self.caps:
-                for loc, atom in cap.open_tuples():
-                    key = (loc, atom)
-                    if cap.tried.get(key, 0) >= self.config.max_tries:
-                        continue
-                    marked = cap.unobservable.get(key)
-                    if marked is not None and len(self.pool) < 2 * marked:
-                        continue
-                    used = cap.used_starts.get(key)
-                    query = self.generate(cap, loc, atom, avoid=used or None)
-                    if query is None:
-                        continue
-                    step = query.steps[0]
-                    for target in (step.target, step.alternative):
-                        if target is None:
-                            continue
-                        goal = self.refine(target, query.start)
-                        if goal is not None:
-                            pairs.append((cap.name, query.start, goal))
-        finally:
-            self.pool.frozen = False
-            self._offset, self.plans = offset, plans
-        self.asker.prefetch(pairs)
-        asker.ahead_spent += time.perf_counter() - began
+    def complete_capability(self, cap: CapState, clock: BudgetClock | None = None) \
+            -> tuple[bool, bool]:
+        """One pass over ``cap``'s open tuples: a query for each, posed and confirmed.
+        Returns whether any mode set shrank and whether the budget lasted."""
+        progress = False
+        for loc, atom in cap.open_tuples():
+            if clock is not None and spent(clock):
+                return progress, False
+            key = (loc, atom)
+            if len(cap.table(loc)[atom]) <= 1:
+                continue
+            marked = cap.unobservable.get(key)
+            if marked is not None and len(self.pool) < 2 * marked:
+                continue  # retry only once the pool has doubled
+            tries = cap.tried.get(key, 0)
+            if tries >= self.config.max_tries:
+                continue
+            cap.tried[key] = tries + 1
+            used = cap.used_starts.setdefault(key, set())
+            query = self.generate(cap, loc, atom, avoid=used or None)
+            if query is None:
+                cap.unobservable[key] = len(self.pool)
+                continue
+            cap.unobservable.pop(key, None)
+            cap.queried.add(key)
+            asked = len(self.asker.records)
+            if self._pose_confirmed(cap, loc, atom, query):
+                progress = True
+            if clock is not None:
+                clock.nodes += len(self.asker.records) - asked
+        return progress, True
 
     def _pose_confirmed(self, cap: CapState, loc: str, atom: Atom, query: Query) -> bool:
         """Pose ``query``; if its tested step fails, confirm the failure from another start
@@ -531,7 +495,7 @@ class QueryEngine:
             if reached is None:
                 return changed, None, False
             if reached:
-                changed |= observe(step.cap, step.binding, step.before, step.target)
+                changed |= self._observe(step, step.target)
                 if not isinstance(arrived, AbstractGoal):
                     self.pool.add(arrived)
                 concrete = arrived
@@ -544,7 +508,7 @@ class QueryEngine:
                 alt, alt_arrived = (None, None) if alt_goal is None else \
                     self.ask(step.cap, concrete, alt_goal)
                 if alt:
-                    changed |= observe(step.cap, step.binding, step.before, step.alternative)
+                    changed |= self._observe(step, step.alternative)
                     if not isinstance(alt_arrived, AbstractGoal):
                         self.pool.add(alt_arrived)
                     return changed, None, i == last
@@ -553,9 +517,27 @@ class QueryEngine:
                 failure = Failure(step, alt_goal is None)
             if defer and i == last:
                 return changed, failure, False
-            changed |= failure.record()
+            if self._foreign(step):
+                self.foreign.append(("refute", step.cap.name, step.binding, step.before,
+                                     step.target, failure.effects))
+            else:
+                changed |= failure.record()
             return changed, None, False
         return changed, None, False
+
+    def _foreign(self, step: Step) -> bool:
+        """Whether ``step`` is about a capability other than :attr:`focus`: its evidence
+        is kept, not applied (:func:`xaip.capabilities.rounds.run_pass` applies it when it
+        merges, so a unit never changes a capability another unit reads)."""
+        return self.focus is not None and step.cap is not self.focus
+
+    def _observe(self, step: Step, reached: AbstractState) -> bool:
+        """The agent reached ``reached`` by ``step``: prune (or keep it, if foreign)."""
+        if self._foreign(step):
+            self.foreign.append(("observe", step.cap.name, step.binding, step.before,
+                                 reached, True))
+            return False
+        return observe(step.cap, step.binding, step.before, reached)
 
 
     def ask(self, cap: CapState, start: Any, goal: Any) -> tuple[bool | None, Any]:
