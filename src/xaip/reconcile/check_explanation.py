@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from xaip.contract import CheckReport
 from xaip.errors import BudgetExhausted, InputError
-from xaip.planning.features import Edit, Feature, model_diff, model_features
+from xaip.planning.features import Edit, Feature, diff, model_features
 from xaip.planning.plans import PlanStep, validate
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
 from xaip.reconcile.check_minimal import prove_minimal
@@ -178,8 +178,10 @@ class _Session:
 
     def _derive_candidates(self) -> tuple[list[Edit], list[int]]:
         mrp = self.mrp
-        lifted = list(model_diff(mrp.human_domain, mrp.robot_domain, mrp.human_problem,
-                                 mrp.robot_problem).edits())
+        # the feature difference alone (what ``model_diff(...).edits()`` lists, without its
+        # report of structural differences), from the human features read once
+        lifted = list(diff(self.human(), model_features(mrp.robot_domain,
+                                                        mrp.robot_problem)).edits())
         pairs = ground_candidates(mrp, lifted) if self.result.grounded else \
             [(e, e) for e in lifted]
         table = dict(self.result.edit_costs)
