@@ -6,8 +6,9 @@ and test conformance by Prop. 7; a bug in any of that must not confirm its own a
 What the checker **shares** with the search, exactly: the PDDL model classes,
 ``model_features`` and :func:`~xaip.planning.features.apply.apply_edits` (the definition of
 a model's features and of "a model updated by edits"), the lifted plan validator, the
-grounder and the planning core's uniform-cost search (h^max only prunes), and the privacy
-map's parsed rules (:meth:`Rule.matches`: what a rule names).
+grounder and the planning core's uniform-cost search (h^max only prunes) and greedy
+best-first search (h_FF; it only proposes cheaper plans, each replayed by the validator),
+and the privacy map's parsed rules (:meth:`Rule.matches`: what a rule names).
 
 What it does **not** share: the users' differences (it derives them from the two feature
 sets), the privacy decision (its own reading of the three conditions), the merge (it
@@ -54,6 +55,8 @@ from xaip.planning.plans import PlanStep, format_plan, parse_plan, validate
 from xaip.runtime import Budget, BudgetClock, Status
 
 Model = tuple[Domain, Problem]
+#: Nodes of the greedy search that looks for a cheaper plan before uniform-cost search.
+QUICK_NODES = 5000
 #: Conditions that, realised, can only make a plan fail (never make another plan possible).
 _BREAKING = frozenset({FeatureKind.PRECONDITION, FeatureKind.DELETE_EFFECT, FeatureKind.GOAL,
                        FeatureKind.NEGATIVE_GOAL})
@@ -73,6 +76,9 @@ class _Prover:
         self.budget = budget
         self.clock: BudgetClock = budget.start()
         self.engine = get_engine(DEFAULT_ENGINE, search="ucs", heuristic="hmax")
+        #: Finds cheaper plans fast where the model is loose (uniform-cost search then
+        #: wanders through every cheap state); it only proposes witnesses, each replayed.
+        self.greedy = get_engine(DEFAULT_ENGINE, search="gbfs", heuristic="hff")
         self.found: list[tuple[PlanStep, ...]] = []
         self.examined = 0
 
@@ -91,6 +97,13 @@ class _Prover:
             raise BudgetExhausted("time", phase="check")
         return Budget(self.budget.max_nodes, left)
 
+    def _quick_budget(self) -> Budget:
+        """The greedy attempt's share: a few thousand nodes (uniform-cost search decides
+        whatever it leaves open, under the user's budget)."""
+        whole = self._search_budget()
+        nodes = QUICK_NODES if whole.max_nodes is None else min(QUICK_NODES, whole.max_nodes)
+        return Budget(nodes, whole.max_seconds)
+
     def cost(self, model: Model) -> int | None:
         outcome = validate(model[0], model[1], self.plan)
         return int(outcome.cost) if outcome.valid and outcome.cost is not None else None
@@ -106,6 +119,14 @@ class _Prover:
             if outcome.valid and outcome.cost is not None and outcome.cost < cost:
                 return False
         task = ground(model[0], model[1], budget=self._search_budget())
+        quick = self.greedy.solve(task, optimal=False, cost_bound=cost,
+                                  budget=self._quick_budget())
+        if str(quick.status) == "solved" and quick.cost is not None and quick.cost < cost:
+            plan = tuple(parse_plan(format_plan(quick.plan)))
+            replay = validate(model[0], model[1], plan)  # a witness counts once replayed
+            if replay.valid and replay.cost is not None and replay.cost < cost:
+                self.found.append(plan)
+                return False
         result = self.engine.solve(task, optimal=True, cost_bound=cost,
                                    budget=self._search_budget())
         if str(result.status) == "budget_exhausted":
