@@ -222,3 +222,38 @@ def test_tampered_explanation_claims_are_caught() -> None:
     caught = with_explanation(plain, dataclasses.replace(answer.human, explanation=other),
                               (human, problem))
     assert not caught.verified and "contrastive" in caught.check.details
+
+
+def test_command(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from xaip.assist.registry import FIRE, FIRE_PROBLEM
+    from xaip.cli import main
+
+    robot, human, problem = tmp_path / "r.pddl", tmp_path / "h.pddl", tmp_path / "p.pddl"
+    robot.write_text(FIRE)
+    human.write_text(FIRE.replace(":precondition (alerted)", ":precondition (and)"))
+    problem.write_text(FIRE_PROBLEM)
+    mine = tmp_path / "mine.plan"
+    mine.write_text("(deploy_big_engines)\n(deploy_rescuers)\n(extinguish)\n")
+    files = [str(robot), str(problem)]
+    assert main(["assist", *files, "suggest", "--explicable", "--human-domain", str(human),
+                 "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["verified"] and payload["human"]["kind"] == "explicable"
+    assert payload["suggestion"] == "(alert_chief)" and payload["human"]["inexplicability"] == 2
+    assert main(["assist", *files, "check", "--plan", str(mine), "--human-domain",
+                 str(human)]) == 1  # her plan fails in the true model (verified)
+    out = capsys.readouterr().out
+    assert "deploy_big_engines() requires (alerted)" in out and "Verified" in out
+    for wrong in (["check", "--plan", str(mine), "--explicable"],
+                  ["suggest", "--explicable"],
+                  ["suggest", "--slack", "2"],
+                  ["suggest", "--human-problem", str(problem)],
+                  ["suggest", "--explicable", "--human-domain", str(human), "--slack", "-1"]):
+        try:
+            code = main(["assist", *files, *wrong])
+        except SystemExit as stop:  # argparse refuses a negative slack
+            code = int(stop.code or 0)
+        assert code == 2, wrong
+        assert "Traceback" not in capsys.readouterr().err
