@@ -1,7 +1,8 @@
-"""How discovery hands work to an executor (issue 26, scaling): batches go to the
-workers, a single query is answered in the main process (no round trip, the main agent's
-memory serves it), and the look-ahead turns itself off once it costs more than it saves;
-none of it changes the run."""
+"""How discovery hands work to an executor (issue 26, scaling): query passes and the guard
+go to the workers as units of one capability, batched several to a task
+(:mod:`xaip.capabilities.rounds`); without a context the workers can build, the units stay
+in the main process; a single query is answered in the main process (the main agent's
+memory serves it); none of it changes the run."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from xaip.capabilities.discovery import discover, discover_game, game_agent, game_refine
-from xaip.capabilities.queries import QueryEngine
 from xaip.vocab.registry import get_game
 
 
@@ -40,47 +40,50 @@ class CountingExecutor:
         return None
 
 
-def _run(executor: CountingExecutor | None) -> Any:
-    spec = get_game("zelda")
-    simulator = spec.make(3, 4, 0)
-    first = simulator.reset()
-    from xaip.capabilities.discovery import DiscoveryConfig, make_agent
+def _run(executor: CountingExecutor | None, game: str = "zelda", rows: int = 3,
+         cols: int = 4, context: bool = True) -> Any:
+    from xaip.capabilities.discovery import DiscoveryConfig, game_context, make_agent
 
+    spec = get_game(game)
+    simulator = spec.make(rows, cols, 0)
+    first = simulator.reset()
     config = DiscoveryConfig(seed=0, lifted_types=("cell",))
     return discover(simulator, make_agent(simulator, "search"), spec.vocabulary(),
                     refine=game_refine(spec.name), start=first, config=config,
-                    executor=executor)
+                    executor=executor,
+                    context=(game_context, (spec.name,)) if context else None)
 
 
 def _signature(result: Any) -> tuple[Any, ...]:
     return ([c.text for c in result.model.capabilities],
-            [(q.capability, q.start, q.goal, q.status, q.reached, q.cached)
+            [(q.capability, q.start, q.goal, q.status, q.reached, q.cached, q.reason)
              for q in result.queries], result.stats.asked, str(result.status))
 
 
-def test_single_queries_stay_in_the_main_process() -> None:
+def test_query_passes_go_to_the_workers_as_units() -> None:
     executor = CountingExecutor("zelda", 3, 4, 0)
     pooled = _run(executor)
-    assert len(executor.batches) > 1, "the traces and the look-ahead go to the workers"
-    assert all(n >= 2 for n in executor.batches[1:]), executor.batches  # [0]: the traces
+    # [0]: the traces; then one batch of tasks per query pass and per guard
+    assert len(executor.batches) > 2, executor.batches
     assert _signature(pooled) == _signature(_run(None))
 
 
-def test_a_lookahead_that_does_not_pay_turns_itself_off(monkeypatch: Any) -> None:
+def test_without_a_context_the_units_stay_in_this_process() -> None:
     executor = CountingExecutor("zelda", 3, 4, 0)
-    calls: list[bool] = []
-    original = QueryEngine._prefetch
-
-    def prefetch(engine: QueryEngine) -> None:
-        engine.asker.ahead_spent += 1e6  # as if the look-ahead had cost far more than it saved
-        calls.append(engine.asker.lookahead)
-        original(engine)
-
-    monkeypatch.setattr(QueryEngine, "_prefetch", prefetch)
-    pooled = _run(executor)
-    assert calls == [True]  # asked once, turned itself off, never asked again
-    assert len(executor.batches) == 1  # the traces only: no look-ahead batch was sent
+    pooled = _run(executor, context=False)
+    assert len(executor.batches) == 1  # the traces only
     assert _signature(pooled) == _signature(_run(None))
+
+
+def test_how_units_are_batched_does_not_change_the_run() -> None:
+    few = CountingExecutor("cookmepasta", 4, 4, 0)
+    many = CountingExecutor("cookmepasta", 4, 4, 0)
+    many.workers = 16  # one unit a task where two workers get several each
+    first = _run(few, "cookmepasta", 4, 4)
+    second = _run(many, "cookmepasta", 4, 4)
+    assert few.batches[1:] != many.batches[1:] or max(few.batches[1:]) == 1
+    assert _signature(first) == _signature(second) == _signature(_run(None, "cookmepasta",
+                                                                      4, 4))
 
 
 def test_the_processes_executor_still_gives_the_serial_run_on_a_larger_grid() -> None:

@@ -47,7 +47,7 @@ from xaip.capabilities.pal import (
 )
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
-from xaip.capabilities.rounds import Dispatch, guard_all
+from xaip.capabilities.rounds import Dispatch, Recipe, guard_all
 from xaip.capabilities.split import grounded_caps, refuted, replace, unfinished
 from xaip.capabilities.traces import (
     Abstractor,
@@ -204,6 +204,7 @@ def discover(
     name: str = "capabilities",
     budget: Budget | None = None,
     executor: Executor | None = None,
+    context: Recipe | None = None,
 ) -> DiscoveryResult:
     """Discover the capabilities of ``agent`` acting in ``simulator``, described in
     ``vocabulary`` (Algorithm 1).
@@ -216,14 +217,17 @@ def discover(
     ``config.budget``) bounds the whole run. ``executor`` (from
     :func:`xaip.runtime.get_executor` with :func:`~xaip.capabilities.answers.install_agent`
     as initializer) answers the agent's queries on its workers; the result is the same as
-    without it.
+    without it. With ``context`` too -- ``(factory, args)``, picklable, where
+    ``factory(*args)`` returns the vocabulary and ``refine`` (e.g. ``(game_context,
+    ("zelda",))``) -- the workers also generate the queries and guard the model
+    (:mod:`~xaip.capabilities.rounds`); without it that work stays in this process.
     """
     cfg = config or DiscoveryConfig()
     limit = budget if budget is not None else cfg.budget
     clock = limit.start() if limit is not None else None
     with deadline(clock):
         return _discover(simulator, agent, vocabulary, refine, start, cfg, store, progress,
-                         name, clock, Dispatch(executor))
+                         name, clock, Dispatch(executor, context))
 
 
 def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine: Refine | None,

@@ -178,6 +178,11 @@ def _pass_unit(state: PassState, base: StatePool, index: int, abstractor: Abstra
             progress, finished = engine.complete_capability(cap, clock)
     except OutOfTime:
         progress, finished = True, False
+    finally:
+        if callable(forget):
+            # nor what the process asks after it: the main process asks its own agent
+            # after a pass, and that agent ran the units only in a serial run
+            forget()
     return PassResult(cap, [ps.concrete for ps in pool.states[known:]], asker.log,
                       asker.computed, engine._offset, engine.plans,  # noqa: SLF001
                       progress, finished, time.perf_counter() - began, engine.foreign)
