@@ -264,3 +264,21 @@ def test_needed_edits_prune_the_search() -> None:
     init = Feature.init(Atom("alerted"))
     assert group_effects(LabelledEdit(Edit(init, "add"), "add-annot")) == (1, 0)
     assert group_effects(LabelledEdit(Edit(init, "add"), "add-known")) == (1, 1)
+
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "data" / "mrp"
+
+
+@pytest.mark.skipif(not (SHARED / "blocksworld").is_dir(), reason="no shared MRP data here")
+def test_three_users_with_many_disagreements_are_checked() -> None:
+    """Regression: the shared blocksworld MRP (robot = original domain, three users =
+    domain1..3) merges into a model with 16 possible features; the checker once enumerated
+    all 65,536 completions per edit set and ran out of budget. Its two representative
+    completions decide it now."""
+    folder = SHARED / "blocksworld"
+    robot = (read_domain(folder / "original_domain.pddl"), read_problem(folder / "prob1.pddl"))
+    users = {f"d{i}": read_domain(folder / f"domain{i}.pddl") for i in (1, 2, 3)}
+    result = explain_to_users(robot, users)
+    assert result.verified and result.status == Status.FOUND
+    assert result.shared is not None and result.shared.completions == 2 ** 16
+    assert [len(u.edits) for u in result.users] == [2, 2, 3]
