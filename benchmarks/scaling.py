@@ -1,21 +1,24 @@
 """Discovery's speedup curve: ``discover GAME --executor processes --workers N``.
 
-Why: capability discovery spends its time in two kinds of work. The agent's answers to
-reachability queries (and its runs on the random tasks) are independent of one another
-and go to the executor's workers, a pass's queries as one batch; generating the queries,
-refining abstract goals into states and updating the model (PAL, game-over guards) depend
-on the answers and run in the main process. The speedup N workers can give is bounded by
-that split (Amdahl), so this prints, per worker count, the wall time, the CPU of the main
-process and of the workers, the speedup over the serial run and the share of the serial
-run's time spent answering queries (the part that parallelises). On a machine busy with
-other work, wall times (and so the wall speedup) depend on how the scheduler shares the
-cores; the "CPU speedup" column, serial CPU over the main process's CPU (the critical
-path while the workers keep up), is the steadier estimate of what an idle machine gives.
+Why: capability discovery's work is split into units an executor's workers share (the
+agent's runs on the random tasks; every query pass and the game-over guard, one unit per
+capability: :mod:`xaip.capabilities.rounds`) and what stays in the main process (the state
+pool, candidates, the search for game-over states, merging the units' results, the
+generalisation test). The speedup N workers can give is bounded by that split (Amdahl:
+1 / ((1 - p) + p / N), p the parallel fraction), so this prints, per grid, the serial
+run's p (seconds inside units over the run's seconds, as the run measures it:
+``DiscoveryResult.parallel_seconds``), the Amdahl bounds for 16 and 32 workers, and per
+worker count the wall time, the CPU of the main process and of the workers and the speedup
+over the serial run. On a machine busy with other work, wall times (and so the wall
+speedup) depend on how the scheduler shares the cores; the "CPU speedup" column, serial
+CPU over the main process's CPU (the critical path while the workers keep up), is the
+steadier estimate of what an idle machine gives.
 
 Worker counts: 1 (the serial executor, the reference), then 2, 4, 8, ... up to
 ``os.cpu_count()`` (or the ``--workers`` list). Every run must learn the same model with
-the same queries as the serial one (the executor changes where answers are computed, not
-what they are); a run that differs is reported and the script exits 1.
+the same queries (capability, start, goal, status, answer, reason) as the serial one (the
+executor changes where the work runs, not what it finds); a run that differs is reported
+and the script exits 1.
 
     python benchmarks/scaling.py [--game cookmepasta] [--grid 8x8 --grid 12x12]
                                  [--workers 1,2] [--seed 0] [--json]
@@ -53,6 +56,8 @@ def run_once(game: str, rows: int, cols: int, workers: int, seed: int) -> dict[s
     worker_cpu = _children_cpu() - children  # the pool's workers are joined by then
     payload = result.to_dict()
     stats = payload.get("stats", {})
+    queries = [(q.capability, q.start, q.goal, q.status, q.reached, q.cached, q.reason)
+               for q in result.queries]
     return {
         "workers": workers,
         "executor": executor,
@@ -62,7 +67,9 @@ def run_once(game: str, rows: int, cols: int, workers: int, seed: int) -> dict[s
         "queries": stats.get("queries"),
         "query_seconds": round(float(stats.get("query_seconds") or 0.0), 3),
         "status": payload.get("status"),
-        "model": json.dumps(payload.get("capabilities"), sort_keys=True),
+        "seconds": round(result.seconds, 3),
+        "parallel_seconds": round(result.parallel_seconds, 3),
+        "model": json.dumps([payload.get("capabilities"), queries], sort_keys=True),
     }
 
 
@@ -71,6 +78,11 @@ def _grid(text: str) -> tuple[int, int]:
     if not sep or not rows.isdigit() or not cols.isdigit():
         raise argparse.ArgumentTypeError(f"expected RxC, not {text!r}")
     return int(rows), int(cols)
+
+
+def amdahl(p: float, workers: int) -> float:
+    """The speedup ``workers`` give a run whose parallel fraction is ``p``."""
+    return 1 / ((1 - p) + p / workers)
 
 
 def _worker_counts(text: str | None) -> list[int]:
@@ -113,10 +125,17 @@ def main(argv: list[str] | None = None) -> int:
             run["same_as_serial"] = (run["model"] == serial["model"]
                                      and run["queries"] == serial["queries"])
             differs |= not run["same_as_serial"]
+        p = serial["parallel_seconds"] / max(serial["seconds"], 1e-9)
         share = serial["query_seconds"] / max(serial["wall_seconds"], 1e-9)
+        two = next((run for run in runs if run["workers"] == 2), None)
         report.append({"game": args.game, "grid": f"{rows}x{cols}", "seed": args.seed,
+                       "serial_seconds": serial["wall_seconds"],
+                       "two_worker_seconds": two["wall_seconds"] if two else None,
+                       "two_worker_speedup": two["speedup"] if two else None,
+                       "parallel_fraction": round(p, 3),
+                       "amdahl_16": round(amdahl(p, 16), 2),
+                       "amdahl_32": round(amdahl(p, 32), 2),
                        "serial_query_share": round(share, 3),
-                       "amdahl_bound": round(1 / max(1 - share, 1e-9), 2),
                        "runs": [{k: v for k, v in run.items() if k != "model"}
                                 for run in runs]})
 
@@ -124,9 +143,20 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"cpu_count": os.cpu_count(), "grids": report}, indent=2))
     else:
         print(f"{args.game}, seed {args.seed}, this machine: {os.cpu_count()} CPUs")
+        print(f"\n{'grid':>6} {'serial s':>9} {'2 workers s':>12} {'speedup':>8} {'p':>6} "
+              f"{'Amdahl 16':>10} {'Amdahl 32':>10}")
         for entry in report:
-            print(f"\n{entry['grid']}: the serial run spends {entry['serial_query_share']:.0%} "
-                  f"of its time answering queries (Amdahl bound {entry['amdahl_bound']}x)")
+            two_s = entry["two_worker_seconds"]
+            two = "-" if two_s is None else f"{two_s:.2f}"
+            sp = "-" if entry["two_worker_speedup"] is None else \
+                f"{entry['two_worker_speedup']:.2f}x"
+            print(f"{entry['grid']:>6} {entry['serial_seconds']:>9.2f} {two:>12} {sp:>8} "
+                  f"{entry['parallel_fraction']:>6.3f} {entry['amdahl_16']:>9.2f}x "
+                  f"{entry['amdahl_32']:>9.2f}x")
+        for entry in report:
+            print(f"\n{entry['grid']}: parallel fraction p = {entry['parallel_fraction']:.1%} "
+                  f"of the serial run (answering queries alone: "
+                  f"{entry['serial_query_share']:.0%})")
             print(f"{'workers':>7} {'wall s':>8} {'speedup':>8} {'main CPU':>9} "
                   f"{'CPU speedup':>12} {'workers CPU':>12} {'queries':>8}  same model")
             for run in entry["runs"]:
