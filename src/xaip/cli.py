@@ -78,6 +78,7 @@ COMMAND_MODULES = (
     "xaip.multiuser.command",
     "xaip.abstraction.command",
     "xaip.modelfree.command",
+    "xaip.localmodel.command",
 )
 
 #: Every sub-command in the order ``xaip --help`` lists it: name, the module that registers
@@ -101,6 +102,8 @@ COMMANDS: tuple[tuple[str, str, str], ...] = (
      "learn a hidden PDDL action model by queries (AIA setting)"),
     ("why-not", "xaip.concepts.command",
      "why not my plan? explain a foil of a black-box agent in concepts"),
+    ("learn-local", "xaip.localmodel.command",
+     "learn the whole local STRIPS model of a black box in concepts"),
     ("distance", "xaip.explicable.command",
      "distances between two plans of a task (action, causal, state)"),
     ("explicable", "xaip.explicable.command",

@@ -136,6 +136,7 @@ FAMILY_MODULES = (
     "xaip.multiuser.registry",
     "xaip.abstraction.registry",
     "xaip.modelfree.registry",
+    "xaip.localmodel.registry",
 )
 
 

@@ -24,6 +24,7 @@ FAMILIES: tuple[str, ...] = (
     "multiuser",
     "abstraction",
     "modelfree",
+    "localmodel",
 )
 
 
