@@ -216,6 +216,8 @@ def check(seed: int) -> str | None:
     from xaip.assist import Assistant
     from xaip.planning.pddl import parse_domain, parse_problem
 
+    if seed % 4 == 3:  # a quarter of the seeds: humans as actors (A01)
+        return check_human(seed)
     inst, prefix, vetoes, mode, whole = generate(seed)
     domain_text, problem_text = pddl(inst)
     domain, problem = parse_domain(domain_text), parse_problem(problem_text)
@@ -295,4 +297,64 @@ def _suggestion(inst: Instance, result: object, completion: list[Step],
 
         if _optimum(inst, start, avoids) is not None:
             return f"{landmark} is no landmark: a completion avoids it"
+    return None
+
+
+def check_human(seed: int) -> str | None:
+    """Humans as actors (A01): a random tiny pair of models (the person's forgets features
+    of the robot's), the explicable suggestion and the explanation of a failing plan of
+    hers against the brute force of ``tests/assist/test_human.py`` (written from the
+    definitions: every plan within the bound scored, every set of differences tried)."""
+    from tests.assist.test_human import (
+        _contrastive_size,
+        _cost_of,
+        _failing_plans,
+        _ground,
+        _optimum,
+        _sequences,
+        human_of,
+        models,
+        random_tiny,
+    )
+    from xaip.assist import Assistant
+
+    draw = seed
+    while True:  # the first usable pair from this seed on (deterministic)
+        tiny = random_tiny(draw)
+        robot = _ground(tiny, frozenset(tiny.features))
+        her = human_of(tiny, random.Random(draw))
+        if len(tiny.features) <= 12 and 1 <= (_optimum(robot) or 0) <= 3 \
+                and her.features != tiny.features:
+            break
+        draw += 1_000_003
+    domain, problem, human = models(tiny, her)
+    helper = Assistant(domain, problem, human=(human, None))  # type: ignore[arg-type]
+    slack = seed % 2
+    answer = helper.suggest(explicable=True, slack=slack)
+    mine = _ground(her, frozenset(her.features))
+    cheapest, best_human = _optimum(robot), _optimum(mine)
+    assert cheapest is not None
+    keys = []
+    for plan in _sequences(robot, cheapest + slack):
+        cost = _cost_of(plan, mine)
+        keys.append((float("inf") if cost is None or best_human is None
+                     else float(cost - best_human), len(plan)))
+    gap, cost = min(keys)
+    wanted = None if gap == float("inf") else gap
+    assert answer.human is not None
+    if not answer.verified or answer.completion_cost != cost \
+            or answer.human.inexplicability != wanted:
+        return (f"explicable: xaip {answer.completion_cost}/{answer.human.inexplicability} "
+                f"verified={answer.verified}, oracle {cost}/{wanted}")
+    fails = _failing_plans(tiny, her)
+    if not fails:
+        return None
+    foil = random.Random(seed).choice(fails)
+    checked = helper.check([f"({s})" for s in foil])
+    assert checked.human is not None
+    explanation = checked.human.explanation
+    size = _contrastive_size(tiny, her, tuple(explanation.plan), foil)
+    if not checked.verified or len(explanation.edits) != size:
+        return (f"explain: xaip {len(explanation.edits)} edits verified={checked.verified}, "
+                f"oracle {size}")
     return None
