@@ -4,15 +4,16 @@ Why: capability discovery's work is split into units an executor's workers share
 agent's runs on the random tasks; every query pass and the game-over guard, one unit per
 capability: :mod:`xaip.capabilities.rounds`) and what stays in the main process (the state
 pool, candidates, the search for game-over states, merging the units' results, the
-generalisation test). The speedup N workers can give is bounded by that split (Amdahl:
-1 / ((1 - p) + p / N), p the parallel fraction), so this prints, per grid, the serial
-run's p (seconds inside units over the run's seconds, as the run measures it:
-``DiscoveryResult.parallel_seconds``), the Amdahl bounds for 16 and 32 workers, and per
-worker count the wall time, the CPU of the main process and of the workers and the speedup
-over the serial run. On a machine busy with other work, wall times (and so the wall
-speedup) depend on how the scheduler shares the cores; the "CPU speedup" column, serial
-CPU over the main process's CPU (the critical path while the workers keep up), is the
-steadier estimate of what an idle machine gives.
+generalisation test). The speedup N workers can give is bounded by that split (Amdahl: 1 /
+((1 - p) + p / N), p the parallel fraction), so this prints, per grid, the serial run's p
+(seconds inside units over the run's seconds, as the run measures it:
+``DiscoveryResult.parallel_seconds``), the Amdahl bounds for 16 and 32 workers ("sched.":
+the same with every pass's units scheduled on the workers, so a pass with fewer units than
+workers counts as it is), and per worker count the wall time, the CPU of the main process
+and of the workers and the speedup over the serial run. On a machine busy with other work,
+wall times (and so the wall speedup) depend on how the scheduler shares the cores; the
+"CPU speedup" column, serial CPU over the main process's CPU (the critical path while the
+workers keep up), is the steadier estimate of what an idle machine gives.
 
 Worker counts: 1 (the serial executor, the reference), then 2, 4, 8, ... up to
 ``os.cpu_count()`` (or the ``--workers`` list). Every run must learn the same model with
@@ -69,6 +70,8 @@ def run_once(game: str, rows: int, cols: int, workers: int, seed: int) -> dict[s
         "status": payload.get("status"),
         "seconds": round(result.seconds, 3),
         "parallel_seconds": round(result.parallel_seconds, 3),
+        "scheduled_16": round(scheduled(result, 16), 2),
+        "scheduled_32": round(scheduled(result, 32), 2),
         "model": json.dumps([payload.get("capabilities"), queries], sort_keys=True),
     }
 
@@ -83,6 +86,20 @@ def _grid(text: str) -> tuple[int, int]:
 def amdahl(p: float, workers: int) -> float:
     """The speedup ``workers`` give a run whose parallel fraction is ``p``."""
     return 1 / ((1 - p) + p / workers)
+
+
+def scheduled(result: Any, workers: int) -> float:
+    """The speedup ``workers`` give a serial run's units when each batch of units (a pass,
+    a guard) is shared by longest-unit-first scheduling and the rest stays serial: Amdahl
+    with the passes' sizes (a pass of 6 capabilities keeps at most 6 workers busy)."""
+    serial_part = max(0.0, result.seconds - result.parallel_seconds)
+    total = serial_part
+    for batch in result.unit_batches:
+        loads = [0.0] * workers
+        for seconds in sorted(batch, reverse=True):
+            loads[loads.index(min(loads))] += seconds
+        total += max(loads)
+    return result.seconds / max(total, 1e-9)
 
 
 def _worker_counts(text: str | None) -> list[int]:
@@ -135,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
                        "parallel_fraction": round(p, 3),
                        "amdahl_16": round(amdahl(p, 16), 2),
                        "amdahl_32": round(amdahl(p, 32), 2),
+                       "scheduled_16": serial["scheduled_16"],
+                       "scheduled_32": serial["scheduled_32"],
                        "serial_query_share": round(share, 3),
                        "runs": [{k: v for k, v in run.items() if k != "model"}
                                 for run in runs]})
@@ -144,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"{args.game}, seed {args.seed}, this machine: {os.cpu_count()} CPUs")
         print(f"\n{'grid':>6} {'serial s':>9} {'2 workers s':>12} {'speedup':>8} {'p':>6} "
-              f"{'Amdahl 16':>10} {'Amdahl 32':>10}")
+              f"{'Amdahl 16':>10} {'Amdahl 32':>10} {'sched. 16':>10} {'sched. 32':>10}")
         for entry in report:
             two_s = entry["two_worker_seconds"]
             two = "-" if two_s is None else f"{two_s:.2f}"
@@ -152,7 +171,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"{entry['two_worker_speedup']:.2f}x"
             print(f"{entry['grid']:>6} {entry['serial_seconds']:>9.2f} {two:>12} {sp:>8} "
                   f"{entry['parallel_fraction']:>6.3f} {entry['amdahl_16']:>9.2f}x "
-                  f"{entry['amdahl_32']:>9.2f}x")
+                  f"{entry['amdahl_32']:>9.2f}x {entry['scheduled_16']:>9.2f}x "
+                  f"{entry['scheduled_32']:>9.2f}x")
         for entry in report:
             print(f"\n{entry['grid']}: parallel fraction p = {entry['parallel_fraction']:.1%} "
                   f"of the serial run (answering queries alone: "

@@ -121,6 +121,9 @@ class DiscoveryResult:
     #: passes' and the game-over guard's units: :mod:`~xaip.capabilities.rounds`); over a
     #: serial run's ``seconds``, the parallel fraction of Amdahl's law.
     parallel_seconds: float = field(default=0.0, compare=False, repr=False)
+    #: The seconds of each unit, per batch that could run side by side (serial runs).
+    unit_batches: tuple[tuple[float, ...], ...] = field(default=(), compare=False,
+                                                        repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         model = self.model.to_dict()
@@ -258,6 +261,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         traces = _collect_traces(simulator, agent, first, cfg, answers, clock, executor)
         trace_seconds = time.perf_counter() - began
         dispatch.unit_seconds += trace_seconds
+        dispatch.batches.append([trace_seconds / max(1, len(traces))] * len(traces))
         abstract_traces = [abstract_trace(t, abstractor) for t in traces]
         transitions = sum(len(t.states) - 1 for t in abstract_traces)
         report(progress, "traces", len(traces), None,
@@ -375,7 +379,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     status = Status.COMPLETE if finished else Status.BUDGET_EXHAUSTED
     return DiscoveryResult(model, status, stats, seconds, tuple(traces),
                            tuple(abstract_traces), records, first,
-                           parallel_seconds=min(seconds, dispatch.unit_seconds))
+                           parallel_seconds=min(seconds, dispatch.unit_seconds),
+                           unit_batches=tuple(tuple(b) for b in dispatch.batches))
 
 
 def _out(clock: BudgetClock | None) -> bool:

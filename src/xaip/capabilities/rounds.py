@@ -72,6 +72,9 @@ class Dispatch:
     executor: Executor | None = None
     context: Recipe | None = None
     unit_seconds: float = 0.0
+    #: The seconds of each unit, per batch of units that could run side by side (a pass,
+    #: a guard): how well N workers could share them (the benchmark schedules them).
+    batches: list[list[float]] = field(default_factory=list)
 
     @property
     def remote(self) -> bool:
@@ -340,13 +343,16 @@ def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[Cap
     if not dispatch.remote:
         out: list[CapState] = []
         marked = 0
+        times: list[float] = []
         for cap in caps:
             began = time.perf_counter()
             parts, n = guard([cap], game_over, engine.matcher,
                              lambda target, like: engine.refine(target, like) is not None)
-            dispatch.unit_seconds += time.perf_counter() - began
+            times.append(time.perf_counter() - began)
             out += parts
             marked += n
+        dispatch.unit_seconds += sum(times)
+        dispatch.batches.append(times)
         return out, marked
     state = GuardState(caps, game_over,
                        dict(engine.matcher.object_type), engine.matcher.max_bindings,
@@ -413,6 +419,7 @@ def _map_units(kind: str, dispatch: Dispatch, engine: QueryEngine, state: Any,
                             engine.asker.agent)
         dispatch.unit_seconds += result.seconds
         out.append(result)
+    dispatch.batches.append([r.seconds for r in out])
     return out
 
 
