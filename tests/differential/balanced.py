@@ -49,10 +49,14 @@ class Schema:
     add: set[Atom] = field(default_factory=set)
     delete: set[Atom] = field(default_factory=set)
     cost: int = 1
+    # conditional effects (B05), the same in both models: (positive condition, negative
+    # condition, effect atom, adds?)
+    when: list[tuple[tuple[Atom, ...], tuple[Atom, ...], Atom, bool]] = field(
+        default_factory=list)
 
     def copy(self) -> Schema:
         return Schema(self.name, self.param, set(self.pre), set(self.neg), set(self.add),
-                      set(self.delete), self.cost)
+                      set(self.delete), self.cost, list(self.when))
 
 
 @dataclass
@@ -129,6 +133,10 @@ def generate(seed: int) -> tuple[Model, Model, dict[str, object]]:
     if rng.random() < 0.15:
         human.metric = not human.metric  # the two problems price differently
     _mutate(rng, human, rng.randint(1, 6))
+    extra = random.Random(seed * 7919 + 17)  # B05 options: the older draws stay as they were
+    conditional = extra.random() < 0.3
+    if conditional:
+        _conditional_effects(extra, robot, human)
     options: dict[str, object] = {
         "objective": rng.choice(("balanced", "balanced", "explicable", "explicable-optimal")),
         "alpha": rng.choice((1.0, 1.0, 2.0, 0.5)),
@@ -139,7 +147,28 @@ def generate(seed: int) -> tuple[Model, Model, dict[str, object]]:
         # sometimes she watches the plan and sees one predicate (B05)
         "observable": rng.choice(sorted(predicates)) if rng.random() < 0.15 else "",
     }
+    if conditional and extra.random() < 0.8:
+        options["observable"] = extra.choice(sorted(predicates))
+    options["infer"] = bool(options["observable"]) and extra.random() < (
+        0.7 if conditional else 0.2)
     return robot, human, options
+
+
+def _conditional_effects(rng: random.Random, robot: Model, human: Model) -> None:
+    """Give one or two of the robot's action schemas a ``(when cond effect)``, the same in
+    her model (explanations edit features only: conditional parts must agree)."""
+    chosen = rng.sample(sorted(robot.schemas), rng.randint(1, min(2, len(robot.schemas))))
+    for name in chosen:
+        s = robot.schemas[name]
+        atoms = _atoms(robot.predicates, s.param)
+        pos = tuple(rng.sample(atoms, rng.randint(1, min(2, len(atoms)))))
+        free = [a for a in atoms if a not in pos]
+        neg = tuple(rng.sample(free, 1)) if robot.negative and free and rng.random() < 0.4 \
+            else ()
+        effect = rng.choice(atoms)
+        adds = rng.random() < 0.7
+        s.when.append((pos, neg, effect, adds))
+        human.schemas[name].when.append((pos, neg, effect, adds))
 
 
 def _mutate(rng: random.Random, human: Model, count: int) -> None:
@@ -185,7 +214,8 @@ def _lit(atom: Iterable[str]) -> str:
 
 def domain_text(m: Model) -> str:
     reqs = [":strips"] + ([":negative-preconditions"] if m.negative else []) + (
-        [":action-costs"] if m.declares else [])
+        [":action-costs"] if m.declares else []) + (
+        [":conditional-effects"] if any(s.when for s in m.schemas.values()) else [])
     preds = " ".join(f"({n})" if a == 0 else f"({n} ?x)" for n, a in sorted(m.predicates.items()))
     lines = [f"(define (domain dd) (:requirements {' '.join(reqs)})",
              f"  (:constants {' '.join(OBJECTS)})", f"  (:predicates {preds})"]
@@ -194,6 +224,10 @@ def domain_text(m: Model) -> str:
     for s in sorted(m.schemas.values(), key=lambda s: s.name):
         pre = [_lit(a) for a in sorted(s.pre)] + [f"(not {_lit(a)})" for a in sorted(s.neg)]
         eff = [_lit(a) for a in sorted(s.add)] + [f"(not {_lit(a)})" for a in sorted(s.delete)]
+        for pos, neg, effect, adds in s.when:
+            cond = " ".join([_lit(a) for a in pos] + [f"(not {_lit(a)})" for a in neg])
+            eff.append(f"(when (and {cond}) "
+                       f"{_lit(effect) if adds else f'(not {_lit(effect)})'})")
         if m.declares:
             eff.append(f"(increase (total-cost) {s.cost})")
         lines.append(f"  (:action {s.name} :parameters ({'?x' if s.param else ''})"
@@ -248,19 +282,39 @@ def candidates(robot: Model, human: Model) -> list[tuple[Key, str, int | None]]:
     return out
 
 
+FactSet = frozenset[Fact]
+#: a grounded conditional effect: (positive condition, negative condition, adds, deletes)
+When = tuple[FactSet, FactSet, FactSet, FactSet]
+
+
 @dataclass(frozen=True)
 class Ground:
-    """A grounded model: actions (name, pre, neg, add, delete, cost) over fact sets."""
+    """A grounded model: actions (name, pre, neg, add, delete, cost, conditional effects)
+    over fact sets."""
 
-    actions: tuple[tuple[str, frozenset[Fact], frozenset[Fact], frozenset[Fact],
-                         frozenset[Fact], int], ...]
+    actions: tuple[tuple[str, FactSet, FactSet, FactSet, FactSet, int,
+                         tuple[When, ...]], ...]
     init: frozenset[Fact]
     goal: frozenset[Fact]
 
     def successors(self, state: frozenset[Fact]):  # type: ignore[no-untyped-def]
-        for name, pre, neg, add, delete, cost in self.actions:
+        for action in self.actions:
+            name, pre, neg = action[:3]
             if pre <= state and not neg & state:
-                yield name, (state - delete) | add, cost
+                yield name, apply(action, state)[0], action[5]
+
+
+def apply(action: tuple, state: FactSet) -> tuple[FactSet, FactSet, list[When]]:  # type: ignore[type-arg]
+    """PDDL semantics of one step: conditional effects fire on the state before it, and
+    an atom both added and deleted ends true. Returns (next state, every fact the step
+    asserts, the conditional effects that fired)."""
+    _, _, _, add, delete, _, whens = action
+    adds, deletes = set(add), set(delete)
+    fired = [w for w in whens if w[0] <= state and not w[1] & state]
+    for _, _, w_add, w_delete in fired:
+        adds |= w_add
+        deletes |= w_delete
+    return frozenset((state - deletes) | adds), frozenset(adds | deletes), fired
 
 
 def updated(robot: Model, human: Model, chosen: list[tuple[Key, str, int | None]]
@@ -286,10 +340,17 @@ def ground_features(robot: Model, feats: dict[Key, int | None]) -> Ground:
                     parts[kind].add(tuple(obj if a == "?x" else a for a in atom))  # type: ignore[misc]
             cost = feats.get(("cost", s.name, ()))
             name = s.name + (f" {obj}" if obj else "")
+
+            def bind(atoms: Iterable[Atom], obj: str | None = obj) -> FactSet:
+                return frozenset(tuple(obj if a == "?x" else a for a in atom)  # type: ignore[misc]
+                                 for atom in atoms)
+
+            whens = tuple((bind(pos), bind(neg), bind([eff] if adds else []),
+                           bind([] if adds else [eff])) for pos, neg, eff, adds in s.when)
             actions.append((name, frozenset(parts["precondition"]),
                             frozenset(parts["negative-precondition"]),
                             frozenset(parts["add-effect"]),
-                            frozenset(parts["delete-effect"]), int(cost or 0)))
+                            frozenset(parts["delete-effect"]), int(cost or 0), whens))
     init = frozenset(atom for kind, _, atom in feats if kind == "init")
     goal = frozenset(atom for kind, _, atom in feats if kind == "goal")
     return Ground(tuple(actions), init, goal)
@@ -319,32 +380,51 @@ def cheapest(g: Ground) -> tuple[int, tuple[str, ...]] | None:
     return None
 
 
-def watched(robot: Ground, name: str, state: frozenset[Fact], nxt: frozenset[Fact],
-            belief: frozenset[Fact], observable: str) -> frozenset[Fact]:
-    """Her belief after watching the robot's ``name`` (B05): each observable fact the
-    robot's action adds or deletes takes its real value (``nxt``)."""
+def watched(robot: Ground, name: str, state: FactSet, nxt: FactSet, belief: FactSet,
+            observable: str, infer: bool = False, used: FactSet = frozenset()
+            ) -> tuple[FactSet, FactSet]:
+    """Her belief after watching the robot's ``name`` (B05), and the facts used so far:
+    each observable fact the robot's step asserts (fired conditional effects included)
+    takes its real value (``nxt``); with ``infer``, a fired conditional effect whose
+    effect she sees makes her believe its condition (positive atoms true, negative
+    false) for the facts no earlier step mentioned (``used``) and the step itself does
+    not assert (the condition is about the state before the step)."""
     if not observable:
-        return belief
-    for action, pre, neg, add, delete, _ in robot.actions:
-        if action == name and pre <= state and not neg & state:
-            seen = {f for f in add | delete if f[0] == observable}
-            return (belief - seen) | (seen & nxt)
-    return belief
+        return belief, used
+    for action in robot.actions:
+        if action[0] == name and action[1] <= state and not action[2] & state:
+            _, asserted, fired = apply(action, state)
+            seen = {f for f in asserted if f[0] == observable}
+            belief = (belief - seen) | (seen & nxt)
+            if not infer:
+                return belief, used
+            for pos, neg, add, delete in fired:
+                if any(f[0] == observable for f in add | delete):
+                    # the condition held before the step: facts the step asserts
+                    # keep the step's value
+                    fresh_pos, fresh_neg = pos - used - asserted, neg - used - asserted
+                    belief = (belief | fresh_pos) - fresh_neg
+            mentioned = set(action[1] | action[2] | action[3] | action[4])
+            for when in action[6]:
+                mentioned |= when[0] | when[1] | when[2] | when[3]
+            return belief, used | frozenset(mentioned)
+    return belief, used
 
 
 def step(g: Ground, name: str, state: frozenset[Fact]) -> tuple[frozenset[Fact], int] | None:
-    for action, pre, neg, add, delete, c in g.actions:
-        if action == name and pre <= state and not neg & state:
-            return (state - delete) | add, c
+    for action in g.actions:
+        if action[0] == name and action[1] <= state and not action[2] & state:
+            return apply(action, state)[0], action[5]
     return None
 
 
 def simulate(g: Ground, plan: Iterable[str], robot: Ground | None = None,
-             observable: str = "") -> int | None:
+             observable: str = "", infer: bool = False) -> int | None:
     """The plan's cost in ``g`` (``None``: not a plan there); with ``robot`` and an
     ``observable`` predicate, as watched by her (B05)."""
     state, cost = g.init, 0
     r_state = None if robot is None else robot.init
+    used: FactSet = frozenset()
     for name in plan:
         moved = step(g, name, state)
         if moved is None:
@@ -354,8 +434,11 @@ def simulate(g: Ground, plan: Iterable[str], robot: Ground | None = None,
             r_moved = step(robot, name, r_state)
             if r_moved is None:
                 return None
-            state = watched(robot, name, r_state, r_moved[0], state, observable)
+            state, used = watched(robot, name, r_state, r_moved[0], state, observable,
+                                  infer, used)
             r_state = r_moved[0]
+    if robot is not None and (r_state is None or not robot.goal <= r_state):
+        return None
     return cost if g.goal <= state else None
 
 
@@ -393,6 +476,7 @@ def oracle(robot: Model, human: Model, o: dict[str, object]) -> float | None:
     cands = candidates(robot, human)
     cost = float(o["cost"])  # type: ignore[arg-type]
     watch = str(o["observable"])
+    infer = bool(o.get("infer"))
     alpha, beta, gamma = (float(o[k]) for k in ("alpha", "beta", "gamma"))  # type: ignore[arg-type]
     floor = gamma * penalty(str(o["penalty"]), 0) if (
         o["objective"] == "balanced" and gamma) else 0.0
@@ -404,7 +488,8 @@ def oracle(robot: Model, human: Model, o: dict[str, object]) -> float | None:
     for chosen in ((), cands):
         _, h_ground = updated(robot, human, list(chosen))
         value = score(o, robot_optimum, len(chosen) * cost,
-                      simulate(h_ground, found[1], r_ground, watch), optimum(h_ground),
+                      simulate(h_ground, found[1], r_ground, watch, infer),
+                      optimum(h_ground),
                       robot_optimum)
         if value is not None:
             top = min(top, value[0])
@@ -426,25 +511,25 @@ def oracle(robot: Model, human: Model, o: dict[str, object]) -> float | None:
         for chosen in itertools.combinations(cands, size):
             _, h_ground = updated(robot, human, list(chosen))
             best_h = optimum(h_ground)
-            for g_r, g_h in _outcomes(r_ground, h_ground, bound, watch):
+            for g_r, g_h in _outcomes(r_ground, h_ground, bound, watch, infer):
                 value = score(o, g_r, c_e, g_h, best_h, robot_optimum)
                 if value is not None:
                     best = min(best, value[0])
     return best
 
 
-def _outcomes(robot: Ground, human: Ground, bound: float, observable: str = ""
-              ) -> set[tuple[int, int | None]]:
+def _outcomes(robot: Ground, human: Ground, bound: float, observable: str = "",
+              infer: bool = False) -> set[tuple[int, int | None]]:
     """Every (robot cost, her cost or ``None``) of robot plans within ``bound``: all
-    reachable (robot state, her state, costs) explored exhaustively (no pruning by
-    dominance); plans end at the robot's first goal state."""
-    start: tuple[frozenset[Fact], frozenset[Fact] | None, int, int] = (
-        robot.init, human.init, 0, 0)
+    reachable (robot state, her state, costs, facts used) explored exhaustively (no
+    pruning by dominance); plans end at the robot's first goal state."""
+    start: tuple[FactSet, FactSet | None, int, int, FactSet] = (
+        robot.init, human.init, 0, 0, frozenset())
     seen = {start}
     stack = [start]
     out: set[tuple[int, int | None]] = set()
     while stack:
-        s_r, s_h, g_r, g_h = stack.pop()
+        s_r, s_h, g_r, g_h, used = stack.pop()
         if robot.goal <= s_r:
             ok = s_h is not None and human.goal <= s_h
             out.add((g_r, g_h if ok else None))
@@ -452,14 +537,16 @@ def _outcomes(robot: Ground, human: Ground, bound: float, observable: str = ""
         for name, nxt, c in robot.successors(s_r):
             if g_r + c > bound:
                 continue
-            h_next: frozenset[Fact] | None = None
+            h_next: FactSet | None = None
             h_cost = -1
+            now_used: FactSet = frozenset()
             if s_h is not None:
                 moved = step(human, name, s_h)
                 if moved is not None:
-                    h_next = watched(robot, name, s_r, nxt, moved[0], observable)
+                    h_next, now_used = watched(robot, name, s_r, nxt, moved[0], observable,
+                                               infer, used)
                     h_cost = g_h + moved[1]
-            node = (nxt, h_next, g_r + c, h_cost)
+            node = (nxt, h_next, g_r + c, h_cost, now_used)
             if node not in seen:
                 seen.add(node)
                 stack.append(node)
@@ -481,6 +568,7 @@ def check(seed: int) -> str | None:
     """Run both methods with their checker on the seed's instance; compare with the
     oracle. ``None`` when everything agrees."""
     from xaip.balanced import Weights, balance, balanced_problem
+    from xaip.errors import InputError
     from xaip.planning.pddl import parse_domain, parse_problem
     from xaip.runtime import Budget, Status
 
@@ -491,7 +579,9 @@ def check(seed: int) -> str | None:
         objective=str(o["objective"]),
         weights=Weights(float(o["alpha"]), float(o["beta"]), float(o["gamma"])),  # type: ignore[arg-type]
         default_cost=float(o["cost"]), penalty=str(o["penalty"]),  # type: ignore[arg-type]
-        observable=(str(o["observable"]),) if o["observable"] else ())
+        observable=(str(o["observable"]),) if o["observable"] else (),
+        infer_conditions=bool(o["infer"]))
+    conditional = any(s.when for s in robot.schemas.values())
     cands = candidates(robot, human)
     theirs = sorted(_key_of(e) for e in problem.differences)
     if theirs != sorted(k for k, _, _ in cands):
@@ -504,8 +594,15 @@ def check(seed: int) -> str | None:
     r_ground = ground_features(robot, features(robot))
     robot_optimum = optimum(r_ground)
     for method in ("model-space", "compile"):
-        result = balance(problem, method=method, budget=Budget(max_seconds=120))
         where = f"{method} ({o})"
+        if method == "compile" and (conditional or o["infer"]):
+            # MEGA* compiles conjunctions of literals only: a one-line refusal
+            try:
+                balance(problem, method=method, budget=Budget(max_seconds=120))
+            except InputError:
+                continue
+            return f"{where}: MEGA* accepted conditional effects or inferred conditions"
+        result = balance(problem, method=method, budget=Budget(max_seconds=120))
         if best is None:
             if result.status != Status.UNSOLVABLE or not result.verified:
                 return f"{where}: the robot has no plan, xaip says {result.status}"
@@ -515,7 +612,7 @@ def check(seed: int) -> str | None:
         chosen = [by_key[_key_of(e)] for e in result.explanation]
         _, h_ground = updated(robot, human, chosen)
         g_r = simulate(r_ground, result.plan)
-        g_h = simulate(h_ground, result.plan, r_ground, str(o["observable"]))
+        g_h = simulate(h_ground, result.plan, r_ground, str(o["observable"]), bool(o["infer"]))
         best_h = optimum(h_ground)
         assert robot_optimum is not None
         c_e = len(chosen) * float(o["cost"])  # type: ignore[arg-type]

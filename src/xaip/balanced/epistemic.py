@@ -12,7 +12,11 @@ omits; here the model is ``BalancedProblem.observable``, the predicates she can 
    she sees its effect, she concludes that its condition held: the condition's positive
    atoms become believed true, its negative atoms false — but only for facts that no
    earlier action of the plan used (mentioned in a precondition or effect), so she is
-   never expected to regress through the whole plan (the book's restriction).
+   never expected to regress through the whole plan (the book's restriction), and not
+   for facts the step itself asserts: the condition describes the state *before* the
+   step, so a fact the step changes takes the step's value (an earlier version let the
+   pre-step value overwrite it, so a fully explained robot-optimal plan could leave her
+   believing a fact the step had just made false; found by the differential campaign).
 
 A watched plan is executable for her when each action is applicable in her *belief*
 state (her updated model's action with the same name), and it ends with her goal believed
@@ -91,7 +95,8 @@ class Watcher:
             j = self.to_human[i]
             belief = belief | (1 << j) if next_r >> i & 1 else belief & ~(1 << j)
         if self.infer:
-            for mask, value in ((pos & ~used, True), (neg & ~used, False)):
+            fresh = ~(used | asserted)
+            for mask, value in ((pos & fresh, True), (neg & fresh, False)):
                 for i in bits(mask):
                     where = self.to_human.get(i)
                     if where is not None:
@@ -147,8 +152,9 @@ def watched_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
             fact = robot.facts[i]
             belief = belief | {fact} if next_r >> i & 1 else belief - {fact}
         if watcher.infer:
-            belief |= {robot.facts[i] for i in bits(pos & ~used)}
-            belief -= {robot.facts[i] for i in bits(neg & ~used)}
+            fresh = ~(used | asserted)
+            belief |= {robot.facts[i] for i in bits(pos & fresh)}
+            belief -= {robot.facts[i] for i in bits(neg & fresh)}
             used |= watcher.mentions(action)
         s_r = next_r
     reached = robot.is_goal(s_r) and _holds(updated.goal, frozenset(belief), {}, world)

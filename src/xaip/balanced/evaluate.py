@@ -105,11 +105,17 @@ class Evaluator:
 
     def human_cost(self, subset: tuple[int, ...], plan: tuple[str, ...]) -> int | None:
         """``C(π, M^R_h + E)`` for the person (watched, when she observes)."""
-        task = self.human_task(subset)
         if self.problem.watched:
-            from xaip.balanced.epistemic import watched_cost_in
+            from xaip.balanced.epistemic import watched_cost, watched_cost_in
 
-            return watched_cost_in(self.problem, self.robot_task, task, plan)
+            if not self.space.compiled:
+                # her model grounded on its own lacks the facts only watching makes her
+                # believe (B05): price the one plan on her lifted model instead
+                domain, updated = self.space.model(subset)
+                return watched_cost(self.problem, domain, updated, plan)
+            return watched_cost_in(self.problem, self.robot_task, self.human_task(subset),
+                                   plan)
+        task = self.human_task(subset)
         return plan_cost(task, plan)
 
     def human_optimum(self, subset: tuple[int, ...]) -> int | None:
