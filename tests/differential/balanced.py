@@ -6,7 +6,12 @@ preconditions) that differ by a few added or removed preconditions, effects, cos
 initial facts and goals; with or without declared action costs and a
 ``(:metric minimize (total-cost))`` (each problem may differ in that); some goals true
 initially and some robots without a plan. Objectives ``balanced``, ``explicable`` and
-``explicable-optimal`` with random weights, communication costs and penalties.
+``explicable-optimal`` with random weights, communication costs and penalties. Some
+persons watch the plan (B05): an observable predicate, in three instances of ten one or
+two conditional effects shared by both models, and ``--infer-conditions``; MEGA* must
+refuse those (it compiles conjunctions of literals only) and the model-space answer is
+compared with the oracle, which simulates the watched beliefs and the inferred conditions
+(with the facts used so far) itself.
 
 The oracle is written from the definitions, sharing nothing with xaip but the PDDL text
 it writes: its own feature sets per model, its own candidate list (the features the two
