@@ -170,10 +170,14 @@ def _witness_problem(sim: BlackBox, label: Any, action: str, conflict: Any) -> s
         if isinstance(outcome, Invalid):
             return f"{action}: a witness of the {conflict.concept} conflict fails on re-run"
         values.append((conflict.concept in label(state), conflict.concept in label(outcome[0])))
-    was = conflict.kind == "delete"
     (b1, a1), (b2, a2) = values
-    if b1 == was and b2 == was and a1 != was and a2 == was:
-        return None
+    if conflict.kind == "toggle":
+        if (b1, a1, b2, a2) == (False, True, True, False):
+            return None
+    else:
+        was = conflict.kind == "delete"
+        if b1 == was and b2 == was and a1 != was and a2 == was:
+            return None
     return (f"{action}: the claimed {conflict.kind} conflict on {conflict.concept} is not "
             "confirmed by exact labels on re-run")
 

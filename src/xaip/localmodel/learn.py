@@ -25,7 +25,7 @@ from collections.abc import Hashable, Sequence
 from xaip.concepts.simulator import BlackBox, Invalid, random_walks
 from xaip.concepts.vocabulary import Vocabulary
 from xaip.errors import InputError
-from xaip.localmodel.pddl import domain_text, problem_text
+from xaip.localmodel.pddl import declares_costs, domain_text, problem_text
 from xaip.localmodel.results import ActionModel, EffectConflict, LocalModel
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import UNLIMITED
@@ -145,7 +145,7 @@ def learn_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Ha
                    for a in sim.actions)
     initial = vocabulary.names_of(label(sim.initial()))
     goal = vocabulary.names_of(goal_mask & full) if goal_states else ()
-    costs = any(m.min_cost is not None and m.min_cost != 1 for m in models if m.learned)
+    costs = declares_costs(models)
     return LocalModel(
         status=status, env=sim.name, actions=models, concepts=concepts, initial=initial,
         goal=goal, goal_states=goal_states, samples=probed,
@@ -190,4 +190,9 @@ def _conflicts(tally: _Tally, vocabulary: Vocabulary) -> tuple[EffectConflict, .
             if changed and kept:
                 out.append(EffectConflict(concept, kind, len(changed), len(kept),
                                           changed[0], kept[0]))
+        added = [s for b, a, s in tally.transitions if not b & bit and a & bit]
+        deleted = [s for b, a, s in tally.transitions if b & bit and not a & bit]
+        if added and deleted:  # flips both ways: no STRIPS effect (add wins) fits
+            out.append(EffectConflict(concept, "toggle", len(added), len(deleted),
+                                      added[0], deleted[0]))
     return tuple(out)

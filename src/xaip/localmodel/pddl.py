@@ -40,6 +40,12 @@ def names(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def declares_costs(actions: Sequence[ActionModel]) -> bool:
+    """Whether the model needs ``total-cost``: some learned action was seen to cost other
+    than 1 (a state-dependent cost counts, though the PDDL writes its least value)."""
+    return any(a.learned and (a.min_cost != 1 or a.max_cost != 1) for a in actions)
+
+
 def _conj(atoms: Sequence[str], indent: str) -> str:
     if not atoms:
         return "(and)"
@@ -51,7 +57,7 @@ def domain_text(env: str, concepts: Sequence[str], actions: Sequence[ActionModel
     cn = names(concepts)
     an = names([a.name for a in actions])
     learned = [a for a in actions if a.learned]
-    costs = any(a.min_cost is not None and a.min_cost != 1 for a in learned)
+    costs = declares_costs(actions)
     lines = [f"; local model of {env} learned from samples (xaip learn-local)",
              f"(define (domain {pddl_name(env)}-local)",
              "  (:requirements :strips :negative-preconditions"

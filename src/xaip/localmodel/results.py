@@ -18,9 +18,12 @@ from xaip.runtime import Status
 
 @dataclass(frozen=True)
 class EffectConflict:
-    """Concept ``concept`` changes (``kind`` ``add``: false to true; ``delete``: true to
-    false) when the action runs in ``changed_in`` but not in ``unchanged_in``, although it
-    had the same value before: no unconditional STRIPS effect on it fits both samples."""
+    """No unconditional STRIPS effect on ``concept`` fits two samples of the action.
+
+    ``kind`` ``add`` (``delete``): it turns true (false) in ``changed_in`` but not in
+    ``unchanged_in``, though it was false (true) before in both. ``toggle``: it turns true
+    in ``changed_in`` and false in ``unchanged_in`` (``changed`` / ``unchanged`` count the
+    two directions). A conditional effect, or a concept the vocabulary lacks."""
 
     concept: str
     kind: str
@@ -126,9 +129,11 @@ class LocalModel:
         out: list[str] = []
         for a in self.actions:
             for c in a.conflicts:
+                counts = (f"{c.changed} samples turn it on, {c.unchanged} turn it off"
+                          if c.kind == "toggle" else
+                          f"{c.changed} samples change it, {c.unchanged} do not")
                 out.append(f"{a.name}: {c.kind} effect on {c.concept} is not consistent "
-                           f"({c.changed} samples change it, {c.unchanged} do not): a "
-                           "conditional effect or a missing concept")
+                           f"({counts}): a conditional effect or a missing concept")
             if a.unexplained_failures:
                 out.append(f"{a.name}: fails in {a.unexplained_failures} sampled states that "
                            "satisfy its learned precondition (a missing concept)")
