@@ -211,6 +211,28 @@ def assumption_rows(samples: int) -> list[dict[str, Any]]:
     return rows
 
 
+#: The concepts learned by --learned: the answers' concepts and ordinary distractors.
+LEARNED_CONCEPTS = {"sokoban-switch": ["switch-on", "box-on-target", "wall-up", "box-right",
+                                       "player-next-to-target"],
+                    "sokoban-cells": ["on-pink-cell", "box-on-target", "wall-up",
+                                      "box-right", "player-next-to-target"]}
+
+
+def learned_query(env: str, level: str, variant: str) -> Any:
+    """The bundled foil with its concepts (and their negations) learned by the CNN on
+    drawn pictures of the level (``xaip.concepts.sokoban_screen``), 600 examples."""
+    import tempfile
+
+    from xaip.concepts.bundled import bundled_files, load_query
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "vocabulary.json"
+        path.write_text(json.dumps({"concepts": LEARNED_CONCEPTS[env], "classifier": "cnn",
+                                    "examples": 600}))
+        return load_query(env, *bundled_files(env, level, variant), variant=variant,
+                          vocabulary=path)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=10)
@@ -224,6 +246,9 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--assumptions", type=int, default=0, metavar="N",
                         help="instead: the paper's assumption tests (A.10) on N samples")
+    parser.add_argument("--learned", action="store_true",
+                        help="Sokoban foils with CNN concepts learned from drawn pictures "
+                             "(Fig. 5 with learned classifiers; needs xaip[torch])")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if args.assumptions:
@@ -253,8 +278,11 @@ def main() -> int:
         return 0
     seeds = range(args.seeds)
     rows = montezuma_rows(range(args.montezuma_seeds)) if args.montezuma_seeds else []
+    if args.learned:
+        rows = []  # Montezuma's learned rows are --classifiers'
     for env, level, variant, expected in FOILS:
-        query = bundled(env, level, variant)
+        query = bundled(env, level, variant) if not args.learned else \
+            learned_query(env, level, variant)
         per_100 = sampling_seconds(query)
         row: dict[str, Any] = {"env": env, "level": level, "variant": variant,
                                "concept": expected, "seconds_per_100_samples": per_100,
