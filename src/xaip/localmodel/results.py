@@ -124,16 +124,15 @@ class LocalModel:
 
     @property
     def assumption_failures(self) -> tuple[str, ...]:
-        """One line per failed assumption (inconsistent effects, unexplained failures,
-        state-dependent costs, no goal state seen)."""
+        """One line per failed assumption and action (inconsistent effects, unexplained
+        failures, state-dependent costs), and one if no goal state was seen."""
         out: list[str] = []
         for a in self.actions:
-            for c in a.conflicts:
-                counts = (f"{c.changed} samples turn it on, {c.unchanged} turn it off"
-                          if c.kind == "toggle" else
-                          f"{c.changed} samples change it, {c.unchanged} do not")
-                out.append(f"{a.name}: {c.kind} effect on {c.concept} is not consistent "
-                           f"({counts}): a conditional effect or a missing concept")
+            if a.conflicts:
+                which = list(dict.fromkeys(c.concept for c in a.conflicts))
+                out.append(f"{a.name}: effects not consistent across samples on "
+                           f"{len(which)} concepts: {', '.join(which)} -- a conditional effect or "
+                           "a missing concept (the JSON has counts and witness states)")
             if a.unexplained_failures:
                 out.append(f"{a.name}: fails in {a.unexplained_failures} sampled states that "
                            "satisfy its learned precondition (a missing concept)")
