@@ -33,6 +33,8 @@ class CountingExecutor:
 
     def completed(self, fn: Callable[[Any], Any], items: Iterable[Any]) \
             -> Iterator[tuple[int, Any]]:
+        items = list(items)
+        self.batches.append(len(items))
         for index, item in enumerate(items):
             yield index, fn(item)
 

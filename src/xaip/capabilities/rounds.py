@@ -116,21 +116,50 @@ class PassResult:
     seconds: float = 0.0
     #: Evidence about other capabilities (means-ends steps), applied after the merge.
     foreign: list[tuple[Any, ...]] = field(default_factory=list)
+    #: The answers the unit would have stored: ``(key, capability, answer)``.
+    stored: list[tuple[str, str, Answer]] = field(default_factory=list)
 
 
 class _SnapshotStore(MemoryStore):
-    """The answers known when the pass started, read-only to the unit (the main process
-    stores what units computed when it merges them)."""
+    """The answers known when the pass started, read-only to the unit. What the unit would
+    store is kept in ``written`` and, in the main process, written through to ``sink`` (the
+    run's store) at once: a run killed inside a pass loses only the query in flight, as
+    before passes ran in units (on workers, the main process writes a task's answers when
+    the task comes back)."""
 
-    def __init__(self, known: dict[str, Answer]) -> None:
+    def __init__(self, known: dict[str, Answer], sink: Any = None) -> None:
         super().__init__()
         self.known = known
+        self.sink = sink
+        self.written: list[tuple[str, str, Answer]] = []
 
     def get_answer(self, key: str) -> Answer | None:
         return self.known.get(key)
 
     def put_answer(self, key: str, capability: str, answer: Answer) -> None:
-        return None
+        self.written.append((key, capability, answer))
+        if self.sink is not None:
+            self.sink.put_answer(key, capability, answer)
+
+
+class _MergeStore:
+    """The run's store while a pass is merged: the answers units already wrote in this pass
+    look new (so the merge records them as asked, not as found in the store) and are not
+    written twice."""
+
+    def __init__(self, store: Any, written: set[str]) -> None:
+        self.store = store
+        self.written = written
+
+    def get_answer(self, key: str) -> Answer | None:
+        return None if key in self.written else self.store.get_answer(key)
+
+    def put_answer(self, key: str, capability: str, answer: Answer) -> None:
+        if key not in self.written:
+            self.store.put_answer(key, capability, answer)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
 
 
 class _LoggingAsker(Asker):
@@ -155,7 +184,7 @@ class _LoggingAsker(Asker):
 
 
 def _pass_unit(state: PassState, base: StatePool, index: int, abstractor: Abstractor,
-               refine: Refine | None, agent: Any) -> PassResult:
+               refine: Refine | None, agent: Any, sink: Any = None) -> PassResult:
     """Capability ``index`` completes its open tuples from ``state`` and the pool ``base``
     built from it (module docstring); neither is changed."""
     began = time.perf_counter()
@@ -170,8 +199,8 @@ def _pass_unit(state: PassState, base: StatePool, index: int, abstractor: Abstra
     if state.nodes is not None or state.deadline is not None:
         seconds = None if state.deadline is None else max(0.0, state.deadline - time.time())
         clock = Budget(max_nodes=state.nodes, max_seconds=seconds).start()
-    asker = _LoggingAsker(agent, _SnapshotStore(state.answers), state.query_budget, None,
-                          clock)
+    snapshot = _SnapshotStore(state.answers, sink)
+    asker = _LoggingAsker(agent, snapshot, state.query_budget, None, clock)
     engine = QueryEngine(asker, abstractor, refine, caps, pool, state.config)
     cap = caps[index]
     engine.focus = cap
@@ -188,7 +217,8 @@ def _pass_unit(state: PassState, base: StatePool, index: int, abstractor: Abstra
             forget()
     return PassResult(cap, [ps.concrete for ps in pool.states[known:]], asker.log,
                       asker.computed, engine._offset, engine.plans,  # noqa: SLF001
-                      progress, finished, time.perf_counter() - began, engine.foreign)
+                      progress, finished, time.perf_counter() - began, engine.foreign,
+                      snapshot.written)
 
 
 def _base_pool(state: PassState, abstractor: Abstractor) -> StatePool:
@@ -252,9 +282,35 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
                       dict(engine.abstractor.objects), engine.config, dict(offsets),
                       known_answers(asker), asker.query_budget, nodes, wall_deadline(clock))
     todo = [i for i, cap in enumerate(caps) if cap.open_tuples()]
-    progress, finished = False, True
     foreign: list[tuple[Any, ...]] = []
-    for i, result in zip(todo, _map_units("pass", dispatch, engine, state, todo), strict=True):
+    results = _map_units("pass", dispatch, engine, state, todo)
+    store = asker.store
+    asker.store = _MergeStore(store, {key for r in results for key, _, _ in r.stored})
+    try:
+        progress, finished = _merge(engine, clock, todo, results, foreign)
+    finally:
+        asker.store = store
+    by_name = {cap.name: cap for cap in caps}
+    for kind, name, binding, before, target, effects in foreign:
+        other = by_name.get(name)
+        if other is None:
+            continue
+        if kind == "observe":
+            progress |= observe(other, binding, before, target)
+        else:
+            progress |= refute(other, binding, before, target, effects=effects)
+    return progress, finished
+
+
+def _merge(engine: QueryEngine, clock: BudgetClock | None, todo: list[int],
+           results: list[PassResult], foreign: list[tuple[Any, ...]]) -> tuple[bool, bool]:
+    """Merge a pass's ``results`` (of the capabilities ``todo``) in capability order,
+    until the run's budget is spent; evidence about other capabilities goes to
+    ``foreign``."""
+    asker = engine.asker
+    caps = engine.caps
+    progress, finished = False, True
+    for i, result in zip(todo, results, strict=True):
         if clock is not None and spent(clock):
             finished = False
             break
@@ -267,7 +323,7 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
         asker.ask_many(result.asked)
         if clock is not None:
             clock.nodes += len(asker.records) - before
-        offsets[cap.name] = result.offset
+        engine.offsets[cap.name] = result.offset
         engine.plans += result.plans
         progress |= result.progress
         finished &= result.finished
@@ -276,15 +332,6 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
             settled = sum(1 for c in caps if c.settled())
             report(engine.progress, "queries", len(asker.records), None,
                    f"settled {settled}/{len(caps)} capabilities")
-    by_name = {cap.name: cap for cap in caps}
-    for kind, name, binding, before, target, effects in foreign:
-        other = by_name.get(name)
-        if other is None:
-            continue
-        if kind == "observe":
-            progress |= observe(other, binding, before, target)
-        else:
-            progress |= refute(other, binding, before, target, effects=effects)
     return progress, finished
 
 
@@ -406,7 +453,13 @@ def _map_units(kind: str, dispatch: Dispatch, engine: QueryEngine, state: Any,
         size = max(1, len(indices) // (3 * dispatch.executor.workers))
         tasks = [(kind, dispatch.context, blob, indices[i:i + size])
                  for i in range(0, len(indices), size)]
-        results = [r for batch in dispatch.executor.map(run_units, tasks) for r in batch]
+        done: dict[int, list[Any]] = {}
+        for position, batch in dispatch.executor.completed(run_units, tasks):
+            done[position] = batch
+            for result in batch if kind == "pass" else ():
+                for key, name, answer in result.stored:  # kept at once (a killed run)
+                    engine.asker.store.put_answer(key, name, answer)
+        results = [r for position in range(len(tasks)) for r in done[position]]
         dispatch.unit_seconds += sum(r.seconds if kind == "pass" else r[2] for r in results)
         return results
     assert kind == "pass", "guard units run remotely only (guard_all runs them here)"
@@ -416,7 +469,7 @@ def _map_units(kind: str, dispatch: Dispatch, engine: QueryEngine, state: Any,
     out = []
     for index in indices:
         result = _pass_unit(state, base, index, engine.abstractor, engine.refine_fn,
-                            engine.asker.agent)
+                            engine.asker.agent, engine.asker.store)
         dispatch.unit_seconds += result.seconds
         out.append(result)
     dispatch.batches.append([r.seconds for r in out])
