@@ -100,3 +100,33 @@ def test_cli(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert "not verified" in capsys.readouterr().out
     assert main(["learn-local", "no-such-env"]) == 2
     assert main(["learn-local", "sokoban-switch", "--max-nodes", "1"]) == 1
+
+
+def test_fresh_walks_when_the_region_is_too_large(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above the enumeration limit the checker draws fresh walks on its own seed and
+    reports no precision/recall (it has no exact model to compare with)."""
+    from xaip.localmodel import check as checker
+
+    sim, vocabulary, starts = _switch()
+    monkeypatch.setattr(checker, "ENUMERATION_LIMIT", 10)
+    result = learn_and_check(sim, vocabulary, starts, samples=None)
+    assert result.check is not None
+    assert result.check.mode == "fresh-walks" and result.check.accuracy == {}
+    assert result.verified  # the exhaustive model holds on any fresh state
+    few = learn_and_check(sim, vocabulary, starts, samples=10)
+    assert not few.verified and few.check is not None and few.check.mode == "fresh-walks"
+
+
+def test_checker_refutes_a_tampered_model() -> None:
+    """A checker that cannot fail is no checker: claim that noop turns the switch on (a
+    consistent action with a wrong effect) and it must object."""
+    import dataclasses
+
+    sim, vocabulary, starts = _switch()
+    result = learn_local_model(sim, vocabulary, starts, samples=None)
+    noop = result.action("noop")
+    wrong = dataclasses.replace(noop, add=("switch-on",))
+    actions = tuple(wrong if a.name == "noop" else a for a in result.actions)
+    report = check_local_model(sim, vocabulary, starts,
+                               dataclasses.replace(result, actions=actions))
+    assert report.ok is False and "noop" in report.details

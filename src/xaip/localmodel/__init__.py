@@ -36,5 +36,6 @@ def learn_and_check(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Hash
     ``verified`` is true only when the checker confirmed the model and learning finished."""
     result = learn_local_model(sim, vocabulary, starts, samples=samples, radius=radius,
                                seed=seed, budget=budget, progress=progress)
-    report = run_checker(lambda: check_local_model(sim, vocabulary, starts, result, budget))
+    report = run_checker(lambda: check_local_model(sim, vocabulary, starts, result, budget,
+                                                       progress))
     return dataclasses.replace(with_check(result, report), check=report)

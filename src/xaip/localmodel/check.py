@@ -36,6 +36,7 @@ from xaip.localmodel.learn import WALK_DEPTH
 from xaip.localmodel.results import LocalModel
 from xaip.runtime import Budget
 from xaip.runtime.budget import UNLIMITED
+from xaip.runtime.progress import Progress, report
 
 ENUMERATION_LIMIT = 20_000
 FRESH_SEED = 0x5EED_C4EC
@@ -100,7 +101,8 @@ def _enumerate(sim: BlackBox, starts: Sequence[Hashable], depth: int,
 
 
 def check_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Hashable],
-                      result: LocalModel, budget: Budget = UNLIMITED) -> LocalCheckReport:
+                      result: LocalModel, budget: Budget = UNLIMITED,
+                      progress: Progress | None = None) -> LocalCheckReport:
     """Check ``result`` as the module docstring says; raises BudgetExhausted when out of
     budget (wrap in :func:`xaip.contract.run_checker`)."""
     clock = budget.start()
@@ -115,9 +117,11 @@ def check_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Ha
     models = {a.name: a for a in result.actions}
     problems: list[str] = []
     exact: dict[str, list[Any]] = {}  # action -> [pre, add, delete] over the region
-    for state in region:
+    for index, state in enumerate(region):
         if not clock.charge():
             raise BudgetExhausted("checker: checking the region's states")
+        if index % 50 == 0:
+            report(progress, "checking", index, len(region))
         before = label(state)
         for action in sim.actions:
             outcome = sim.step(state, action)
