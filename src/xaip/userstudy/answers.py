@@ -1,0 +1,89 @@
+"""Each condition's answer: computed once, checked, kept, and shown the same to everyone.
+
+Why once and before anyone arrives: every participant of a condition must see the same
+answer (a study compares conditions, not planner runs), and a participant must not wait
+for a search. ``xaip serve --study`` computes every condition's answer at start-up under the
+condition's budget (``max_seconds``, ``max_nodes``), keeps it in the study's database
+(``shown_answers``: the result's ``to_dict()`` JSON and the text shown), and reuses it after a
+restart. An answer that is not ``verified`` (the family's independent checker did not
+confirm it, or the budget ran out) is never shown to participants: the server refuses to
+start, as any xaip command refuses to call an unchecked answer an answer.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from xaip.errors import XaipError
+from xaip.planning.semantics import step_number
+from xaip.runtime import Budget
+from xaip.userstudy.spec import Condition, Study
+from xaip.userstudy.store import StudyStore
+
+
+class UnverifiedAnswer(XaipError):
+    """A condition's answer was not verified; the study cannot show it (xaip serve exits 1)."""
+
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What a condition shows a participant: lines of text (possibly none)."""
+
+    condition: str
+    lines: tuple[str, ...]
+    payload: dict[str, Any]
+
+
+def compute(condition: Condition) -> tuple[dict[str, Any], str]:
+    """Run the condition's explainer on its bundled example: (payload, rendered text)."""
+    from xaip.contract import explainers
+    from xaip.render import render
+
+    spec = {s.name: s for s in explainers()}[condition.explainer or ""]
+    budget = Budget(max_seconds=condition.max_seconds, max_nodes=condition.max_nodes)
+    result = spec.example(budget)
+    return result.to_dict(), str(render(result))
+
+
+def prepare(study: Study, store: StudyStore, log: Any = sys.stderr) -> dict[str, Shown]:
+    """Every condition's :class:`Shown`, computing (and keeping) the answers not yet kept."""
+    shown = {}
+    for number, condition in enumerate(study.conditions, 1):
+        if condition.explainer is None:
+            shown[condition.name] = Shown(condition.name, (), {})
+            continue
+        kept = store.shown_answer(condition.name)
+        if kept is None:
+            print(f"xaip serve: computing condition {number}/{len(study.conditions)} "
+                  f"({condition.name}: {condition.explainer}) ...", file=log, flush=True)
+            payload, text = compute(condition)
+            if payload.get("verified") is not True:
+                raise UnverifiedAnswer(
+                    f"condition {condition.name}: {condition.explainer}'s answer is "
+                    f"{payload.get('status', 'unknown')} and not verified; raise its "
+                    "max_seconds/max_nodes or choose another explainer")
+            store.save_answer(condition.name, condition.explainer, payload, text)
+            kept = store.shown_answer(condition.name)
+            assert kept is not None
+        shown[condition.name] = Shown(condition.name, _lines(condition, kept), kept["payload"])
+    return shown
+
+
+def _lines(condition: Condition, kept: dict[str, Any]) -> tuple[str, ...]:
+    """The lines a participant of ``condition`` sees: the whole rendered explanation, or
+    only the plan's steps (numbered from 1), or nothing."""
+    if condition.show == "explanation":
+        return tuple(kept["text"].splitlines())
+    if condition.show == "plan":
+        plan = kept["payload"].get("plan")
+        if not isinstance(plan, list):
+            raise UnverifiedAnswer(f"condition {condition.name}: show = \"plan\" but "
+                                   f"{condition.explainer}'s answer has no plan")
+        return tuple(f"{step_number(i)}. {action}" for i, action in enumerate(plan))
+    return ()
+
+
+__all__ = ["Shown", "UnverifiedAnswer", "compute", "prepare"]
