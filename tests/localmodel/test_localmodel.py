@@ -108,7 +108,7 @@ def test_fresh_walks_when_the_region_is_too_large(monkeypatch: pytest.MonkeyPatc
     from xaip.localmodel import check as checker
 
     sim, vocabulary, starts = _switch()
-    monkeypatch.setattr(checker, "ENUMERATION_LIMIT", 10)
+    monkeypatch.setattr(checker, "enumeration_limit", lambda samples: 10)
     result = learn_and_check(sim, vocabulary, starts, samples=None)
     assert result.check is not None
     assert result.check.mode == "fresh-walks" and result.check.accuracy == {}

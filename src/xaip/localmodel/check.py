@@ -1,9 +1,10 @@
 """The independent checker of a learned local model (book 7.2's local-approximation property).
 
 What it checks, on states the learner did not use: when the region is small enough
-(``ENUMERATION_LIMIT`` states within the learner's depth), every state of it, found by its
-own breadth-first search; otherwise fresh random walks from the same starts on a seed the
-learner never uses. For every checked state ``s`` and action ``a`` that succeeds there:
+(:func:`enumeration_limit` states within the learner's depth), every state of it, found by
+its own breadth-first search; otherwise as many fresh random walks from the same starts as
+the learner drew, on a seed the learner never uses. For every checked state ``s`` and
+action ``a`` that succeeds there:
 
 * ``a`` has a learned rule and its precondition holds in C(s) (no literal is too strong);
 * if the result calls ``a`` consistent, the rule applied to C(s) yields exactly
@@ -78,8 +79,15 @@ def _labeller(vocabulary: Vocabulary) -> tuple[Any, bool]:
     return label, exact
 
 
-def _enumerate(sim: BlackBox, starts: Sequence[Hashable], depth: int,
-               clock: Any) -> list[Hashable] | None:
+def enumeration_limit(samples: int) -> int:
+    """The most states the checker enumerates before switching to fresh walks: three times
+    the learner's samples (at least 1,000, at most ``ENUMERATION_LIMIT``), so checking
+    costs about what learning did even on a slow simulator (Montezuma through ale-py)."""
+    return min(ENUMERATION_LIMIT, max(1_000, 3 * samples))
+
+
+def _enumerate(sim: BlackBox, starts: Sequence[Hashable], depth: int, clock: Any,
+               limit: int) -> list[Hashable] | None:
     seen = dict.fromkeys(starts)
     frontier = list(seen)
     for _ in range(depth):
@@ -92,7 +100,7 @@ def _enumerate(sim: BlackBox, starts: Sequence[Hashable], depth: int,
                 if not isinstance(outcome, Invalid) and outcome[0] not in seen:
                     seen[outcome[0]] = None
                     following.append(outcome[0])
-                    if len(seen) > ENUMERATION_LIMIT:
+                    if len(seen) > limit:
                         return None
         if not following:
             break
@@ -108,11 +116,11 @@ def check_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Ha
     clock = budget.start()
     depth = WALK_DEPTH if result.radius is None else result.radius
     label, exact_labels = _labeller(vocabulary)
-    region = _enumerate(sim, starts, depth, clock)
+    region = _enumerate(sim, starts, depth, clock, enumeration_limit(result.samples))
     mode = "enumerated"
     if region is None:
         mode = "fresh-walks"
-        region = random_walks(sim, starts, max(result.samples, 200),
+        region = random_walks(sim, starts, max(result.samples, 1),
                               result.seed * 31 + FRESH_SEED, depth)
     models = {a.name: a for a in result.actions}
     problems: list[str] = []
