@@ -130,3 +130,16 @@ def test_checker_refutes_a_tampered_model() -> None:
     report = check_local_model(sim, vocabulary, starts,
                                dataclasses.replace(result, actions=actions))
     assert report.ok is False and "noop" in report.details
+
+
+def test_gymnasium_environment_file(capsys) -> None:  # type: ignore[no-untyped-def]
+    """Any black box why-not loads works: CliffWalking's step into the cliff costs 100, so
+    ``down`` has a state-dependent cost."""
+    from importlib import resources
+
+    path = resources.files("xaip") / "domains" / "gymnasium" / "cliffwalking" / \
+        "cliffwalking.json"
+    assert main(["learn-local", str(path), "--samples", "300", "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    down = next(a for a in payload["actions"] if a["action"] == "down")
+    assert down["cost_state_dependent"] and down["max_cost"] == 100
