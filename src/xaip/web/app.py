@@ -92,8 +92,9 @@ def _allowed(app: FastAPI, request: Request) -> list[str]:
     return sorted(methods)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """The workbench as a FastAPI application (``uvicorn`` serves it in ``xaip serve``)."""
+def create_app(settings: Settings | None = None, study: Any = None) -> FastAPI:
+    """The workbench as a FastAPI application (``uvicorn`` serves it in ``xaip serve``);
+    with ``study`` (a :class:`xaip.userstudy.web.StudyServer`) also its study's pages."""
     settings = settings or Settings()
     app = FastAPI(title="xaip workbench", version=__version__, docs_url=None,
                   redoc_url=None, openapi_url="/api/openapi.json",
@@ -124,6 +125,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for page in pages:
         app.include_router(page.router, responses=ERROR_RESPONSES)
+    if study is not None:
+        from xaip.userstudy.web import mount
+
+        mount(app, study)
 
     @app.exception_handler(WebProblem)
     async def web_problem(request: Request, error: WebProblem) -> Response:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.commandline import non_negative_float, positive_int
-from xaip.errors import EXIT_BAD_INPUT, EXIT_OK, InputError
+from xaip.errors import EXIT_BAD_INPUT, EXIT_NEGATIVE, EXIT_OK, InputError
 from xaip.web.settings import Settings  # no FastAPI in there
 
 #: What the ``web`` extra provides; all must be importable for ``xaip serve``.
@@ -56,6 +56,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--runs", default=None, metavar="DIR",
                         help="directory for capability-discovery stores (default: a "
                              "directory in the system's temporary directory)")
+    parser.add_argument("--study", default=None, metavar="STUDY",
+                        help="also run a user study: a study file (TOML/JSON) or a bundled "
+                             "one (fetch, concepts); see docs/userstudy.md")
+    parser.add_argument("--study-db", default=None, metavar="FILE",
+                        help="the study's SQLite database (default ./xaip-study-NAME.sqlite)")
+    parser.add_argument("--study-token", default=None, metavar="TOKEN",
+                        help="the researcher pages' token (default: a new random one)")
     parser.set_defaults(handler=run)
 
 
@@ -92,7 +99,22 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from(args)
     _check_address(args.host, args.port)
-    app = create_app(settings)
+    study = None
+    if args.study is not None:
+        from xaip.userstudy.answers import UnverifiedAnswer
+        from xaip.userstudy.serving import start_study
+
+        try:
+            study = start_study(args.study, args.study_db, args.study_token)
+        except UnverifiedAnswer as error:
+            print(f"xaip serve: {error}", file=sys.stderr)
+            return EXIT_NEGATIVE
+        print(f"xaip serve: study {study.study.title!r}, data in {study.store.path}; "
+              f"researcher pages: http://{args.host}:{args.port}/study/admin?token="
+              f"{study.token}", file=sys.stderr, flush=True)
+    elif args.study_db is not None or args.study_token is not None:
+        raise InputError("--study-db and --study-token go with --study")
+    app = create_app(settings, study)
     if args.host not in ("127.0.0.1", "localhost", "::1"):
         print(f"xaip serve: listening on {args.host}: anyone who can reach this machine "
               "can use the workbench (it has no accounts)", file=sys.stderr)
