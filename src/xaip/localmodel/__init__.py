@@ -12,6 +12,7 @@ not use. Front door: :func:`learn_local_model` (unchecked) or :func:`learn_and_c
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Hashable, Sequence
 
 from xaip.concepts.simulator import BlackBox
@@ -36,6 +37,8 @@ def learn_and_check(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Hash
     ``verified`` is true only when the checker confirmed the model and learning finished."""
     result = learn_local_model(sim, vocabulary, starts, samples=samples, radius=radius,
                                seed=seed, budget=budget, progress=progress)
+    began = time.perf_counter()
     report = run_checker(lambda: check_local_model(sim, vocabulary, starts, result, budget,
                                                        progress))
-    return dataclasses.replace(with_check(result, report), check=report)
+    stats = {**result.stats, "check_seconds": round(time.perf_counter() - began, 4)}
+    return dataclasses.replace(with_check(result, report), check=report, stats=stats)

@@ -34,7 +34,7 @@ from xaip.concepts.vocabulary import Vocabulary
 from xaip.contract import CheckReport
 from xaip.errors import BudgetExhausted
 from xaip.localmodel.learn import WALK_DEPTH
-from xaip.localmodel.results import LocalModel
+from xaip.localmodel.results import LocalModel, short
 from xaip.runtime import Budget
 from xaip.runtime.budget import UNLIMITED
 from xaip.runtime.progress import Progress, report
@@ -142,20 +142,20 @@ def check_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Ha
             record[2] |= before - after
             model = models.get(action)
             if model is None or not model.learned:
-                problems.append(f"{action} has no learned rule but succeeds in {state!r}")
+                problems.append(f"{action} has no learned rule but succeeds in {short(state)}")
                 continue
             missing = [c for c in model.precondition if c not in before]
             if missing:
                 problems.append(f"{action}: precondition {', '.join(missing)} is false in "
-                                f"{state!r}, where {action} succeeds")
+                                f"{short(state)}, where {action} succeeds")
             if model.consistent:
                 predicted = (before - set(model.delete)) | set(model.add)
                 if predicted != after:
                     wrong = sorted(predicted ^ after)
                     problems.append(f"{action}: the learned effects predict {', '.join(wrong)} "
-                                    f"wrongly from {state!r}")
+                                    f"wrongly from {short(state)}")
             if not model.cost_state_dependent and float(outcome[1]) != model.min_cost:
-                problems.append(f"{action}: costs {outcome[1]:g} in {state!r}, not the "
+                problems.append(f"{action}: costs {outcome[1]:g} in {short(state)}, not the "
                                 f"constant {model.min_cost:g} learned")
     for model in result.actions:
         for conflict in model.conflicts:

@@ -28,7 +28,7 @@ from xaip.errors import InputError
 from xaip.localmodel.pddl import declares_costs, domain_text, problem_text
 from xaip.localmodel.results import ActionModel, EffectConflict, LocalModel
 from xaip.runtime import Budget, Status
-from xaip.runtime.budget import UNLIMITED
+from xaip.runtime.budget import UNLIMITED, BudgetClock
 from xaip.runtime.progress import Progress, report
 
 WALK_DEPTH = 15
@@ -37,33 +37,45 @@ MIN_SUPPORT = 10
 MAX_REGION = 200_000
 
 
-def region_states(sim: BlackBox, starts: Sequence[Hashable], samples: int | None,
-                  radius: int | None, seed: int) -> tuple[list[Hashable], str]:
-    """The learner's states (with repeats when sampled) and the region's name."""
-    if samples is None:
-        depth = WALK_DEPTH if radius is None else radius
-        seen = dict.fromkeys(starts)
-        frontier = list(seen)
-        for _ in range(depth):
-            following = []
-            for state in frontier:
-                for action in sim.actions:
-                    outcome = sim.step(state, action)
-                    if not isinstance(outcome, Invalid) and outcome[0] not in seen:
-                        seen[outcome[0]] = None
-                        following.append(outcome[0])
-            if len(seen) > MAX_REGION:
-                raise InputError(f"more than {MAX_REGION} states within {depth} steps: "
-                                 "give --samples N to sample the region")
-            if not following:
-                break
-            frontier = following
-        return list(seen), "all"
-    if radius is None:
-        return random_walks(sim, starts, samples, seed, WALK_DEPTH), "walks"
-    from xaip.concepts.simulator import reachability_samples
+def _within(sim: BlackBox, starts: Sequence[Hashable], depth: int,
+            clock: BudgetClock) -> tuple[list[Hashable], bool]:
+    """Every state within ``depth`` steps of ``starts`` (breadth first, deterministic
+    order) and whether the enumeration finished within the budget (one node per state
+    expanded)."""
+    seen = dict.fromkeys(starts)
+    frontier = list(seen)
+    for _ in range(depth):
+        following = []
+        for state in frontier:
+            if not clock.charge():
+                return list(seen), False
+            for action in sim.actions:
+                outcome = sim.step(state, action)
+                if not isinstance(outcome, Invalid) and outcome[0] not in seen:
+                    seen[outcome[0]] = None
+                    following.append(outcome[0])
+        if len(seen) > MAX_REGION:
+            raise InputError(f"more than {MAX_REGION} states within {depth} steps: "
+                             "give --samples N to sample the region")
+        if not following:
+            break
+        frontier = following
+    return list(seen), True
 
-    return reachability_samples(sim, starts, samples, seed, radius), "radius"
+
+def region_states(sim: BlackBox, starts: Sequence[Hashable], samples: int | None,
+                  radius: int | None, seed: int,
+                  clock: BudgetClock) -> tuple[list[Hashable], str, bool]:
+    """The learner's states (with repeats when sampled), the region's name, and whether
+    drawing them finished within the budget."""
+    if samples is None:
+        states, done = _within(sim, starts, WALK_DEPTH if radius is None else radius, clock)
+        return states, "all", done
+    if radius is None:
+        return random_walks(sim, starts, samples, seed, WALK_DEPTH), "walks", True
+    region, done = _within(sim, starts, radius, clock)
+    rng = random.Random(seed)  # uniform with replacement, as the paper's bounded region
+    return [region[rng.randrange(len(region))] for _ in range(samples)], "radius", done
 
 
 class _Tally:
@@ -87,9 +99,10 @@ def learn_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Ha
 
     ``starts`` are the states the region grows from (the plan's and the foil's states);
     ``samples`` the number of states drawn (``None``: every state within ``radius``);
-    ``budget`` counts one node per state probed. The result is unverified; the family's
-    checker (:func:`xaip.localmodel.check`) confirms it, and :func:`learn_and_check` runs
-    both.
+    ``budget`` counts one node per state probed, and one per state expanded while
+    enumerating a region (``samples=None`` or ``radius``). The result is unverified; the
+    family's checker (:func:`xaip.localmodel.check_local_model`) confirms it, and
+    :func:`xaip.localmodel.learn_and_check` runs both.
     """
     began = time.perf_counter()
     if not starts:
@@ -98,8 +111,8 @@ def learn_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Ha
         raise InputError("samples must be at least 1")
     if radius is not None and radius < 0:
         raise InputError("radius must be at least 0")
-    states, region = region_states(sim, starts, samples, radius, seed)
     clock = budget.start()
+    states, region, drawn = region_states(sim, starts, samples, radius, seed, clock)
     concepts = vocabulary.names
     rng = random.Random(seed * 7_919 + 101)
     labels: dict[Hashable, int] = {}
@@ -112,8 +125,8 @@ def learn_local_model(sim: BlackBox, vocabulary: Vocabulary, starts: Sequence[Ha
     tallies = {a: _Tally() for a in sim.actions}
     goal_mask, goal_states, probed = -1, 0, 0
     goal_seen: set[Hashable] = set()
-    status = Status.FOUND
-    for index, state in enumerate(states):
+    status = Status.FOUND if drawn else Status.BUDGET_EXHAUSTED
+    for index, state in enumerate(states if drawn else ()):
         if not clock.charge():
             status = Status.BUDGET_EXHAUSTED
             break

@@ -34,8 +34,8 @@ class EffectConflict:
 
     def to_dict(self) -> dict[str, Any]:
         return {"concept": self.concept, "kind": self.kind, "changed": self.changed,
-                "unchanged": self.unchanged, "changed_in": _short(self.changed_in),
-                "unchanged_in": _short(self.unchanged_in)}
+                "unchanged": self.unchanged, "changed_in": short(self.changed_in),
+                "unchanged_in": short(self.unchanged_in)}
 
 
 @dataclass(frozen=True)
@@ -157,6 +157,7 @@ class LocalModel:
                 "stats": dict(self.stats)}
 
 
-def _short(state: Hashable) -> str:
+def short(state: Hashable) -> str:
+    """A state as at most 200 characters of text (RAM states are long)."""
     text = repr(state)
     return text if len(text) <= 200 else text[:197] + "..."
