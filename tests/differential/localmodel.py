@@ -16,11 +16,13 @@ Two runs per seed:
 * the limit (``samples=None``, radius = the oracle's greatest depth, so every reachable
   state is used): preconditions, effects, consistency and which actions were ever seen
   to succeed must equal the oracle's exactly, and the checker must verify;
-* finite samples (5-80 states within that radius): each learned precondition must be a
+* finite samples (5-80 states within that radius, or, for odd seeds when every state is
+  within 15 steps, the ends of random walks of 0..15 steps): each learned precondition must be a
   superset of the exact one and each learned effect set a subset; the checker's verdict
   must equal the oracle's own decision of the local-approximation property (every state
   where an action succeeds satisfies its learned precondition, every transition of an
-  action called consistent is predicted exactly, a cost called constant is constant).
+  action called consistent is predicted exactly, a cost called constant is constant), and
+  the checker's precision and recall of the preconditions must equal the oracle's.
 """
 
 from __future__ import annotations
@@ -121,7 +123,9 @@ def check(seed: int) -> str | None:
     if not full.verified:
         return f"limit: the exact model was not verified: {full.check}"
     samples = random.Random(seed + 1).randint(5, 80)
-    part = learn_and_check(sim, vocabulary, start, samples=samples, radius=radius, seed=seed)
+    walks = seed % 2 == 1 and radius <= 15  # random walks of 0..15 steps reach every state
+    part = learn_and_check(sim, vocabulary, start, samples=samples,
+                           radius=None if walks else radius, seed=seed)
     for model in part.actions:
         items = transitions[model.name]
         if not model.learned:
@@ -135,6 +139,26 @@ def check(seed: int) -> str | None:
     expected = all(_approximates(m, transitions[m.name]) for m in part.actions)
     if part.verified != expected:
         return f"{samples} samples: checker verified={part.verified}, oracle says {expected}"
+    return _accuracy_problem(part, transitions)
+
+
+def _accuracy_problem(result: Any, transitions: dict[str, list[Any]]) -> str | None:
+    """The checker's precision/recall of preconditions against the oracle's, micro-averaged
+    over actions (an action never seen to succeed contributes no learned literal)."""
+    learned: set[tuple[str, str]] = set()
+    exact: set[tuple[str, str]] = set()
+    for model in result.actions:
+        if model.learned:
+            learned |= {(model.name, c) for c in model.precondition}
+        if transitions[model.name]:
+            exact |= {(model.name, c) for c in _exact(transitions[model.name])[0]}
+    hit = len(learned & exact)
+    precision = round(hit / len(learned), 4) if learned else 1.0
+    recall = round(hit / len(exact), 4) if exact else 1.0
+    accuracy = result.check.accuracy
+    got = (accuracy["precondition_precision"], accuracy["precondition_recall"])
+    if got != (precision, recall):
+        return f"precondition precision/recall {got}, oracle {(precision, recall)}"
     return None
 
 
