@@ -456,6 +456,7 @@ def _map_units(kind: str, dispatch: Dispatch, engine: QueryEngine, state: Any,
         done: dict[int, list[Any]] = {}
         for position, batch in dispatch.executor.completed(run_units, tasks):
             done[position] = batch
+            _report_units(engine, kind, sum(map(len, done.values())), len(indices))
             for result in batch if kind == "pass" else ():
                 for key, name, answer in result.stored:  # kept at once (a killed run)
                     engine.asker.store.put_answer(key, name, answer)
@@ -472,8 +473,16 @@ def _map_units(kind: str, dispatch: Dispatch, engine: QueryEngine, state: Any,
                             engine.asker.agent, engine.asker.store)
         dispatch.unit_seconds += result.seconds
         out.append(result)
+        _report_units(engine, kind, len(out), len(indices))
     dispatch.batches.append([r.seconds for r in out])
     return out
+
+
+def _report_units(engine: QueryEngine, kind: str, done: int, total: int) -> None:
+    """Progress inside a pass or guard: how many of its capabilities are done."""
+    if engine.progress is not None:
+        report(engine.progress, kind, done, total,
+               f"{done}/{total} capabilities " + ("completed" if kind == "pass" else "guarded"))
 
 
 def _reduce_atom(atom: Atom) -> tuple[Any, ...]:
