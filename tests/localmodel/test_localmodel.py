@@ -143,3 +143,18 @@ def test_gymnasium_environment_file(capsys) -> None:  # type: ignore[no-untyped-
     payload = json.loads(capsys.readouterr().out)
     down = next(a for a in payload["actions"] if a["action"] == "down")
     assert down["cost_state_dependent"] and down["max_cost"] == 100
+
+
+def test_weak_literals_are_those_no_failure_needs() -> None:
+    """``not-wall-up`` is needed by move-up (it fails where only that literal is false);
+    ``not-on-pink-cell`` holds everywhere on a level without pink cells, so no failure needs
+    it and it is flagged; an action seen to succeed fewer than 10 times has every literal
+    flagged."""
+    sim, vocabulary, starts = _switch()
+    result = learn_local_model(sim, vocabulary, starts, samples=None)
+    move_up = result.action("move-up")
+    assert move_up.successes >= 10
+    assert "not-wall-up" in move_up.precondition and "not-wall-up" not in move_up.weak
+    assert "not-on-pink-cell" in move_up.weak
+    rare = [a for a in result.actions if a.learned and a.successes < 10]
+    assert rare and all(set(a.weak) == set(a.precondition) for a in rare)
