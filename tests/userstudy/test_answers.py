@@ -81,3 +81,54 @@ def test_time_over_the_limit_is_flagged(study_client: Any, monkeypatch: Any) -> 
     monkeypatch.undo()
     csv_text = study_client.get("/study/admin/export.csv", params={"token": TOKEN}).text
     assert csv_text.splitlines()[1].endswith(",1")
+
+
+def _with_files(tmp_path: Path, files: dict[str, str], explainer: str = "reconcile.mme"
+                ) -> Path:
+    data = tomllib.loads(bundled_path("fetch").read_text())
+    data["conditions"][0].update(explainer=explainer, files=files)
+    path = tmp_path / "own.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+FETCH = Path(__file__).resolve().parents[2] / "src" / "xaip" / "domains" / "fetch"
+
+
+def test_a_condition_on_its_own_files(tmp_path: Path) -> None:
+    path = _with_files(tmp_path, {"robot": str(FETCH / "robot.pddl"),
+                                  "human": str(FETCH / "human.pddl"),
+                                  "problem": str(FETCH / "problem.pddl")})
+    study = load_study(path)
+    assert dict(study.conditions[0].files)["robot"] == str(FETCH / "robot.pddl")
+    shown = prepare(study, open_store(tmp_path / "own.sqlite"), io.StringIO())
+    assert shown["mce"].payload["type"] == "mme" and shown["mce"].payload["verified"]
+    assert any("hand-tucked" in line for line in shown["mce"].lines)
+
+
+@pytest.mark.parametrize(("files", "explainer", "message"), [
+    ({"robot": "robot.pddl", "human": "human.pddl"}, "reconcile.mme", "files.problem:"),
+    ({"robot": "nowhere.pddl", "human": "h", "problem": "p"}, "reconcile.mce",
+     "files.robot: no file nowhere.pddl"),
+    ({"robot": "r", "human": "h", "problem": "p", "domain": "d"}, "reconcile.mce",
+     "files.domain: unknown key"),
+    ({"robot": "r", "human": "h", "problem": "p"}, "concepts.precondition",
+     "files: instance files go with"),
+])
+def test_bad_files_are_named(tmp_path: Path, files: dict[str, str], explainer: str,
+                             message: str) -> None:
+    for name in ("r", "h", "p", "robot.pddl", "human.pddl"):
+        (tmp_path / name).write_text("")
+    with pytest.raises(InputError, match=message.replace(".", r"\.")):
+        load_study(_with_files(tmp_path, files, explainer))
+
+
+def test_files_that_do_not_parse_are_a_one_line_error(tmp_path: Path, capsys: Any) -> None:
+    (tmp_path / "bad.pddl").write_text("(define (domain")
+    path = _with_files(tmp_path, {"robot": "bad.pddl", "human": str(FETCH / "human.pddl"),
+                                  "problem": str(FETCH / "problem.pddl")})
+    code = main(["serve", "--port", "0", "--study", str(path), "--study-db",
+                 str(tmp_path / "b.sqlite")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2, err
+    assert err[-1].startswith("xaip: error:") and "bad.pddl" in err[-1]

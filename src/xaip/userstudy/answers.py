@@ -38,18 +38,38 @@ class Shown:
 
 
 def compute(condition: Condition) -> tuple[dict[str, Any], str]:
-    """Run the condition's explainer on its bundled example: (payload, rendered text)."""
+    """Run the condition's explainer on its files, else its bundled example: (payload,
+    rendered text)."""
     from xaip.contract import explainers
     from xaip.render import render
 
-    spec = {s.name: s for s in explainers()}[condition.explainer or ""]
     budget = Budget(max_seconds=condition.max_seconds, max_nodes=condition.max_nodes)
-    result = spec.example(budget)
+    if condition.files:
+        result = _on_files(condition, budget)
+    else:
+        spec = {s.name: s for s in explainers()}[condition.explainer or ""]
+        result = spec.example(budget)
     return result.to_dict(), str(render(result))
 
 
-def prepare(study: Study, store: StudyStore, log: Any = sys.stderr) -> dict[str, Shown]:
-    """Every condition's :class:`Shown`, computing (and keeping) the answers not yet kept."""
+def _on_files(condition: Condition, budget: Budget) -> Any:
+    """A reconciliation explanation of the condition's own files (the same front doors as
+    ``xaip explain``: the explanation is checked independently before it is returned)."""
+    from xaip.reconcile import explain
+    from xaip.reconcile.problem import load_mrp
+
+    files = dict(condition.files)
+    kind = (condition.explainer or "").split(".", 1)[1]
+    clock = budget.start()  # reading the files (the robot's optimal plan) counts too
+    mrp = load_mrp(files["robot"], files["human"], files["problem"], files.get("plan"),
+                   files.get("human_problem"), budget=budget)
+    return explain(mrp, kind, budget=clock.remaining())
+
+
+def prepare(study: Study, store: StudyStore, log: Any = None) -> dict[str, Shown]:
+    """Every condition's :class:`Shown`, computing (and keeping) the answers not yet kept;
+    progress lines go to ``log`` (default: the standard error stream at call time)."""
+    log = sys.stderr if log is None else log
     shown = {}
     for number, condition in enumerate(study.conditions, 1):
         if condition.explainer is None:

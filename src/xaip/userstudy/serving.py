@@ -9,7 +9,6 @@ happens in this one function, which fails with a one-line error before the serve
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ def default_db(study: str) -> Path:
     return Path.cwd() / f"xaip-study-{Path(study).stem}.sqlite"
 
 
-def start_study(study_file: str, db: str | None, token: str | None, log: Any = sys.stderr
+def start_study(study_file: str, db: str | None, token: str | None, log: Any = None
                 ) -> Any:
     """The :class:`~xaip.userstudy.web.StudyServer` to mount (raises InputError on bad
     input, :class:`~xaip.userstudy.answers.UnverifiedAnswer` if an answer is unchecked)."""

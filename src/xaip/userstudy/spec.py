@@ -28,6 +28,11 @@ ORDERS = ("random", "latin", "fixed")
 #: Longest text of a free-text answer, in characters.
 MAX_TEXT = 2000
 BUNDLED = ("fetch", "concepts")
+#: Explainers that run on the study's own files (``files``) instead of their bundled example.
+ON_FILES = ("reconcile.mce", "reconcile.mme", "reconcile.approx")
+#: The files of a model-reconciliation instance (``files`` keys), and which are required.
+FILE_KEYS = {"robot": True, "human": True, "problem": True, "plan": False,
+             "human_problem": False}
 
 
 @dataclass(frozen=True)
@@ -56,6 +61,9 @@ class Condition:
     max_nodes: int = 2_000_000
     time_limit: float | None = None     # seconds a participant should spend at most
     questions: tuple[Question, ...] = ()
+    #: The instance's files (absolute paths; see :data:`FILE_KEYS`), or none: the
+    #: explainer's bundled example.
+    files: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -102,10 +110,10 @@ def load_study(where: str | Path) -> Study:
         kind = "JSON" if path.suffix == ".json" else "TOML"
         first = str(error).splitlines()[0]
         raise InputError(f"study file {text_where}: not valid {kind}: {first}") from None
-    return parse_study(data, source=str(path))
+    return parse_study(data, source=str(path), folder=path.parent)
 
 
-def parse_study(data: Any, source: str = "") -> Study:
+def parse_study(data: Any, source: str = "", folder: Path | None = None) -> Study:
     """A :class:`Study` from the file's decoded data; every key checked."""
     top = _table(data, "study file")
     _only(top, "", {"title", "consent", "instructions", "conditions", "questions",
@@ -114,7 +122,7 @@ def parse_study(data: Any, source: str = "") -> Study:
     if not isinstance(conditions_raw, list) or not conditions_raw:
         raise InputError("conditions: a non-empty list of tables is required")
     shared = _questions(top.get("questions", []), "questions")
-    conditions = tuple(_condition(item, f"conditions[{i}]", shared)
+    conditions = tuple(_condition(item, f"conditions[{i}]", shared, folder or Path.cwd())
                        for i, item in enumerate(conditions_raw))
     names = [c.name for c in conditions]
     for name in names:
@@ -133,12 +141,13 @@ def parse_study(data: Any, source: str = "") -> Study:
                  or Study.completion)
 
 
-def _condition(item: Any, where: str, shared: tuple[Question, ...]) -> Condition:
+def _condition(item: Any, where: str, shared: tuple[Question, ...], folder: Path
+               ) -> Condition:
     from xaip.contract import explainers
 
     table = _table(item, where)
     _only(table, where, {"name", "explainer", "show", "intro", "max_seconds", "max_nodes",
-                         "time_limit", "questions"})
+                         "time_limit", "questions", "files"})
     name = _text(table, "name", where)
     if not name.replace("-", "").replace("_", "").isalnum():
         raise InputError(f"{where}.name: letters, digits, - and _ only, not {name!r}")
@@ -160,6 +169,7 @@ def _condition(item: Any, where: str, shared: tuple[Question, ...]) -> Condition
     limit = table.get("time_limit")
     if limit is not None:
         limit = _number(table, "time_limit", where, 0.0)
+    files = _files(table.get("files"), explainer, f"{where}.files", folder)
     own = _questions(table.get("questions", []), f"{where}.questions")
     questions = shared + own
     if not questions:
@@ -171,7 +181,33 @@ def _condition(item: Any, where: str, shared: tuple[Question, ...]) -> Condition
     return Condition(name=name, explainer=explainer, show=show,
                      intro=_text(table, "intro", where, required=False),
                      max_seconds=seconds, max_nodes=int(nodes), time_limit=limit,
-                     questions=questions)
+                     questions=questions, files=files)
+
+
+def _files(raw: Any, explainer: str | None, where: str, folder: Path
+           ) -> tuple[tuple[str, str], ...]:
+    """The instance's files, relative to the study file's folder; each must exist."""
+    if raw is None:
+        return ()
+    if explainer not in ON_FILES:
+        raise InputError(f"{where}: instance files go with {', '.join(ON_FILES)} only "
+                         f"(other explainers run their bundled example)")
+    table = _table(raw, where)
+    _only(table, where, set(FILE_KEYS))
+    found = []
+    for key, needed in FILE_KEYS.items():
+        value = table.get(key)
+        if value is None:
+            if needed:
+                raise InputError(f"{where}.{key}: a file is required")
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise InputError(f"{where}.{key}: a file name, not {value!r}")
+        path = (folder / value).resolve()
+        if not path.is_file():
+            raise InputError(f"{where}.{key}: no file {value} (relative to the study file)")
+        found.append((key, str(path)))
+    return tuple(found)
 
 
 def _questions(raw: Any, where: str) -> tuple[Question, ...]:
