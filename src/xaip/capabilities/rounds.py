@@ -401,13 +401,25 @@ def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[Cap
         dispatch.unit_seconds += sum(times)
         dispatch.batches.append(times)
         return out, marked
-    state = GuardState(caps, game_over,
-                       dict(engine.matcher.object_type), engine.matcher.max_bindings,
-                       engine.config)
+    assert dispatch.executor is not None and dispatch.context is not None
+    # a unit reads only its own capability, so a task carries only its units' ones
+    size = max(1, len(caps) // (3 * dispatch.executor.workers))
+    tasks = []
+    for i in range(0, len(caps), size):
+        part = caps[i:i + size]
+        state = GuardState(part, game_over, dict(engine.matcher.object_type),
+                           engine.matcher.max_bindings, engine.config)
+        tasks.append(("guard", dispatch.context, dumps(state), list(range(len(part)))))
+    done: dict[int, list[Any]] = {}
+    for position, batch in dispatch.executor.completed(run_units, tasks):
+        done[position] = batch
+        _report_units(engine, "guard", sum(map(len, done.values())), len(caps))
     out, marked = [], 0
-    for parts, n, _ in _map_units("guard", dispatch, engine, state, list(range(len(caps)))):
-        out += parts
-        marked += n
+    for position in range(len(tasks)):
+        for parts, n, seconds in done[position]:
+            out += parts
+            marked += n
+            dispatch.unit_seconds += seconds
     return out, marked
 
 
