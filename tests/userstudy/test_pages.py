@@ -152,3 +152,46 @@ def test_shown_answers_are_the_explainer_payloads(study_client: Any) -> None:
     assert shown["mce"]["type"] == "mce" and shown["mce"]["verified"] is True
     store = study_client.study.store
     assert store.shown_answer("mce")["payload"] == shown["mce"]
+
+
+def test_mark_the_wrong_edit(tmp_path: Any) -> None:
+    """An edit question offers the shown explanation's edits (and "none of them")."""
+    import json
+    import sys
+    import tomllib
+    import warnings
+
+    from xaip.userstudy.serving import start_study
+    from xaip.userstudy.spec import NO_EDIT, bundled_path
+    from xaip.web.app import create_app
+    from xaip.web.settings import Settings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    data = tomllib.loads(bundled_path("fetch").read_text())
+    data["order"] = "fixed"
+    data["conditions"][0]["questions"] = [{"id": "wrong", "kind": "edit",
+                                           "text": "Which of these is wrong?"}]
+    path = tmp_path / "edit.json"
+    path.write_text(json.dumps(data))
+    server = start_study(str(path), str(tmp_path / "e.sqlite"), TOKEN, log=sys.stderr)
+    with TestClient(create_app(Settings(runs_dir=tmp_path / "runs"), server)) as client:
+        code = server.create(1)[0]
+        for stage, extra in ((-2, {"consent": "yes"}), (-1, {})):
+            client.post(f"/s/{code}", data={"stage": str(stage), **extra})
+        page = client.get(f"/s/{code}", headers=HTML).text
+        assert "move(?from, ?to) requires (hand-tucked)" in page.split('id="q-wrong"')[1]
+        assert NO_EDIT in page
+        bad = client.post(f"/s/{code}", data={"stage": "0", **FETCH_ANSWERS, "wrong": "2"})
+        assert bad.status_code == 400
+        client.post(f"/s/{code}", data={"stage": "0", **FETCH_ANSWERS, "wrong": "0"})
+        rows = server.store.responses()
+        assert [r["answer"] for r in rows if r["question"] == "wrong"] == [
+            "move(?from, ?to) requires (hand-tucked)"]
+        summary = client.get("/study/admin/summary", params={"token": TOKEN},
+                             headers={"accept": "application/json"}).json()
+        edit = [q for q in summary["conditions"][0]["questions"] if q["id"] == "wrong"][0]
+        assert edit["counts"] == {"move(?from, ?to) requires (hand-tucked)": 1, NO_EDIT: 0}
+    server.store.close()

@@ -82,6 +82,9 @@ BAD = [
     (("questions", 3, "options"), ["a", "a"], "questions[3].options:"),
     (("questions", 4, "scale"), 5, "questions[4].scale: only"),
     (("questions", 1, "id"), "understand", "the id 'understand' is used twice"),
+    (("questions", 4, "kind"), "edit", "questions[4].kind: an edit question goes in"),
+    (("conditions", 1, "questions"), [{"id": "e", "kind": "edit", "text": "Wrong?"}],
+     "conditions[1].questions[0].kind: an edit question needs"),
 ]
 
 

@@ -16,10 +16,10 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from xaip.errors import XaipError
+from xaip.errors import InputError, XaipError
 from xaip.planning.semantics import step_number
 from xaip.runtime import Budget
-from xaip.userstudy.spec import Condition, Study
+from xaip.userstudy.spec import NO_EDIT, Condition, Question, Study
 from xaip.userstudy.store import StudyStore
 
 
@@ -35,6 +35,13 @@ class Shown:
     condition: str
     lines: tuple[str, ...]
     payload: dict[str, Any]
+
+    def options(self, question: Question) -> tuple[str, ...]:
+        """A question's options; an edit question's are the shown explanation's edits."""
+        if question.kind != "edit":
+            return question.options
+        edits = self.payload.get("edits") or []
+        return (*(str(edit.get("text", "")) for edit in edits), NO_EDIT)
 
 
 def compute(condition: Condition) -> tuple[dict[str, Any], str]:
@@ -89,6 +96,10 @@ def prepare(study: Study, store: StudyStore, log: Any = None) -> dict[str, Shown
             kept = store.shown_answer(condition.name)
             assert kept is not None
         shown[condition.name] = Shown(condition.name, _lines(condition, kept), kept["payload"])
+        if any(q.kind == "edit" for q in condition.questions) and not kept["payload"].get(
+                "edits"):
+            raise InputError(f"condition {condition.name}: its edit question needs an "
+                             "explanation with edits, and this one has none")
     return shown
 
 

@@ -20,8 +20,10 @@ from typing import Any
 from xaip.errors import InputError
 
 #: Question kinds: ``plan`` is "which plan will the robot follow?" (options are plans),
-#: ``attention`` a check with a ``correct`` option.
-KINDS = ("text", "likert", "choice", "plan", "attention")
+#: ``attention`` a check with a ``correct`` option, ``edit`` "mark the wrong edit" (its
+#: options are the edits of the explanation the condition shows, plus :data:`NO_EDIT`).
+KINDS = ("text", "likert", "choice", "plan", "attention", "edit")
+NO_EDIT = "none of them is wrong"
 #: What a condition shows: the explanation (rendered text), only the robot's plan, or nothing.
 SHOWS = ("explanation", "plan", "nothing")
 ORDERS = ("random", "latin", "fixed")
@@ -122,6 +124,10 @@ def parse_study(data: Any, source: str = "", folder: Path | None = None) -> Stud
     if not isinstance(conditions_raw, list) or not conditions_raw:
         raise InputError("conditions: a non-empty list of tables is required")
     shared = _questions(top.get("questions", []), "questions")
+    for number, question in enumerate(shared):
+        if question.kind == "edit":
+            raise InputError(f"questions[{number}].kind: an edit question goes in the "
+                             "questions of a condition that shows an explanation")
     conditions = tuple(_condition(item, f"conditions[{i}]", shared, folder or Path.cwd())
                        for i, item in enumerate(conditions_raw))
     names = [c.name for c in conditions]
@@ -171,6 +177,11 @@ def _condition(item: Any, where: str, shared: tuple[Question, ...], folder: Path
         limit = _number(table, "time_limit", where, 0.0)
     files = _files(table.get("files"), explainer, f"{where}.files", folder)
     own = _questions(table.get("questions", []), f"{where}.questions")
+    for number, question in enumerate(own):
+        if question.kind == "edit" and not (show == "explanation" and explainer
+                                            and explainer.startswith("reconcile.")):
+            raise InputError(f"{where}.questions[{number}].kind: an edit question needs a "
+                             "reconcile.* explainer with show = \"explanation\"")
     questions = shared + own
     if not questions:
         raise InputError(f"{where}.questions: no questions (for this condition nor the study)")

@@ -45,8 +45,11 @@ def export_csv(store: StudyStore) -> str:
     return out.getvalue()
 
 
-def summarise(study: Study, store: StudyStore) -> dict[str, Any]:
-    """Per condition: participants who answered, mean seconds, and per question its table."""
+def summarise(study: Study, store: StudyStore, shown: dict[str, Any] | None = None
+              ) -> dict[str, Any]:
+    """Per condition: participants who answered, mean seconds, and per question its table
+    (``shown``: the conditions' :class:`~xaip.userstudy.answers.Shown`, whose edits are
+    the options of edit questions)."""
     rows = store.responses()
     conditions = []
     for condition in study.conditions:
@@ -63,9 +66,12 @@ def summarise(study: Study, store: StudyStore) -> dict[str, Any]:
                 entry["mean"] = statistics.fmean(values) if values else None
                 entry["sd"] = statistics.stdev(values) if len(values) > 1 else None
                 entry["scale"] = question.scale
-            elif question.kind in ("choice", "plan", "attention"):
+            elif question.kind in ("choice", "plan", "attention", "edit"):
+                options = question.options
+                if shown is not None and condition.name in shown:
+                    options = shown[condition.name].options(question)
                 entry["counts"] = {o: sum(r["answer"] == o for r in answers)
-                                   for o in question.options}
+                                   for o in options}
                 if question.correct is not None:
                     passed = sum(r["correct"] == 1 for r in answers)
                     entry["correct"] = question.correct

@@ -128,6 +128,8 @@ def router(server: StudyServer, templates: Jinja2Templates) -> APIRouter:
         return page(request, "condition.html", status, code=code, stage=stage,
                     number=stage + 1, total=len(person.order), condition=condition,
                     lines=server.shown[condition.name].lines, error=error,
+                    options={q.id: server.shown[condition.name].options(q)
+                             for q in condition.questions},
                     given=given or {}, seconds_left=left)
 
     @routes.get("/s/{code}", response_class=HTMLResponse)
@@ -162,7 +164,7 @@ def router(server: StudyServer, templates: Jinja2Templates) -> APIRouter:
             server.store.advance(code, INSTRUCTIONS)
         elif 0 <= stage < len(person.order):
             condition = study.condition(person.order[stage])
-            rows, missing = _answers(condition.questions, form)
+            rows, missing = _answers(condition.questions, form, server.shown[condition.name])
             if missing:
                 return show(request, code, "Please answer: " + ", ".join(missing), 400,
                             given=form)
@@ -212,7 +214,7 @@ def router(server: StudyServer, templates: Jinja2Templates) -> APIRouter:
     @routes.get("/study/admin/summary", response_class=HTMLResponse)
     def summary(request: Request) -> Response:
         researcher(request)
-        data = summarise(study, server.store)
+        data = summarise(study, server.store, server.shown)
         if "application/json" in request.headers.get("accept", ""):
             return JSONResponse(data)
         return page(request, "summary.html", token=server.token, summary=data,
@@ -236,7 +238,7 @@ def _form(body: bytes) -> dict[str, str]:
     return {key: values[0] for key, values in fields.items()}
 
 
-def _answers(questions: tuple[Question, ...], form: dict[str, str]
+def _answers(questions: tuple[Question, ...], form: dict[str, str], shown: Shown
              ) -> tuple[list[dict[str, Any]], list[str]]:
     """The stored rows for ``form``'s answers, and the questions left unanswered (numbers
     from 1). A value that is not one of a question's options is a 400, not an answer."""
@@ -249,11 +251,11 @@ def _answers(questions: tuple[Question, ...], form: dict[str, str]
             rows.append({"question": question.id, "kind": question.kind, "answer": "",
                          "correct": None})
             continue
-        rows.append(_row(question, value))
+        rows.append(_row(question, value, shown.options(question)))
     return rows, missing
 
 
-def _row(question: Question, value: str) -> dict[str, Any]:
+def _row(question: Question, value: str, options: tuple[str, ...]) -> dict[str, Any]:
     check: Callable[[str], bool]
     if question.kind == "text":
         if len(value) > MAX_TEXT:
@@ -267,9 +269,9 @@ def _row(question: Question, value: str) -> dict[str, Any]:
                              kind="bad_request")
         return {"question": question.id, "kind": "likert", "answer": str(int(value)),
                 "correct": None}
-    if not value.isdigit() or not 0 <= int(value) < len(question.options):
+    if not value.isdigit() or not 0 <= int(value) < len(options):
         raise WebProblem(400, f"{question.id}: not one of the options", kind="bad_request")
-    chosen = question.options[int(value)]
+    chosen = options[int(value)]
     correct = None if question.correct is None else int(chosen == question.correct)
     return {"question": question.id, "kind": question.kind, "answer": chosen,
             "correct": correct}
