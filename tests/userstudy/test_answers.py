@@ -132,3 +132,16 @@ def test_files_that_do_not_parse_are_a_one_line_error(tmp_path: Path, capsys: An
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2, err
     assert err[-1].startswith("xaip: error:") and "bad.pddl" in err[-1]
+
+
+def test_a_changed_condition_needs_a_new_database(tmp_path: Path) -> None:
+    from xaip.userstudy.serving import start_study
+
+    db = str(tmp_path / "s.sqlite")
+    start_study("fetch", db, None, log=io.StringIO()).store.close()
+    data = tomllib.loads(bundled_path("fetch").read_text())
+    data["conditions"][1]["explainer"] = "reconcile.mme"  # same name, other answer
+    path = tmp_path / "changed.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match="another study"):
+        start_study(str(path), db, None, log=io.StringIO())

@@ -39,7 +39,10 @@ def start_study(study_file: str, db: str | None, token: str | None, log: Any = N
                          "no spaces")
     study = load_study(study_file)
     store = open_store(db or default_db(study_file))
-    store.bind(study.title, [c.name for c in study.conditions])
+    # What a condition shows is part of the study's identity: a changed explainer, view or
+    # instance under an old name must not reuse the answers kept for the old one.
+    store.bind(study.title, [[c.name, c.explainer, c.show, [list(f) for f in c.files]]
+                             for c in study.conditions])
     shown = prepare(study, store, log)
     return StudyServer(study=study, store=store, shown=shown, token=token or new_token())
 

@@ -120,7 +120,7 @@ class StudyStore:
 
     # -------------------------------------------------------------- study identity
 
-    def bind(self, title: str, conditions: list[str]) -> None:
+    def bind(self, title: str, conditions: list[Any]) -> None:
         """Tie the database to a study; a database of another study is refused, so two
         studies' data never mix in one file."""
         identity = json.dumps({"title": title, "conditions": conditions})
