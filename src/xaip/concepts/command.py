@@ -106,7 +106,9 @@ def _montezuma(args: argparse.Namespace) -> object:
     return replace(query, vocabulary=vocabulary)
 
 
-def _query(args: argparse.Namespace) -> object:
+def query_from_args(args: argparse.Namespace) -> object:
+    """The question ``args`` describe (``why-not``'s ENV, level, plan, foil, variant and
+    vocabulary options), shared with ``learn-local``."""
     from xaip.concepts.bundled import LEVELS, bundled, bundled_files, load_query
     from xaip.gymnasium.command import is_env_file, why_not_query
 
@@ -140,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     inputs = (args.level, args.plan, args.foil, args.vocabulary)
     if args.picture:
         check_output(args.picture, inputs)
-    query = _query(args)
+    query = query_from_args(args)
     assert isinstance(query, Query)
     if args.assumptions is not None:
         return _assumptions(query, args)

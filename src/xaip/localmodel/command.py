@@ -72,7 +72,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The ``learn-local`` handler."""
-    from xaip.concepts.command import _query
+    from xaip.concepts.command import query_from_args
     from xaip.concepts.results import Query
     from xaip.concepts.simulator import run_trace
     from xaip.localmodel import learn_and_check
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         check_output_dir(args.write_pddl, ("domain.pddl", "problem.pddl"), inputs)
     for name, value in (("workers", 1), ("picture", None), ("teach", False)):
         setattr(args, name, getattr(args, name, value))  # what why-not's loader reads
-    query = _query(args)
+    query = query_from_args(args)
     if not isinstance(query, Query):
         raise InputError("learn-local could not load this environment")
     samples = args.samples
