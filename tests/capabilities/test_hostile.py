@@ -169,11 +169,15 @@ def test_a_time_budget_cuts_the_query_phase_and_keeps_no_cut_answers(tmp_path: P
     from xaip.runtime import Budget, Status
 
     path = tmp_path / "cut.sqlite"
-    began = time.perf_counter()
+    began = time.process_time()  # CPU, not wall: a loaded machine must not fail this
     with SQLiteStore(path, {"run": "cut"}) as store:
         result, _ = discover_game("snowman", 8, 8, seed=0, store=store,
                                   budget=Budget(max_seconds=1.5))
         kept = store.count()
-    assert time.perf_counter() - began < 1.5 + 5
+        # Answers the agent finished are kept for a resumed run (units write them as they
+        # come, before their pass is merged); an answer the deadline cut is never kept.
+        cut = [key for key, value in store._store.items("answers")  # noqa: SLF001
+               if value["reached"] is None]
+    assert time.process_time() - began < 1.5 + 15  # cut, not run to the end
     assert result.status == Status.BUDGET_EXHAUSTED and not result.verified
-    assert kept <= result.stats.asked  # answers cut by the deadline are not kept
+    assert not cut, f"{len(cut)} of {kept} kept answers were cut by the deadline"
