@@ -24,7 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from xaip.concepts.montezuma import Montezuma, montezuma_library, screen_concepts
-from xaip.concepts.vocabulary import Concept, Vocabulary, negation, read_json, vocabulary_from_dict
+from xaip.concepts.vocabulary import (
+    Concept,
+    Vocabulary,
+    learning_options,
+    negation,
+    read_json,
+    vocabulary_from_dict,
+)
 from xaip.errors import InputError
 
 CLASSIFIERS = ("exact", "adaboost", "cnn")
@@ -40,17 +47,9 @@ def montezuma_vocabulary(data: Any, screen: str, sim: Montezuma,
     vocabulary = vocabulary_from_dict(data, screen, source, {"montezuma": montezuma_library},
                                       EXTRA_KEYS)
     assert isinstance(data, dict)
-    kind = data.get("classifier", "exact")
-    if kind not in CLASSIFIERS:
-        raise InputError(f"{source}: 'classifier' is one of {', '.join(CLASSIFIERS)}, not "
-                         f"{kind!r}")
-    examples = data.get("examples", EXAMPLES)
-    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 50:
-        raise InputError(f"{source}: 'examples' is a whole number of at least 50")
+    kind, examples = learning_options(data, source, CLASSIFIERS, EXAMPLES)
     if kind == "exact":
         return vocabulary
-    if "noise" in data:
-        raise InputError(f"{source}: learned concepts measure their own noise; drop 'noise'")
     return _learned(vocabulary, kind, screen, sim, starts, examples, seed, source)
 
 

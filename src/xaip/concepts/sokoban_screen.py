@@ -28,7 +28,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from xaip.concepts.sokoban import Level, SokobanState
-from xaip.concepts.vocabulary import Concept, Vocabulary, negation, sokoban_library
+from xaip.concepts.vocabulary import (
+    Concept,
+    Vocabulary,
+    learning_options,
+    negation,
+    sokoban_library,
+)
 from xaip.errors import InputError
 
 CELL = 12  # pixels a cell: two 5x5 stride-2 convolutions still see every cell
@@ -108,17 +114,9 @@ def learned_sokoban_vocabulary(data: Any, vocabulary: Vocabulary, level: Level,
     from xaip.concepts.cnn_learn import train_cnn_concept
     from xaip.concepts.simulator import reachable
 
-    kind = data.get("classifier", "exact")
-    if kind not in CLASSIFIERS:
-        raise InputError(f"{source}: 'classifier' is one of {', '.join(CLASSIFIERS)}, not "
-                         f"{kind!r}")
-    examples = data.get("examples", EXAMPLES)
-    if isinstance(examples, bool) or not isinstance(examples, int) or examples < 50:
-        raise InputError(f"{source}: 'examples' is a whole number of at least 50")
+    kind, examples = learning_options(data, source, CLASSIFIERS, EXAMPLES)
     if kind == "exact":
         return vocabulary
-    if "noise" in data:
-        raise InputError(f"{source}: learned concepts measure their own noise; drop 'noise'")
     library = sokoban_library(level)
     screen = SokobanScreen(level)
     # Sokoban levels are small: the states nearest the plan and the foil, breadth first,

@@ -329,3 +329,21 @@ def default_vocabulary(level: Level) -> Vocabulary:
 
 def concept_names(vocabulary: Vocabulary, names: Sequence[str]) -> tuple[Concept, ...]:
     return tuple(vocabulary[n] for n in names)
+
+
+def learning_options(data: dict[str, Any], source: str, classifiers: Sequence[str],
+                     examples: int) -> tuple[str, int]:
+    """``(classifier, examples)`` of a vocabulary file that may ask for learned concepts
+    (Montezuma's and Sokoban's): ``classifier`` one of ``classifiers`` (default
+    ``exact``), ``examples`` a whole number of at least 50 (default ``examples``); a
+    learned vocabulary measures its own noise, so it cannot also give ``noise``."""
+    kind = data.get("classifier", "exact")
+    if kind not in classifiers:
+        raise InputError(f"{source}: 'classifier' is one of {', '.join(classifiers)}, not "
+                         f"{kind!r}")
+    count = data.get("examples", examples)
+    if isinstance(count, bool) or not isinstance(count, int) or count < 50:
+        raise InputError(f"{source}: 'examples' is a whole number of at least 50")
+    if kind != "exact" and "noise" in data:
+        raise InputError(f"{source}: learned concepts measure their own noise; drop 'noise'")
+    return kind, count
