@@ -41,6 +41,7 @@ PAGE_MODULES = (
     "xaip.web.pages.assist",
     "xaip.web.pages.foils",
     "xaip.web.pages.unsolvable",
+    "xaip.web.pages.multiuser",
     "xaip.web.pages.compare",
     "xaip.web.pages.explainers",
 )
