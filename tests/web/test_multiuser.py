@@ -110,3 +110,17 @@ def test_bad_input_is_a_400_with_the_texts_kept(client: Any) -> None:
 def test_linked_from_the_model_and_index_pages(client: Any) -> None:
     assert 'href="/multiuser"' in client.get("/", headers=HTML).text
     assert 'id="open-multiuser"' in client.get("/models/blocksworld", headers=HTML).text
+
+
+def test_the_whole_form_with_long_domains_is_read(client: Any) -> None:
+    """Every field the page sends (three user slots, the third empty) and a domain past the
+    application's 4 KB field limit: this form has its own limits."""
+    t = texts()
+    padded = t["robot"] + "\n".join(f"; note {i:04d} " + "x" * 60 for i in range(80))
+    assert len(padded) > 4096
+    data = form(robot_domain=padded, problem1="", problem2=t["problem"], name3="",
+                domain3="", problem3="")
+    assert len(data) == 12
+    page = client.post("/multiuser", data=data, headers=HTML)
+    assert page.status_code == 200, page.text[-500:]
+    assert "no_explanation, verified" in page.text

@@ -174,7 +174,13 @@ Text = Annotated[str, Form(max_length=MAX_TEXT)]
 Name = Annotated[str, Form(max_length=40)]
 
 
-@router.post("/multiuser", response_class=HTMLResponse, include_in_schema=False)
+#: This form's own limits: the application's (8 fields of 4 KB) fit an upload's roles, not
+#: three users' models; the whole body stays bounded by the server's ``max_body_bytes``.
+FORM_FIELDS = 3 + 3 * MAX_USERS
+
+
+@router.post("/multiuser", response_class=HTMLResponse, include_in_schema=False,
+             form_limits={"max_fields": FORM_FIELDS, "max_part_size": MAX_TEXT})
 async def multiuser_form(request: Request, robot_domain: Text = "", robot_problem: Text = "",
                          name1: Name = "", domain1: Text = "", problem1: Text = "",
                          name2: Name = "", domain2: Text = "", problem2: Text = "",
