@@ -124,3 +124,11 @@ def test_the_whole_form_with_long_domains_is_read(client: Any) -> None:
     page = client.post("/multiuser", data=data, headers=HTML)
     assert page.status_code == 200, page.text[-500:]
     assert "no_explanation, verified" in page.text
+
+
+def test_a_budget_that_runs_out_is_said_and_unverified(client: Any) -> None:
+    payload = ok(client.get("/api/multiuser", params={"max_nodes": 1}))
+    assert payload["status"] == "budget_exhausted" and payload["verified"] is False
+    html = client.get("/multiuser", params={"max_nodes": 1}, headers=HTML).text
+    assert "Not decided" in html and "budget_exhausted, unverified" in html
+    assert 'action="/multiuser?max_nodes=1"' in html  # the asked budget is kept by the form
