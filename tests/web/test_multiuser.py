@@ -132,3 +132,18 @@ def test_a_budget_that_runs_out_is_said_and_unverified(client: Any) -> None:
     html = client.get("/multiuser", params={"max_nodes": 1}, headers=HTML).text
     assert "Not decided" in html and "budget_exhausted, unverified" in html
     assert 'action="/multiuser?max_nodes=1"' in html  # the asked budget is kept by the form
+
+
+def test_the_badge_is_the_librarys_verdict(client: Any, monkeypatch: Any) -> None:
+    """An answer the library leaves unverified is shown unverified, never as verified."""
+    import dataclasses
+
+    import xaip.multiuser as multiuser
+
+    real = multiuser.explain_to_users
+    monkeypatch.setattr(multiuser, "explain_to_users", lambda *a, **k: dataclasses.replace(
+        real(*a, **k), verified=False))
+    payload = ok(client.get("/api/multiuser"))
+    assert payload["verified"] is False and payload["status"] == "no_explanation"
+    html = client.get("/multiuser", headers=HTML).text
+    assert "no_explanation, unverified" in html and ", verified</span>" not in html
