@@ -38,6 +38,7 @@ from typing import Any
 from xaip.agents.simulator import check_deadline
 from xaip.capabilities.pool import PoolState, index_state
 from xaip.capabilities.traces import Abstractor, AbstractState
+from xaip.capabilities.truth import components
 
 #: States listed breadth-first from the start and the traces' states, at every depth.
 ROOT_VISITS = 20_000
@@ -217,58 +218,21 @@ def _closed(edges: list[list[int] | None]) -> list[bool]:
 
 def _reach(edges: list[list[int] | None], fluents: list[int]) -> list[int]:
     """Per node, the abstractions (bits by id) of the listed states it reaches: exact for
-    closed nodes, a lower bound for the others. Strongly connected components by an
-    iterative Tarjan; a component's set is its members' bits and its successors' sets,
-    filled successors first (Tarjan completes components in that order)."""
-    n = len(edges)
-    order = [-1] * n
-    low = [0] * n
-    comp = [-1] * n
-    on_stack = [False] * n
-    stack: list[int] = []
-    comp_bits: list[int] = []
-    counter = 0
-    for root in range(n):
-        if order[root] != -1:
-            continue
-        work: list[tuple[int, int]] = [(root, 0)]
-        while work:
-            node, k = work.pop()
-            if k == 0:
-                order[node] = low[node] = counter
-                counter += 1
-                stack.append(node)
-                on_stack[node] = True
-            out = edges[node] or []
-            descended = False
-            for pos in range(k, len(out)):
-                nxt = out[pos]
-                if order[nxt] == -1:
-                    work.append((node, pos + 1))
-                    work.append((nxt, 0))
-                    descended = True
-                    break
-                if on_stack[nxt]:
-                    low[node] = min(low[node], order[nxt])
-            if descended:
-                continue
-            if low[node] == order[node]:
-                members = []
-                while True:
-                    member = stack.pop()
-                    on_stack[member] = False
-                    comp[member] = len(comp_bits)
-                    members.append(member)
-                    if member == node:
-                        break
-                bits = 0
-                for member in members:
-                    bits |= 1 << fluents[member]
-                    for nxt in edges[member] or ():
-                        if comp[nxt] != comp[member] and comp[nxt] != -1:
-                            bits |= comp_bits[comp[nxt]]
-                comp_bits.append(bits)
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
+    closed nodes, a lower bound for the others. A strongly connected component's set is
+    its members' bits and its successors' sets; :func:`~xaip.capabilities.truth.components`
+    numbers components successors first, so one pass in that order fills them."""
+    out = [e or [] for e in edges]
+    comp, count = components(out)
+    members: list[list[int]] = [[] for _ in range(count)]
+    for node, c in enumerate(comp):
+        members[c].append(node)
+    comp_bits = [0] * count
+    for c in range(count):
+        bits = 0
+        for member in members[c]:
+            bits |= 1 << fluents[member]
+            for nxt in out[member]:
+                if comp[nxt] != c:
+                    bits |= comp_bits[comp[nxt]]
+        comp_bits[c] = bits
     return [comp_bits[c] for c in comp]

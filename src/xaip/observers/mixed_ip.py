@@ -35,8 +35,6 @@ the initial belief in t steps. That keeps the program at O(T · |transitions| ·
 
 from __future__ import annotations
 
-import os
-import sys
 import time
 from collections.abc import Hashable
 from typing import Any
@@ -46,6 +44,7 @@ import numpy as np
 
 from xaip.observers.mixed import NULL_TOKEN, StateSpace
 from xaip.runtime import BudgetClock, Status
+from xaip.runtime.highs import quiet_highs
 
 _NOOP = -1
 #: HiGHS's MIP presolve does not look at the time limit (6.7 s on a 56 000-row truck
@@ -54,20 +53,6 @@ _NOOP = -1
 PRESOLVE_MAX_ROWS = 20_000
 
 
-def _quiet_highs() -> highspy.Highs:
-    """A silent HiGHS instance. HiGHS prints a banner to file descriptor 1 when the first
-    instance is made, which would corrupt ``--json`` output; it goes to /dev/null."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as sink:
-            os.dup2(sink.fileno(), 1)
-            solver = highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    solver.setOptionValue("output_flag", False)
-    return solver
 
 
 class _Program:
@@ -93,7 +78,7 @@ class _Program:
 
     def solve(self, seconds: float | None, nodes: int | None
               ) -> tuple[str, list[float] | None, float | None]:
-        h = _quiet_highs()
+        h = quiet_highs()
         n = len(self.lower)
         h.addVars(n, np.array(self.lower), np.array(self.upper))
         idx = np.arange(n, dtype=np.int32)

@@ -35,11 +35,8 @@ search's LM-cut) on the checker's own task and minimality by its own branch-and-
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from xaip.planning.features import FeatureKind
 from xaip.planning.pddl.model import Atom
@@ -47,6 +44,7 @@ from xaip.reconcile.goals import GoalTest, _execute
 from xaip.reconcile.search import SearchOutcome
 from xaip.reconcile.space import ModelSpace
 from xaip.runtime import Budget, BudgetClock, Status
+from xaip.runtime.highs import quiet_highs
 
 _K = FeatureKind
 #: The feature kinds the 0/1 program reads; any other candidate (a cost, a numeric
@@ -227,7 +225,7 @@ def _solve(program: _Program, weights: Sequence[int], seconds: float | None
     import highspy
     import numpy as np
 
-    highs = _quiet_highs(highspy)
+    highs = quiet_highs()
     n = program.columns
     highs.addVars(n, np.zeros(n), np.ones(n))
     # only the candidates are integer: every auxiliary column is an AND of literals with
@@ -254,20 +252,6 @@ def _solve(program: _Program, weights: Sequence[int], seconds: float | None
     return tuple(i for i in range(len(weights)) if values[i] > 0.5)
 
 
-def _quiet_highs(highspy: Any) -> Any:
-    """A silent HiGHS (its first instance prints a banner on file descriptor 1, which would
-    corrupt ``--json`` output)."""
-    sys.stdout.flush()
-    saved = os.dup(1)
-    try:
-        with open(os.devnull, "w") as sink:
-            os.dup2(sink.fileno(), 1)
-            solver = highspy.Highs()
-    finally:
-        os.dup2(saved, 1)
-        os.close(saved)
-    solver.setOptionValue("output_flag", False)
-    return solver
 
 
 def empty_model_mce(space: ModelSpace, test: GoalTest, plan: Sequence[str], budget: Budget,
