@@ -41,19 +41,10 @@ import random
 from collections import deque
 from dataclasses import dataclass
 
+from tests.differential.strips_text import Action, State, domain_text, price, problem_text
+
 CI_INSTANCES = 300
 
-State = frozenset[str]
-
-
-@dataclass(frozen=True)
-class Action:
-    name: str
-    pre: frozenset[str]
-    neg: frozenset[str]
-    add: frozenset[str]
-    delete: frozenset[str]
-    cost: int
 
 
 @dataclass(frozen=True)
@@ -66,36 +57,17 @@ class Task:
     texts: tuple[str, str] | None = None  # the lifted PDDL, when not propositional
 
     def price(self, action: Action) -> int:
-        return action.cost if self.costs == "counted" else 1
+        return price(action, self.costs)
 
     def domain_text(self) -> str:
         if self.texts is not None:
             return self.texts[0]
-        reqs = ":strips :negative-preconditions" + (
-            " :action-costs" if self.costs != "none" else "")
-        out = [f"(define (domain t) (:requirements {reqs})",
-               "(:predicates " + " ".join(f"({f})" for f in self.facts) + ")"]
-        if self.costs != "none":
-            out.append("(:functions (total-cost) - number)")
-        for a in self.actions:
-            pre = [f"({f})" for f in sorted(a.pre)] + [f"(not ({f}))" for f in sorted(a.neg)]
-            eff = [f"({f})" for f in sorted(a.add)] + [f"(not ({f}))" for f in sorted(a.delete)]
-            if self.costs != "none":
-                eff.append(f"(increase (total-cost) {a.cost})")
-            out.append(f"(:action {a.name} :parameters () :precondition (and {' '.join(pre)}) "
-                       f":effect (and {' '.join(eff)}))")
-        return "\n".join(out) + ")"
+        return domain_text("t", self.facts, self.actions, self.costs)
 
     def problem_text(self) -> str:
         if self.texts is not None:
             return self.texts[1]
-        init = " ".join(f"({f})" for f in sorted(self.init))
-        if self.costs != "none":
-            init += " (= (total-cost) 0)"
-        goal = " ".join(f"({f})" if pos else f"(not ({f}))" for f, pos in self.goal)
-        metric = "(:metric minimize (total-cost))" if self.costs == "counted" else ""
-        return (f"(define (problem p) (:domain t) (:init {init}) (:goal (and {goal})) "
-                f"{metric})")
+        return problem_text("t", self.init, self.goal, self.costs)
 
 
 # ------------------------------------------------------------------ the definitions

@@ -32,25 +32,10 @@ import random
 from collections import deque
 from dataclasses import dataclass, replace
 
+from tests.differential.strips_text import Action, State, domain_text, price, problem_text
+
 CI_INSTANCES = 300
 
-State = frozenset[str]
-
-
-@dataclass(frozen=True)
-class Action:
-    name: str
-    pre: frozenset[str]
-    neg: frozenset[str]
-    add: frozenset[str]
-    delete: frozenset[str]
-    cost: int
-
-    def applies(self, state: State) -> bool:
-        return self.pre <= state and not self.neg & state
-
-    def apply(self, state: State) -> State:
-        return (state - self.delete) | self.add
 
 
 @dataclass(frozen=True)
@@ -63,32 +48,13 @@ class Instance:
     trace: tuple[str, ...] | None
 
     def price(self, action: Action) -> int:
-        return action.cost if self.costs == "counted" else 1
+        return price(action, self.costs)
 
     def domain_text(self) -> str:
-        reqs = ":strips :negative-preconditions" + (
-            " :action-costs" if self.costs != "none" else "")
-        parts = [f"(define (domain d{len(self.facts)}) (:requirements {reqs})",
-                 "(:predicates " + " ".join(f"({f})" for f in self.facts) + ")"]
-        if self.costs != "none":
-            parts.append("(:functions (total-cost) - number)")
-        for a in self.actions:
-            pre = [f"({f})" for f in sorted(a.pre)] + [f"(not ({f}))" for f in sorted(a.neg)]
-            eff = [f"({f})" for f in sorted(a.add)] + [f"(not ({f}))" for f in sorted(a.delete)]
-            if self.costs != "none":
-                eff.append(f"(increase (total-cost) {a.cost})")
-            parts.append(f"(:action {a.name} :parameters () :precondition (and {' '.join(pre)})"
-                         f" :effect (and {' '.join(eff)}))")
-        return "\n".join(parts) + ")"
+        return domain_text(f"d{len(self.facts)}", self.facts, self.actions, self.costs)
 
     def problem_text(self) -> str:
-        init = " ".join(f"({f})" for f in sorted(self.init))
-        if self.costs != "none":
-            init += " (= (total-cost) 0)"
-        goal = " ".join(f"({f})" if pos else f"(not ({f}))" for f, pos in self.goal)
-        metric = "(:metric minimize (total-cost))" if self.costs == "counted" else ""
-        return (f"(define (problem p) (:domain d{len(self.facts)}) (:init {init}) "
-                f"(:goal (and {goal})) {metric})")
+        return problem_text(f"d{len(self.facts)}", self.init, self.goal, self.costs)
 
 
 def instance(seed: int) -> Instance:
