@@ -32,8 +32,12 @@ def free_port() -> int:
         return port
 
 
-def serve(runs: Path, *extra: str) -> Iterator[str]:
-    """``xaip serve`` in a child process (its address), stopped afterwards."""
+def serve(runs: Path, *extra: str, attempts: int = 300, probe_seconds: float = 1.0,
+          stop_seconds: float = 10.0) -> Iterator[str]:
+    """``xaip serve`` in a child process (its address), stopped afterwards.
+
+    It waits up to ``attempts`` probes of ``/api/models`` (``probe_seconds`` each) for the
+    server to answer, and ``stop_seconds`` for it to end before killing it."""
     port = free_port()
     log = runs / "serve.log"
     command = "import sys; from xaip.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -43,11 +47,11 @@ def serve(runs: Path, *extra: str) -> Iterator[str]:
              *extra], stdout=sink, stderr=sink, cwd=ROOT)
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(300):
+        for _ in range(attempts):
             if process.poll() is not None:
                 raise RuntimeError(f"xaip serve ended: {log.read_text()[-500:]}")
             try:
-                if httpx.get(f"{base}/api/models", timeout=1).status_code == 200:
+                if httpx.get(f"{base}/api/models", timeout=probe_seconds).status_code == 200:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
@@ -55,7 +59,7 @@ def serve(runs: Path, *extra: str) -> Iterator[str]:
     finally:
         process.terminate()
         try:
-            process.wait(timeout=10)
+            process.wait(timeout=stop_seconds)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

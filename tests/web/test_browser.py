@@ -11,10 +11,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import socket
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,50 +21,16 @@ from typing import Any
 import httpx
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-ROOT = Path(__file__).resolve().parents[2]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+from tests.web.browser import ARGS, CHROMIUM, ROOT, serve
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``xaip serve`` in a child process; its address."""
-    port = free_port()
-    runs = tmp_path_factory.mktemp("runs")
-    log = runs / "serve.log"
-    command = "import sys; from xaip.cli import main; sys.exit(main(sys.argv[1:]))"
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-c", command, "serve", "--port", str(port), "--runs", str(runs)],
-            stdout=sink, stderr=sink, cwd=ROOT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(200):
-            if process.poll() is not None:
-                raise RuntimeError(f"xaip serve ended: {log.read_text()[-500:]}")
-            try:
-                if httpx.get(f"{base}/api/models", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    yield from serve(tmp_path_factory.mktemp("runs"))
 
 
 @pytest.fixture(scope="module")

@@ -15,10 +15,7 @@ stopped at the end.
 from __future__ import annotations
 
 import collections
-import socket
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -32,6 +29,8 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("uvicorn")
 pytest.importorskip("fastapi")
 
+from tests.web.browser import serve  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 DOMAINS = ROOT / "src" / "xaip" / "domains"
 #: Clients at once, and rounds of the request mix each sends.
@@ -41,42 +40,11 @@ ROUNDS = 2
 TIMEOUT = 180.0
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """``xaip serve`` (4 workers, 2 s budgets) in a child process; its address."""
-    port = free_port()
-    runs = tmp_path_factory.mktemp("load-runs")
-    log = runs / "serve.log"
-    command = "import sys; from xaip.cli import main; sys.exit(main(sys.argv[1:]))"
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-c", command, "serve", "--port", str(port), "--runs", str(runs),
-             "--max-seconds", "2", "--workers", "4"], stdout=sink, stderr=sink, cwd=ROOT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(600):
-            if process.poll() is not None:
-                raise RuntimeError(f"xaip serve ended: {log.read_text()[-500:]}")
-            try:
-                if httpx.get(f"{base}/api/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    yield from serve(tmp_path_factory.mktemp("load-runs"), "--max-seconds", "2",
+                     "--workers", "4", attempts=600, probe_seconds=2, stop_seconds=20)
 
 
 def _files(problem: bytes, plan: bytes | None = None) -> dict[str, Any]:
