@@ -104,6 +104,26 @@ def human_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
     return lifted_cost(domain, updated, plan)
 
 
+def human_side(problem: BalancedProblem, told: tuple[Edit, ...], plan: tuple[str, ...]
+               ) -> tuple[int | None, tuple[Edit, ...], Domain, Problem]:
+    """Her cost of ``plan`` after hearing ``told``, what she learned by watching it
+    (:mod:`xaip.balanced.learning`; nothing unless she learns) and her final lifted model
+    ``M^R_h + told ∪ learned``, in which the plan is judged."""
+    if not problem.learn_from_watching:
+        domain, updated = updated_model(problem, told)
+        return human_cost(problem, domain, updated, plan), (), domain, updated
+    from xaip.balanced.epistemic import watched_run
+
+    def model_of(learned: tuple[int, ...]) -> tuple[Domain, Problem]:
+        extra = tuple(problem.differences[i] for i in learned)
+        return updated_model(problem, (*told, *(e for e in extra if e not in told)))
+
+    cost, learned = watched_run(problem, model_of, plan)
+    edits = tuple(e for e in (problem.differences[i] for i in learned) if e not in told)
+    domain, updated = updated_model(problem, (*told, *edits))
+    return cost, edits, domain, updated
+
+
 def check(problem: BalancedProblem, result: BalancedResult,
           budget: Budget | None = None) -> CheckReport:
     """Re-derive ``result``'s numbers independently (see the module docstring), within
@@ -138,8 +158,11 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
     if robot_cost != result.plan_cost:
         return CheckReport(False, f"the plan costs {robot_cost} for the robot, "
                                   f"not {result.plan_cost}")
-    domain, updated = updated_model(problem, result.explanation)
-    cost_h = human_cost(problem, domain, updated, result.plan)
+    cost_h, learned, domain, updated = human_side(problem, result.explanation, result.plan)
+    if set(learned) != set(result.learned):
+        names = ", ".join(feature_name(e.feature) for e in learned) or "nothing"
+        return CheckReport(False, f"watching the plan teaches her {names}, not what the "
+                                  "result says")
     best_h = optimum(domain, updated, budget)
     if cost_h != result.human_cost or best_h != result.human_optimum:
         return CheckReport(False, f"in the updated human model the plan costs {cost_h} and "
@@ -176,7 +199,8 @@ def _check(problem: BalancedProblem, result: BalancedResult, budget: BudgetClock
         from xaip.balanced.check_search import optimum as proof_optimum
 
         space = problem.space
-        subset = tuple(sorted(problem.differences.index(e) for e in result.explanation))
+        subset = tuple(sorted(problem.differences.index(e)
+                              for e in (*result.explanation, *learned)))
         spot_task = space.task(subset)
         spot = proof_optimum(spot_task, estimate(spot_task, budget), budget)
         if spot != best_h:
@@ -220,8 +244,7 @@ def _reference_beats(problem: BalancedProblem, plan: tuple[str, ...], plan_cost:
     """A message when the robot's optimal ``plan`` with no explanation, or with every
     difference explained, scores below ``total`` (else empty)."""
     for edits in ((), problem.differences):
-        domain, updated = updated_model(problem, edits)
-        cost_h = human_cost(problem, domain, updated, plan)
+        cost_h, _, domain, updated = human_side(problem, edits, plan)
         best_h = optimum(domain, updated, budget)
         penalty = problem.inexplicability(cost_h, best_h)
         value = objective_value(problem.weights, plan_cost,

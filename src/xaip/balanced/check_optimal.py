@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterator
 
 from xaip.balanced.check_search import INF, Estimate, Unfinished, estimate, optimum
 from xaip.balanced.objectives import BalancedProblem, Objective
-from xaip.errors import BudgetExhausted
+from xaip.errors import BudgetExhausted, UnsupportedFeature
 from xaip.planning.search.successors import Successors
 from xaip.planning.task import GroundAction, State, Task
 from xaip.runtime.budget import BudgetClock
@@ -115,6 +115,12 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float,
         value = w.alpha * robot_optimum + w.beta * cost_e
         return (value, ("<the robot's optimal plan>",)) if value < limit else None
     human = human_task(subset)
+    if problem.learn_from_watching:
+        # her final model depends on the plan (what she learns watching it): no shortcut
+        # through her model for E alone; C* of each final model at the goal labels
+        learning = _Learning(problem, robot_side.task, subset, human_task, clock)
+        return _product(problem, cost_e, robot_side, robot_optimum, human,
+                        estimate(human, clock), INF, limit, clock, learning)
     if not relaxed_reachable(human):
         return None  # no plan for her (not even ignoring deletes): infeasible, as below
     her_estimate = estimate(human, clock)
@@ -136,13 +142,17 @@ def _best_in(problem: BalancedProblem, subset: tuple[int, ...], cost_e: float,
 
 def _product(problem: BalancedProblem, cost_e: float, robot_side: _Side, robot_optimum: int,
              human: Task, her_estimate: Estimate, best_h: float, limit: float,
-             clock: BudgetClock) -> tuple[float, tuple[str, ...]] | None:
+             clock: BudgetClock, learning: _Learning | None = None
+             ) -> tuple[float, tuple[str, ...]] | None:
     """The bi-objective product search: a pair with her model ``human`` (optimum
-    ``best_h``; ``INF`` for the relaxation) scoring below ``limit``, if any."""
+    ``best_h``; ``INF`` for the relaxation) scoring below ``limit``, if any. With
+    ``learning`` her model changes along the plan (labels carry what she learned) and
+    each complete pair is scored with ``C*`` of her final model; partial ones are
+    pruned as by the relaxation."""
     w, objective = problem.weights, problem.objective
     step = _human_step(problem, robot_side.task, human)
 
-    def score(g_r: float, g_h: float) -> float | None:
+    def score(g_r: float, g_h: float, best_h: float = best_h) -> float | None:
         """The objective of a complete pair, ``None`` when it is infeasible."""
         if objective is Objective.BALANCED:
             return w.alpha * g_r + w.beta * cost_e + w.gamma * problem.penalty(
@@ -180,9 +190,9 @@ def _product(problem: BalancedProblem, cost_e: float, robot_side: _Side, robot_o
         human_by_name.setdefault(action.name, []).append(action)
     # her actions of each robot action's name, by the robot action's index
     hers = [human_by_name.get(action.name, []) for action in robot.actions]
-    start = (robot.init, human.init, 0)
-    labels: dict[tuple[State, State, int], list[tuple[int, int]]] = {start: [(0, 0)]}
-    Label = tuple[tuple[State, State, int], int, int]
+    start = (robot.init, human.init, 0, 0)
+    labels: dict[tuple[State, State, int, int], list[tuple[int, int]]] = {start: [(0, 0)]}
+    Label = tuple[tuple[State, State, int, int], int, int]
     parents: dict[Label, tuple[Label, int] | None] = {(start, 0, 0): None}
 
     def plan_of(label: Label) -> tuple[str, ...]:
@@ -193,7 +203,7 @@ def _product(problem: BalancedProblem, cost_e: float, robot_side: _Side, robot_o
             at = parents[at[0]]
         return tuple(reversed(names))
 
-    heap: list[tuple[int, int, int, tuple[State, State, int]]] = [(0, 0, 0, start)]
+    heap: list[tuple[int, int, int, tuple[State, State, int, int]]] = [(0, 0, 0, start)]
     counter = 0
     while heap:
         g_r, g_h, _, node = heapq.heappop(heap)
@@ -201,20 +211,30 @@ def _product(problem: BalancedProblem, cost_e: float, robot_side: _Side, robot_o
             continue  # dominated since it was queued
         if not clock.charge():
             raise BudgetExhausted("budget exhausted", phase="checking optimality")
-        s_r, s_h, used = node
+        s_r, s_h, used, learned = node
         label = (node, g_r, g_h)
         if robot.is_goal(s_r):  # the robot's plan ends here (the searches' convention)
             if human.is_goal(s_h):
-                scored = score(g_r, g_h)
+                if learning is None:
+                    scored = score(g_r, g_h)
+                else:
+                    final = learning.optimum(learned)
+                    scored = None if final is None else score(g_r, g_h, final)
                 if scored is not None and scored < limit:
                     return scored, plan_of(label)
             continue
+        options, now_step = hers, step
+        if learning is not None:
+            options, now_step = learning.side(learned)
         for index, next_r, _ in moves(s_r):
             action = robot.actions[index]
-            for mine in hers[index]:
+            next_learned = learned
+            if learning is not None:
+                next_learned |= learning.learner.step(action, s_r, next_r)
+            for mine in options[index]:
                 if not mine.applicable(s_h):
                     continue
-                next_h, next_used = step(action, s_r, next_r, s_h, mine, used)
+                next_h, next_used = now_step(action, s_r, next_r, s_h, mine, used)
                 r, h = g_r + action.cost, g_h + mine.cost
                 if hopeless(r, h):
                     continue
@@ -222,7 +242,7 @@ def _product(problem: BalancedProblem, cost_e: float, robot_side: _Side, robot_o
                 rest_h = 0.0 if h_human is None else h_human(next_h)
                 if rest_r == INF or rest_h == INF or hopeless(r + rest_r, h + rest_h):
                     continue  # admissible estimates: no completion can score below V
-                child = (next_r, next_h, next_used)
+                child = (next_r, next_h, next_used, next_learned)
                 front = labels.setdefault(child, [])
                 if any(a <= r and b <= h for a, b in front):
                     continue
@@ -249,6 +269,50 @@ def relaxed_reachable(task: Task) -> bool:
                 rest.append(action)
         pending = rest
     return reached & task.goal == task.goal
+
+
+class _Learning:
+    """Her changing model in the proof when she learns from watching
+    (:mod:`xaip.balanced.learning`): her task, successor table and belief update per
+    learned set, and ``C*`` of each final model, all on top of the edit set ``told``."""
+
+    def __init__(self, problem: BalancedProblem, robot: Task, told: tuple[int, ...],
+                 human_task: HumanTask, clock: BudgetClock) -> None:
+        from xaip.balanced.learning import Learner
+
+        if not problem.space.compiled:
+            raise UnsupportedFeature("learning from watching needs models whose actions "
+                                     "are conjunctions of literals")
+        self.problem, self.robot, self.told = problem, robot, told
+        self.human_task, self.clock = human_task, clock
+        self.learner = Learner(problem, robot)
+        self._sides: dict[int, tuple[list[list[GroundAction]], Step]] = {}
+        self._optima: dict[int, float | None] = {}
+
+    def task(self, learned: int) -> Task:
+        extra = {i for i in range(learned.bit_length()) if learned >> i & 1}
+        return self.human_task(tuple(sorted(set(self.told) | extra)))
+
+    def side(self, learned: int) -> tuple[list[list[GroundAction]], Step]:
+        """Her actions by robot action index, and her step, after learning ``learned``."""
+        found = self._sides.get(learned)
+        if found is None:
+            human = self.task(learned)
+            by_name: dict[str, list[GroundAction]] = {}
+            for action in human.actions:
+                by_name.setdefault(action.name, []).append(action)
+            found = self._sides[learned] = (
+                [by_name.get(a.name, []) for a in self.robot.actions],
+                _human_step(self.problem, self.robot, human))
+        return found
+
+    def optimum(self, learned: int) -> float | None:
+        """``C*`` of her final model (``None``: it has no plan)."""
+        if learned not in self._optima:
+            human = self.task(learned)
+            self._optima[learned] = optimum(human, estimate(human, self.clock), self.clock) \
+                if relaxed_reachable(human) else None
+        return self._optima[learned]
 
 
 class _Side:

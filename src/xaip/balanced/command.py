@@ -4,7 +4,7 @@
                  [--objective balanced|explicable|explicable-optimal]
                  [--alpha A --beta B --gamma G] [--explanation-cost FILE]
                  [--communication-cost C] [--penalty exp|exp-1|linear]
-                 [--observable P,Q] [--infer-conditions]
+                 [--observable P,Q] [--infer-conditions] [--learn-from-watching]
                  [--method model-space|compile] [--exact | --approximate]
                  [--write-compiled DIR] [--json]
 
@@ -71,8 +71,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--infer-conditions", action="store_true",
                         help="a watched conditional effect lets the person infer its "
                              "condition")
-    parser.add_argument("--method", default="model-space", choices=list(METHODS),
-                        help="model-space search or the MEGA* compilation")
+    parser.add_argument("--learn-from-watching", action="store_true",
+                        help="a watched effect her model lacks (or has wrong) updates her "
+                             "model of the action, needing no explanation (MEGA*; the "
+                             "default method with this flag)")
+    parser.add_argument("--method", default=None, choices=list(METHODS),
+                        help="model-space search (default) or the MEGA* compilation "
+                             "(default with --learn-from-watching)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--exact", dest="exact", action="store_true", default=True,
                       help="exact model-space search (default)")
@@ -107,8 +112,10 @@ def problem_from(args: argparse.Namespace) -> BalancedProblem:
         default = USAR_COMMUNICATION_COST
     cost = default if args.communication_cost is None else args.communication_cost
     observable = frozenset(p.strip().lower() for p in args.observable.split(",") if p.strip())
-    if args.infer_conditions and not observable:
-        raise InputError("--infer-conditions needs --observable (what the person sees)")
+    for flag, given in (("--infer-conditions", args.infer_conditions),
+                        ("--learn-from-watching", args.learn_from_watching)):
+        if given and not observable:
+            raise InputError(f"{flag} needs --observable (what the person sees)")
     return balanced_problem(
         read_domain(robot), read_problem(task), read_domain(human),
         read_problem(human_task) if human_task else None,
@@ -116,7 +123,8 @@ def problem_from(args: argparse.Namespace) -> BalancedProblem:
         explanation_costs=read_explanation_costs(args.explanation_cost)
         if args.explanation_cost else None,
         default_cost=cost, penalty=args.penalty, observable=observable,
-        infer_conditions=args.infer_conditions)
+        infer_conditions=args.infer_conditions,
+        learn_from_watching=args.learn_from_watching)
 
 
 def _inputs(args: argparse.Namespace) -> list[str]:
@@ -146,6 +154,8 @@ def run_balance(args: argparse.Namespace) -> int:
     from xaip.commandline import write_output
     from xaip.render import render
 
+    if args.method is None:  # learning from watching lives in the MEGA* compilation
+        args.method = "compile" if args.learn_from_watching else "model-space"
     if args.method == "compile" and not args.exact:
         raise InputError("--approximate is a mode of --method model-space")
     if args.write_compiled:

@@ -43,7 +43,9 @@ Design choices (book-spec §6.5 leaves them open, [D]):
 * watched execution (B05, ``BalancedProblem.observable``): an observable fact the
   robot's action asserts takes its real value in her beliefs (the book's "B(f) follows
   the world"), as :mod:`xaip.balanced.epistemic` defines it; her model decides the rest.
-  Observed effects change beliefs, not her model (no meta fluent is set by watching);
+  With ``learn_from_watching`` a seen effect her model lacks (or has wrong) also sets
+  its meta fluent to the robot's value (:mod:`xaip.balanced.learning`): the book's
+  "and even the meta-fluent"; a plain effect of the task action, free of charge;
 * costs are integers: ``α·C^R(a)`` for task actions and ``β·C_E(φ)`` for explanations,
   times :attr:`CompiledTask.scale` (the least common denominator of the prices).
 

@@ -25,11 +25,12 @@ from xaip.balanced.compile import (
     WhenMu,
     scale_of,
 )
+from xaip.balanced.learning import Rules
 from xaip.balanced.objectives import BalancedProblem, feature_name
 from xaip.errors import UnsupportedFeature
 from xaip.planning.features import Feature, FeatureKind
 from xaip.planning.pddl.model import Atom
-from xaip.planning.task import GroundAction, Task
+from xaip.planning.task import GroundAction, Task, bits
 
 _K = FeatureKind
 _LITERAL = (_K.PRECONDITION, _K.NEGATIVE_PRECONDITION, _K.ADD_EFFECT, _K.DELETE_EFFECT)
@@ -180,11 +181,12 @@ def assemble(b: Builder) -> CompiledTask:
     differences = problem.differences
     scale = scale_of([b.alpha, *b.explain_costs])
     # 1. collect the parts symbolically (static beliefs are numbered on the way)
-    task_parts: list[tuple[GroundAction, _Part, int | None]] = []
+    task_parts: list[tuple[GroundAction, _Part, int | None, int]] = []
     observed = 0  # world facts she sees change while watching (B05)
     for index, atom in enumerate(space.facts):
         if atom.predicate in problem.observable:
             observed |= 1 << index
+    rules = Rules(problem)  # what watching teaches her (B05, learn_from_watching)
     for action in b.robot_task.actions:
         number = space.instance_index[action.name]
         args = space.instances[number].args
@@ -202,8 +204,9 @@ def assemble(b: Builder) -> CompiledTask:
             continue
         if observed:
             _watch(part, action, observed)
+        learned = _learned(rules, space, action, args, observed)
         for creator in creators:
-            task_parts.append((action, part, creator))
+            task_parts.append((action, part, creator, learned))
     start, finish = _Part(), _Part()
     for feature, candidate in _problem_split(b):
         assert feature.atom is not None
@@ -278,16 +281,24 @@ def assemble(b: Builder) -> CompiledTask:
         neg_pre=b.robot_task.goal_neg | mask(finish.neg) | p_bits["goal"],
         add=p_bits["goal"], delete=0, cost=0, guards=guards(finish)))
     used: dict[str, int] = {}
-    for action, part, creator in task_parts:
+    for action, part, creator, learned in task_parts:
         pre = action.pre | mask(part.pre) | p_bits["started"]
         if creator is not None:
             pre |= 1 << (mu_offset + creator)
+        # a demonstrated edit sets its meta fluent to the robot's value (learning)
+        learn_on = learn_off = 0
+        for c in bits(learned):
+            if differences[c].op == "add":
+                learn_on |= 1 << (mu_offset + c)
+            else:
+                learn_off |= 1 << (mu_offset + c)
         name = names.make("do", action.name)
         used[action.name] = used.get(action.name, 0) + 1
         cost = b.alpha * action.cost * scale
         actions.append(CompiledAction(
             name, TASK, action.name, pre=pre, neg_pre=action.neg_pre | mask(part.neg),
-            add=action.add | mask(part.add), delete=action.delete | mask(part.delete),
+            add=action.add | mask(part.add) | learn_on,
+            delete=action.delete | mask(part.delete) | learn_off,
             cost=int(cost), guards=guards(part), when=whens(part), robot_cost=action.cost))
     for i, edit in enumerate(differences):
         mu = 1 << (mu_offset + i)
@@ -326,6 +337,19 @@ def _watch(part: _Part, action: GroundAction, observed: int) -> None:
             part.add.add((kind, index))
         else:
             part.delete.add((kind, index))
+
+
+def _learned(rules: Rules, space: object, action: GroundAction, args: tuple[str, ...],
+             observed: int) -> int:
+    """The candidates she learns by watching ``action`` (:mod:`xaip.balanced.learning`):
+    the compiled models have no conditional effects, so the seen facts and their values
+    after the step are the same in every state."""
+    if action.schema not in rules.by_schema:
+        return 0
+    facts = space.facts  # type: ignore[attr-defined]
+    seen = {(facts[i].predicate, *facts[i].args): bool(action.add >> i & 1)
+            for i in bits((action.add | action.delete) & observed)}
+    return rules.learned(action.schema, args, seen)
 
 
 def _problem_split(b: Builder) -> list[tuple[Feature, int | None]]:

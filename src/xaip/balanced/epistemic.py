@@ -32,6 +32,7 @@ modelled (only effects are seen).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xaip.balanced.objectives import BalancedProblem
@@ -122,10 +123,24 @@ def watched_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
     grounded task, hers on the *lifted* model with the plan validator's formula
     evaluation, so no grounding of her model (which prunes what her model alone cannot
     reach, though watching can) is involved."""
+    return watched_run(problem, lambda learned: (domain, updated), plan)[0]
+
+
+def watched_run(problem: BalancedProblem,
+                model_of: Callable[[tuple[int, ...]], tuple[Domain, Problem]],
+                plan: tuple[str, ...]) -> tuple[int | None, tuple[int, ...]]:
+    """:func:`watched_cost` when she may learn from watching
+    (:mod:`xaip.balanced.learning`): ``model_of(L)`` is her lifted model after learning
+    the candidates ``L`` (on top of what she was told); returns her cost and the
+    candidates she learned along the plan (empty without learning)."""
+    from xaip.balanced.learning import Learner, indices
     from xaip.planning.plans import _effects, _holds, _World
 
     robot = ground(problem.robot_domain, problem.robot_problem)
     watcher = Watcher(robot, robot, problem.observable, problem.infer_conditions)
+    learner = Learner(problem, robot)
+    learned = 0
+    domain, updated = model_of(())
     world = _World(domain, updated)
     schemas = {a.name: a for a in domain.actions}
     belief = {Atom(a.predicate, a.args) for a in updated.init}
@@ -136,11 +151,11 @@ def watched_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
         schema_name, *args = name.split()
         mine = schemas.get(schema_name)
         if action is None or mine is None or len(args) != len(mine.parameters):
-            return None
+            return None, indices(learned)
         binding = dict(zip((p.name for p in mine.parameters), args, strict=True))
         view = frozenset(belief)
         if not _holds(mine.precondition, view, binding, world):
-            return None
+            return None, indices(learned)
         adds: set[Atom] = set()
         deletes: set[Atom] = set()
         step = _effects(mine.effect, view, binding, world, adds, deletes)
@@ -156,14 +171,29 @@ def watched_cost(problem: BalancedProblem, domain: Domain, updated: Problem,
             belief |= {robot.facts[i] for i in bits(pos & fresh)}
             belief -= {robot.facts[i] for i in bits(neg & fresh)}
             used |= watcher.mentions(action)
+        if learner.active:
+            now = learned | learner.step(action, s_r, next_r)
+            if now != learned:  # her model of the action changes from the next step on
+                learned = now
+                domain, updated = model_of(indices(learned))
+                world = _World(domain, updated)
+                schemas = {a.name: a for a in domain.actions}
         s_r = next_r
     reached = robot.is_goal(s_r) and _holds(updated.goal, frozenset(belief), {}, world)
-    return cost if reached else None
+    return (cost if reached else None), indices(learned)
 
 
 def watched_cost_in(problem: BalancedProblem, robot: Task, human: Task,
-                    plan: tuple[str, ...]) -> int | None:
-    """:func:`watched_cost` on grounded tasks."""
+                    plan: tuple[str, ...],
+                    task_of: Callable[[tuple[int, ...]], Task] | None = None) -> int | None:
+    """:func:`watched_cost` on grounded tasks. When she learns from watching,
+    ``task_of(L)`` is her task after learning ``L`` (tasks of one
+    :class:`~xaip.reconcile.space.ModelSpace`, which number facts alike)."""
+    from xaip.balanced.learning import Learner, indices
+
+    learner = Learner(problem, robot)
+    learning = learner.active and task_of is not None
+    learned = 0
     watcher = Watcher(robot, human, problem.observable, problem.infer_conditions)
     s_r, belief, used, cost = robot.init, human.init, 0, 0
     for name in plan:
@@ -175,5 +205,11 @@ def watched_cost_in(problem: BalancedProblem, robot: Task, human: Task,
             return None
         next_r = action.apply(s_r)
         belief, used = watcher.step(action, s_r, next_r, belief, mine, used)
+        if learning:
+            now = learned | learner.step(action, s_r, next_r)
+            if now != learned:
+                assert task_of is not None
+                learned, human = now, task_of(indices(now))
+                watcher = Watcher(robot, human, problem.observable, problem.infer_conditions)
         s_r, cost = next_r, cost + mine.cost
     return cost if robot.is_goal(s_r) and human.is_goal(belief) else None

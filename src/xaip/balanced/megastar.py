@@ -122,7 +122,12 @@ class MegaStar:
         self.expanded = self.generated = self.oracle_calls = 0
         self.robot_h = _Estimate(compiled.robot_task, heuristic, clock)
         self.robot_optimum: int | None = None
+        self.learned: tuple[int, ...] = ()
         self.alpha, self.gamma = problem.weights.alpha, problem.weights.gamma
+        # she may learn from watching (B05): the compiled task actions then set meta
+        # fluents, so the explained set is carried by each node, not read off its state
+        self.learning = problem.learn_from_watching and any(
+            a.kind == TASK and (a.add | a.delete) & self.mu_mask for a in compiled.actions)
         # the explicable objective ranks by the compiled prices (Proposition 9 rescales)
         self.prices = [Fraction(0)] * self.n
         self.compiled_alpha = float(compiled.alpha)
@@ -191,16 +196,21 @@ class MegaStar:
     # ------------------------------------------------------------------ bounds
 
     def _value(self, g_r: int, subset: tuple[int, ...], g_h: float, optimum: int,
-               ) -> tuple[float, float] | None:
+               final: bool = True) -> tuple[float, float] | None:
         """The priority of a partial or complete solution (``g_h`` already includes the
-        estimate of her remaining cost); ``None``: it cannot satisfy the objective."""
+        estimate of her remaining cost); ``None``: it cannot satisfy the objective.
+        ``subset`` is what was explained (paid for). When she learns from watching, a
+        partial solution's ``optimum`` is not yet her final model's: the bound then
+        assumes the smallest penalty and no optimality condition for her."""
         cost_e, prices = self._costs(subset)
+        open_model = self.learning and not final
         if self.mode is Objective.BALANCED:
             value = self.alpha * g_r + self.problem.weights.beta * cost_e
             if self.gamma:
-                value += self.gamma * self.problem.penalty(max(0.0, g_h - optimum))
+                value += self.gamma * self.problem.penalty(
+                    0.0 if open_model else max(0.0, g_h - optimum))
             return value, 0.0
-        if g_h > optimum:
+        if g_h > optimum and not open_model:
             return None
         if self.mode is Objective.EXPLICABLE:
             return self.compiled_alpha * g_r + prices, 0.0
@@ -245,7 +255,9 @@ class MegaStar:
         parents: list[int] = [-1]
         steps: list[str] = [""]
         last: list[int] = [-1]
-        fronts: dict[int, list[tuple[int, int]]] = {c.init: [(0, 0)]}
+        told: list[int] = [c.init & self.mu_mask]  # meta bits when she started watching
+        fronts: dict[tuple[int, int], list[tuple[int, int]]] = {
+            (c.init, told[0]): [(0, 0)]}
         counter = 0
         # (bound, second key, -g_R: ties go deeper, insertion order, node)
         open_list: list[tuple[float, float, int, int, int]] = [(0.0, 0.0, 0, 0, 0)]
@@ -254,10 +266,10 @@ class MegaStar:
         goal_nodes: set[int] = set()
 
         def push(state: int, g_r: int, g_h: int, parent: int, step: str, key: tuple[float,
-                 float], explained: int = -1) -> None:
+                 float], said: int, explained: int = -1) -> None:
             nonlocal counter
             if state not in goal_states:
-                front = fronts.setdefault(state, [])
+                front = fronts.setdefault((state, said), [])
                 for r, h in front:
                     if r <= g_r and h <= g_h:
                         return
@@ -269,6 +281,7 @@ class MegaStar:
             parents.append(parent)
             steps.append(step)
             last.append(explained)
+            told.append(said)
             counter += 1
             self.generated += 1
             heapq.heappush(open_list, (key[0], key[1], -g_r, counter, len(states) - 1))
@@ -278,8 +291,10 @@ class MegaStar:
             node = heapq.heappop(open_list)[-1]
             state = states[node]
             if node in goal_nodes:
-                return self._answer(node, states, g_robot, g_human, parents, steps)
-            if (g_robot[node], g_human[node]) not in fronts.get(state, ()):
+                return self._answer(node, states, g_robot, g_human, parents, steps,
+                                    told[node])
+            said = told[node]
+            if (g_robot[node], g_human[node]) not in fronts.get((state, said), ()):
                 continue  # dominated after it was queued
             if not self.clock.charge():
                 raise OutOfBudget("budget exhausted", phase="megastar search")
@@ -296,11 +311,12 @@ class MegaStar:
                     child = c.apply(action, state)
                     key = self._before_start(self.subset_of(child), h_start)
                     if key is not None:
-                        push(child, 0, 0, node, action.name, key, action.candidate)
+                        push(child, 0, 0, node, action.name, key, child & self.mu_mask,
+                             action.candidate)
                 child = c.apply(starts[START], state)
                 key = self._before_start(subset, h_start)
                 if key is not None:
-                    push(child, 0, 0, node, START, key)
+                    push(child, 0, 0, node, START, key, said)
                 continue
             mu_bits = state & self.mu_mask
             record = self.subsets.get(mu_bits)
@@ -309,6 +325,7 @@ class MegaStar:
             if record.successors is None or record.optimum is None:
                 continue
             at_goal = c.stop_at_goal and c.robot_goal_reached(state)
+            paid = record.subset if not self.learning else self.subset_of(said)
             for index, child, _ in record.successors(state):
                 is_finish = record.finish[index]
                 if at_goal and not is_finish:
@@ -316,14 +333,14 @@ class MegaStar:
                 g_r = g_robot[node] + record.robot_costs[index]
                 g_h = g_human[node] + record.human_costs[index]
                 if is_finish:
-                    key = self._value(g_r, record.subset, g_h, record.optimum)
+                    key = self._value(g_r, paid, g_h, record.optimum)
                     if key is None:
                         continue  # (explicable modes: g_h <= C*_S, less when watched)
                     goal_states.add(child)
-                    push(child, g_r, g_h, node, FINISH, key)
+                    push(child, g_r, g_h, node, FINISH, key, said)
                     goal_nodes.add(len(states) - 1)
                     continue
-                if any(r <= g_r and h <= g_h for r, h in fronts.get(child, ())):
+                if any(r <= g_r and h <= g_h for r, h in fronts.get((child, said), ())):
                     continue  # dominated: no need to estimate it
                 h_r = self._robot_estimate(child & c.world_mask)
                 if math.isinf(h_r) or (self.robot_optimum is not None and self.mode is
@@ -337,9 +354,10 @@ class MegaStar:
                     (child >> c.world) & c.world_mask)
                 if math.isinf(h_h):
                     continue
-                bound = self._value(g_r + int(h_r), record.subset, g_h + h_h, record.optimum)
+                bound = self._value(g_r + int(h_r), paid, g_h + h_h, record.optimum,
+                                    final=False)
                 if bound is not None:
-                    push(child, g_r, g_h, node, steps_name(c, index, record), bound)
+                    push(child, g_r, g_h, node, steps_name(c, index, record), bound, said)
         return Status.UNSOLVABLE, (), (), 0, 0, None
 
     def _before_start(self, subset: tuple[int, ...], h_start: float) -> tuple[float,
@@ -350,7 +368,7 @@ class MegaStar:
         return self._value(int(h_start), subset, -math.inf, 0)
 
     def _answer(self, node: int, states: list[int], g_robot: list[int], g_human: list[int],
-                parents: list[int], steps: list[str]
+                parents: list[int], steps: list[str], said: int
                 ) -> tuple[Status, tuple[str, ...], tuple[int, ...], int, int, int | None]:
         names: list[str] = []
         at = node
@@ -362,6 +380,8 @@ class MegaStar:
         mu_bits = states[node] & self.mu_mask
         optimum = self.subsets[mu_bits].optimum
         self.answer_names = tuple(names)
+        # what she learned by watching: her final model's edits that were not explained
+        self.learned = tuple(sorted(set(self.subset_of(mu_bits)) - set(self.subset_of(said))))
         return Status.FOUND, plan, subset, g_robot[node], g_human[node], optimum
 
 
@@ -495,7 +515,7 @@ def solve(
     point = Point(plan, g_r, g_h) if status == Status.FOUND else None
     result = to_result(problem, status, subset, point, optimum, search.robot_optimum,
                        method="compile", exact=True, seconds=time.perf_counter() - started,
-                       stats=stats)
+                       stats=stats, learned=search.learned if point else ())
     if robot_optimal:
         result = replace(result, objective=Objective.EXPLICABLE_OPTIMAL)
     return result
@@ -506,25 +526,32 @@ def _without_penalty(problem: BalancedProblem, compiled: CompiledTask, engine: E
                      stats: dict[str, int | float]) -> BalancedResult:
     """γ = 0: the penalty is ignored (``0·∞ = 0``), so explaining never pays and the
     person's model does not constrain the plan: the robot's optimal plan, ``E = ∅``."""
-    def finish(status: Status, point: Point | None = None, optimum: int | None = None
-               ) -> BalancedResult:
+    def finish(status: Status, point: Point | None = None, optimum: int | None = None,
+               learned: tuple[int, ...] = ()) -> BalancedResult:
         return to_result(problem, status, (), point, optimum,
                          None if point is None else point.robot_cost, method="compile",
-                         exact=True, seconds=time.perf_counter() - started, stats=stats)
+                         exact=True, seconds=time.perf_counter() - started, stats=stats,
+                         learned=learned)
 
     try:
         found = optimal_plan(engine, compiled.robot_task, clock)
         if found is None:
             return finish(Status.UNSOLVABLE)
         plan = tuple(a.name for a in found[0])
-        human = problem.space.task(())
+        learned: tuple[int, ...] = ()
+        if problem.learn_from_watching:  # she judges it in the model she ends with
+            from xaip.balanced.learning import Learner, indices
+
+            learned = indices(Learner(problem, compiled.robot_task).along(plan) or 0)
+        human = problem.space.task(learned)
         optimum = optimal_cost(engine, human, clock)
     except OutOfBudget:
         return finish(Status.BUDGET_EXHAUSTED)
     if problem.watched:  # her cost as she watches it (B05), as every other answer
         from xaip.balanced.epistemic import watched_cost_in
 
-        cost_h = watched_cost_in(problem, problem.robot_task, human, plan)
+        cost_h = watched_cost_in(problem, compiled.robot_task, problem.space.task(()), plan,
+                                 task_of=problem.space.task)
     else:
         cost_h = plan_cost(human, plan)
-    return finish(Status.FOUND, Point(plan, found[1], cost_h), optimum)
+    return finish(Status.FOUND, Point(plan, found[1], cost_h), optimum, learned)

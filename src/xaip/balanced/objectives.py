@@ -136,6 +136,8 @@ class BalancedProblem:
     sentence to the cost of communicating it; every other item costs ``default_cost``.
     ``observable`` (B05, :mod:`xaip.balanced.epistemic`) names predicates the person sees
     while watching the robot execute; empty means the plan is only proposed.
+    ``learn_from_watching`` (:mod:`xaip.balanced.learning`): a watched effect her model
+    lacks (or has wrong) updates her model of the action, free of charge.
     """
 
     robot_domain: Domain
@@ -149,6 +151,7 @@ class BalancedProblem:
     penalty: Penalty = Penalty()
     observable: frozenset[str] = frozenset()
     infer_conditions: bool = False
+    learn_from_watching: bool = False
 
     @property
     def watched(self) -> bool:
@@ -230,12 +233,14 @@ def balanced_problem(
     penalty: str | Penalty = "exp",
     observable: frozenset[str] | set[str] | tuple[str, ...] = frozenset(),
     infer_conditions: bool = False,
+    learn_from_watching: bool = False,
 ) -> BalancedProblem:
     """Check the inputs and build the problem.
 
     Raises :class:`~xaip.errors.InputError` for an unknown objective or penalty, negative
     weights or costs, a cost naming no candidate explanation item, an observable
-    predicate neither model declares, and models in different vocabularies. Either model
+    predicate neither model declares, inferring or learning without observable
+    predicates, and models in different vocabularies. Either model
     may be a unified-planning ``Problem`` given alone (its problem ``None``).
     """
     robot_domain, robot_problem, human_domain, human_problem = models(
@@ -253,7 +258,10 @@ def balanced_problem(
         robot_domain, robot_problem, human_domain, human_problem,
         chosen, weights or Weights(), dict(explanation_costs or {}), float(default_cost),
         penalty if isinstance(penalty, Penalty) else Penalty.named(penalty),
-        frozenset(observable), infer_conditions)
+        frozenset(observable), infer_conditions, learn_from_watching)
+    if (infer_conditions or learn_from_watching) and not problem.observable:
+        what = "inferring conditions" if infer_conditions else "learning from watching"
+        raise InputError(f"{what} needs observable predicates (what the person sees)")
     # each model on its own first: an error in one (a bad cost, say) then names its own
     # file, not the person's, whose updated copies the model space grounds
     problem.robot_task  # noqa: B018 - grounded for its checks (and cached for the solvers)

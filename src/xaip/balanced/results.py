@@ -53,7 +53,9 @@ class BalancedResult:
     for all three). ``human_cost`` is ``C(π, M^R_h + E)`` (``None``: not executable
     there) and ``human_optimum`` is ``C*_{M^R_h + E}``. ``exact`` says whether the
     search was exact or the approximate mode of the original work; ``method`` is
-    ``model-space`` or ``compile``.
+    ``model-space`` or ``compile``. ``learned`` (B05, learning from watching) are the
+    edits she learned by watching the plan: free, and part of her final model, so
+    ``human_optimum`` is ``C*`` of ``M^R_h + E ∪ learned``.
 
     ``plan_cost`` ``None`` means no pair (``status`` ``unsolvable`` when no pair
     satisfies the objective's constraints, or the budget ran out before one was found);
@@ -80,6 +82,7 @@ class BalancedResult:
     verified: bool = False
     stats: Mapping[str, int | float] = field(default_factory=dict)
     check: CheckReport | None = None
+    learned: tuple[Edit, ...] = ()
 
     @property
     def has_plan(self) -> bool:
@@ -114,6 +117,7 @@ class BalancedResult:
             "seconds": round(self.seconds, 6),
             "stats": dict(self.stats),
             "check": None if self.check is None else self.check.to_dict(),
+            "learned": [explanation_item(e) for e in self.learned],
         }
 
 
@@ -131,7 +135,8 @@ def objective_value(weights: Weights, plan_cost: float, explanation_cost: float,
 def to_result(problem: BalancedProblem, status: Status, subset: tuple[int, ...],
               point: Point | None, human_optimum: int | None, robot_optimum: int | None,
               *, method: str, exact: bool, seconds: float,
-              stats: dict[str, int | float]) -> BalancedResult:
+              stats: dict[str, int | float], learned: tuple[int, ...] = ()
+              ) -> BalancedResult:
     """A :class:`BalancedResult` for edit set ``subset`` and plan ``point`` (none: an
     empty answer with infinite values): how both methods (model-space search and MEGA*)
     turn their answer into the one result type, with the same arithmetic."""
@@ -148,4 +153,5 @@ def to_result(problem: BalancedProblem, status: Status, subset: tuple[int, ...],
     return BalancedResult(status, point.plan, point.robot_cost, edits, explanation_cost,
                           penalty, problem.objective, method, exact, total, seconds,
                           problem.weights, point.human_cost, human_optimum, robot_optimum,
-                          item_costs, stats=stats)
+                          item_costs, stats=stats,
+                          learned=tuple(problem.differences[i] for i in learned))

@@ -65,6 +65,9 @@ def balanced_text(result: BalancedResult) -> str:
             lines.append(f"  - {edit_sentence(edit)}{price}")
     else:
         lines.append("Tell the person: nothing.")
+    if result.learned:  # B05: what watching the plan taught her (free)
+        lines.append("Shown, not told (she learns it by watching, free):")
+        lines.extend(f"  - {edit_sentence(edit)}" for edit in result.learned)
     if result.human_cost is None:
         seen = "the person's updated model cannot execute it"
     elif result.explicable:
