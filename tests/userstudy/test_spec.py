@@ -150,8 +150,22 @@ def test_cli_missing_study_and_short_token(tmp_path: Path, capsys: Any) -> None:
     assert "--study-token" in capsys.readouterr().err
 
 
-def test_postgres_url_without_driver_is_one_line(tmp_path: Path, capsys: Any) -> None:
+def test_unreachable_postgres_is_one_line(tmp_path: Path, capsys: Any) -> None:
+    from tests.userstudy.conftest import free_port
+
+    url = f"postgresql://someone:secret@127.0.0.1:{free_port()}/study"
+    code = main(["serve", "--port", "0", "--study", "fetch", "--study-db", url])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1
+    assert "cannot use this PostgreSQL database" in err[0]
+    assert "secret" not in err[0] and "someone:***@127.0.0.1" in err[0]
+
+
+def test_postgres_without_the_driver_is_one_line(capsys: Any, monkeypatch: Any) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if xaip[study] were absent
     code = main(["serve", "--port", "0", "--study", "fetch", "--study-db",
-                 "postgresql://localhost/study"])
+                 "postgresql://127.0.0.1/study"])
     assert code == 2
-    assert "PostgreSQL" in capsys.readouterr().err
+    assert "needs the psycopg driver: install xaip[study]" in capsys.readouterr().err

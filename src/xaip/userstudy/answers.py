@@ -12,6 +12,7 @@ start, as any xaip command refuses to call an unchecked answer an answer.
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 from xaip.errors import InputError, XaipError
 from xaip.planning.semantics import step_number
 from xaip.runtime import Budget
+from xaip.userstudy.params import run_with_params
 from xaip.userstudy.spec import NO_EDIT, Condition, Question, Study
 from xaip.userstudy.store import StudyStore
 
@@ -51,26 +53,29 @@ def compute(condition: Condition) -> tuple[dict[str, Any], str]:
     from xaip.render import render
 
     budget = Budget(max_seconds=condition.max_seconds, max_nodes=condition.max_nodes)
-    if condition.files:
-        result = _on_files(condition, budget)
+    name = condition.explainer or ""
+    if condition.files or condition.params:
+        clock = budget.start()  # reading the files (the robot's optimal plan) counts too
+        mrp = _mrp(condition, budget) if condition.files else None
+        result = run_with_params(name, condition.params, clock.remaining(), mrp)
     else:
-        spec = {s.name: s for s in explainers()}[condition.explainer or ""]
+        spec = {s.name: s for s in explainers()}[name]
         result = spec.example(budget)
     return result.to_dict(), str(render(result))
 
 
-def _on_files(condition: Condition, budget: Budget) -> Any:
-    """A reconciliation explanation of the condition's own files (the same front doors as
-    ``xaip explain``: the explanation is checked independently before it is returned)."""
-    from xaip.reconcile import explain
+def _mrp(condition: Condition, budget: Budget) -> Any:
+    """The reconciliation instance of the condition's own files, read as ``xaip explain``
+    reads them (with the person's possible features for the uncertain types)."""
+    from xaip.reconcile.annotated import AnnotatedMRP, read_annotations
     from xaip.reconcile.problem import load_mrp
 
     files = dict(condition.files)
-    kind = (condition.explainer or "").split(".", 1)[1]
-    clock = budget.start()  # reading the files (the robot's optimal plan) counts too
     mrp = load_mrp(files["robot"], files["human"], files["problem"], files.get("plan"),
                    files.get("human_problem"), budget=budget)
-    return explain(mrp, kind, budget=clock.remaining())
+    if "annotations" in files:
+        return AnnotatedMRP(mrp, read_annotations(files["annotations"], mrp.human_domain))
+    return mrp
 
 
 def prepare(study: Study, store: StudyStore, log: Any = None) -> dict[str, Shown]:
@@ -107,7 +112,8 @@ def _lines(condition: Condition, kept: dict[str, Any]) -> tuple[str, ...]:
     """The lines a participant of ``condition`` sees: the whole rendered explanation, or
     only the plan's steps (numbered from 1), or nothing."""
     if condition.show == "explanation":
-        return tuple(kept["text"].splitlines())
+        lines = kept["text"].splitlines()
+        return tuple(lines if condition.show_verdict else participant_lines(lines))
     if condition.show == "plan":
         plan = kept["payload"].get("plan")
         if not isinstance(plan, list):
@@ -117,4 +123,29 @@ def _lines(condition: Condition, kept: dict[str, Any]) -> tuple[str, ...]:
     return ()
 
 
-__all__ = ["Shown", "UnverifiedAnswer", "compute", "prepare"]
+#: Lines of a rendered answer that report the work or the check, not the explanation:
+#: "Effort: ...", "Verified independently: ...", "Status: ...", "Time: ...", a policy
+#: summary's "Value check"/"Check on every reachable state" lines, "unverified: ...".
+_VERDICT_LINE = re.compile(
+    r"^\s*(effort|verified|not verified|unverified|status|time|value check|check on every|"
+    r"checker|against the exact)\b", re.IGNORECASE)
+#: A timing ("0.051 s", "8.96 ms/query"): a line reporting one is an effort line.
+_TIMING = re.compile(r"\b\d+\.\d+ ?(s|ms)\b")
+#: A verdict inside a line: "(verified)", ", verified" before a closing bracket.
+_INLINE = re.compile(r" \((?:not )?verified\)|, (?:not )?verified(?=\):)", re.IGNORECASE)
+
+
+def participant_lines(lines: list[str]) -> list[str]:
+    """``lines`` without what a participant should not see unless the condition says so
+    (``show_verdict = true``): how much work the answer took and what the checker said.
+    The researcher still has both (``/study/admin/answers.json``); the server shows only
+    verified answers anyway."""
+    kept = []
+    for line in lines:
+        if _VERDICT_LINE.match(line) or _TIMING.search(line):
+            continue
+        kept.append(_INLINE.sub("", line))
+    return kept
+
+
+__all__ = ["Shown", "UnverifiedAnswer", "compute", "participant_lines", "prepare"]

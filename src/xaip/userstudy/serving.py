@@ -27,7 +27,9 @@ def default_db(study: str) -> Path:
 def start_study(study_file: str, db: str | None, token: str | None, log: Any = None
                 ) -> Any:
     """The :class:`~xaip.userstudy.web.StudyServer` to mount (raises InputError on bad
-    input, :class:`~xaip.userstudy.answers.UnverifiedAnswer` if an answer is unchecked)."""
+    input, :class:`~xaip.userstudy.answers.UnverifiedAnswer` if an answer is unchecked).
+    ``db`` is a SQLite file or a ``postgresql://`` URL (several server processes may
+    serve one PostgreSQL database at once)."""
     from xaip.userstudy.answers import prepare
     from xaip.userstudy.spec import load_study
     from xaip.userstudy.store import open_store
@@ -41,7 +43,11 @@ def start_study(study_file: str, db: str | None, token: str | None, log: Any = N
     store = open_store(db or default_db(study_file))
     # What a condition shows is part of the study's identity: a changed explainer, view or
     # instance under an old name must not reuse the answers kept for the old one.
+    # (Parameters join the identity only when given, so databases of studies without
+    # parameters stay bound as before.)
     store.bind(study.title, [[c.name, c.explainer, c.show, [list(f) for f in c.files]]
+                             + ([[[k, list(v) if isinstance(v, tuple) else v]
+                                  for k, v in c.params]] if c.params else [])
                              for c in study.conditions])
     shown = prepare(study, store, log)
     return StudyServer(study=study, store=store, shown=shown, token=token or new_token())

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from xaip.errors import InputError
+from xaip.userstudy.params import check_params
 
 #: Question kinds: ``plan`` is "which plan will the robot follow?" (options are plans),
 #: ``attention`` a check with a ``correct`` option, ``edit`` "mark the wrong edit" (its
@@ -31,10 +32,18 @@ ORDERS = ("random", "latin", "fixed")
 MAX_TEXT = 2000
 BUNDLED = ("fetch", "concepts")
 #: Explainers that run on the study's own files (``files``) instead of their bundled example.
-ON_FILES = ("reconcile.mce", "reconcile.mme", "reconcile.approx")
-#: The files of a model-reconciliation instance (``files`` keys), and which are required.
+ON_FILES = ("reconcile.mce", "reconcile.mme", "reconcile.approx", "reconcile.contrastive",
+            "reconcile.conformant", "reconcile.conditional", "reconcile.anytime")
+#: The uncertain-model types: their files include the person's possible features.
+UNCERTAIN = ("reconcile.conformant", "reconcile.conditional", "reconcile.anytime")
+#: The files of a model-reconciliation instance (``files`` keys), and which are required
+#: (``annotations``: required by, and only for, the uncertain types).
 FILE_KEYS = {"robot": True, "human": True, "problem": True, "plan": False,
-             "human_problem": False}
+             "human_problem": False, "annotations": False}
+#: Seconds after a condition's time limit in which answers are still accepted (flagged
+#: ``over_time``) when the study file gives no ``time_grace``: the page's own countdown
+#: sends the answers at the limit, and this covers the network and a slow click.
+DEFAULT_GRACE = 15.0
 
 
 @dataclass(frozen=True)
@@ -61,7 +70,11 @@ class Condition:
     intro: str = ""
     max_seconds: float = 20.0
     max_nodes: int = 2_000_000
-    time_limit: float | None = None     # seconds a participant should spend at most
+    time_limit: float | None = None     # seconds a participant may spend (enforced)
+    time_grace: float = DEFAULT_GRACE   # seconds after the limit still accepted
+    show_verdict: bool = False          # show the renderer's effort/verified lines too
+    #: The explainer's parameters (:mod:`xaip.userstudy.params`), checked and sorted.
+    params: tuple[tuple[str, Any], ...] = ()
     questions: tuple[Question, ...] = ()
     #: The instance's files (absolute paths; see :data:`FILE_KEYS`), or none: the
     #: explainer's bundled example.
@@ -153,7 +166,8 @@ def _condition(item: Any, where: str, shared: tuple[Question, ...], folder: Path
 
     table = _table(item, where)
     _only(table, where, {"name", "explainer", "show", "intro", "max_seconds", "max_nodes",
-                         "time_limit", "questions", "files"})
+                         "time_limit", "time_grace", "show_verdict", "params", "questions",
+                         "files"})
     name = _text(table, "name", where)
     if not name.replace("-", "").replace("_", "").isalnum():
         raise InputError(f"{where}.name: letters, digits, - and _ only, not {name!r}")
@@ -175,7 +189,20 @@ def _condition(item: Any, where: str, shared: tuple[Question, ...], folder: Path
     limit = table.get("time_limit")
     if limit is not None:
         limit = _number(table, "time_limit", where, 0.0)
+    grace = table.get("time_grace", DEFAULT_GRACE)
+    if "time_grace" in table:
+        if limit is None:
+            raise InputError(f"{where}.time_grace: goes with a time_limit")
+        if isinstance(grace, bool) or not isinstance(grace, int | float) or not (
+                0 <= grace < float("inf")):
+            raise InputError(f"{where}.time_grace: a number of seconds >= 0, not {grace!r}")
+    verdict = table.get("show_verdict", False)
+    if not isinstance(verdict, bool):
+        raise InputError(f"{where}.show_verdict: true or false, not {verdict!r}")
+    if verdict and show != "explanation":
+        raise InputError(f"{where}.show_verdict: goes with show = \"explanation\"")
     files = _files(table.get("files"), explainer, f"{where}.files", folder)
+    params = check_params(table.get("params"), explainer, f"{where}.params")
     own = _questions(table.get("questions", []), f"{where}.questions")
     for number, question in enumerate(own):
         if question.kind == "edit" and not (show == "explanation" and explainer
@@ -192,6 +219,7 @@ def _condition(item: Any, where: str, shared: tuple[Question, ...], folder: Path
     return Condition(name=name, explainer=explainer, show=show,
                      intro=_text(table, "intro", where, required=False),
                      max_seconds=seconds, max_nodes=int(nodes), time_limit=limit,
+                     time_grace=float(grace), show_verdict=verdict, params=params,
                      questions=questions, files=files)
 
 
@@ -218,6 +246,13 @@ def _files(raw: Any, explainer: str | None, where: str, folder: Path
         if not path.is_file():
             raise InputError(f"{where}.{key}: no file {value} (relative to the study file)")
         found.append((key, str(path)))
+    keys = {key for key, _ in found}
+    if explainer in UNCERTAIN and "annotations" not in keys:
+        raise InputError(f"{where}.annotations: {explainer} needs the person's possible "
+                         "features (an annotations file)")
+    if explainer not in UNCERTAIN and "annotations" in keys:
+        raise InputError(f"{where}.annotations: only {', '.join(UNCERTAIN)} take an "
+                         "annotations file")
     return tuple(found)
 
 
@@ -316,5 +351,5 @@ def _number(table: dict[str, Any], key: str, where: str, default: float) -> floa
     return float(value)
 
 
-__all__ = ["BUNDLED", "KINDS", "MAX_TEXT", "ORDERS", "SHOWS", "Condition", "Question",
-           "Study", "bundled_path", "load_study", "parse_study"]
+__all__ = ["BUNDLED", "DEFAULT_GRACE", "KINDS", "MAX_TEXT", "ORDERS", "SHOWS", "Condition",
+           "Question", "Study", "bundled_path", "load_study", "parse_study"]

@@ -20,7 +20,7 @@ from xaip.userstudy.spec import Study
 from xaip.userstudy.store import StudyStore
 
 COLUMNS = ("participant", "participant_index", "condition", "position", "question", "kind",
-           "answer", "correct", "shown_at", "answered_at", "seconds", "over_time")
+           "answer", "correct", "shown_at", "answered_at", "seconds", "over_time", "timed_out")
 
 
 def _when(stamp: float | None) -> str:
@@ -41,7 +41,7 @@ def export_csv(store: StudyStore) -> str:
         writer.writerow([row["code"], row["idx"], row["condition"], row["position"],
                          row["question"], row["kind"], row["answer"], correct,
                          _when(row["shown_at"]), _when(row["answered_at"]), seconds,
-                         row["over_time"]])
+                         row["over_time"], row["timed_out"]])
     return out.getvalue()
 
 
@@ -56,6 +56,8 @@ def summarise(study: Study, store: StudyStore, shown: dict[str, Any] | None = No
         mine = [r for r in rows if r["condition"] == condition.name]
         people = {r["code"] for r in mine}
         seconds = {r["code"]: r["seconds"] for r in mine if r["seconds"] is not None}
+        late = {r["code"] for r in mine if r["over_time"]}
+        cut = {r["code"] for r in mine if r["timed_out"]}
         questions = []
         for question in condition.questions:
             answers = [r for r in mine if r["question"] == question.id and r["answer"] != ""]
@@ -78,6 +80,7 @@ def summarise(study: Study, store: StudyStore, shown: dict[str, Any] | None = No
                     entry["pass_rate"] = passed / len(answers) if answers else None
             questions.append(entry)
         conditions.append({"name": condition.name, "participants": len(people),
+                           "over_time": len(late), "timed_out": len(cut),
                            "mean_seconds": (statistics.fmean(seconds.values())
                                             if seconds else None),
                            "questions": questions})

@@ -10,6 +10,13 @@ unlock, anything else. Researcher pages need the study token (printed at start-u
 Participants cannot upload anything: their forms are URL-encoded text, parsed here from a
 body the application already bounds, with every field checked against the question it
 answers. Each code may POST at most :data:`POSTS_PER_MINUTE` times a minute (429 beyond).
+
+Time limits are enforced, not only recorded: a condition with ``time_limit`` shows a
+countdown (``/study/countdown.js``) that sends the page by itself at zero with what is
+answered so far (kept, ``timed_out = 1``); the server accepts answers up to ``time_grace``
+seconds after the limit (flagged ``over_time``) and refuses them after that -- also when
+the participant only reloads the page -- recording the condition as timed out and moving
+the participant on (see :meth:`~xaip.userstudy.store.StudyStore.submit`).
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ from fastapi.templating import Jinja2Templates
 from starlette.concurrency import run_in_threadpool
 
 from xaip.userstudy.answers import Shown
+from xaip.userstudy.backends import StoreUnavailable
 from xaip.userstudy.order import condition_order
-from xaip.userstudy.spec import MAX_TEXT, Question, Study
-from xaip.userstudy.store import CONSENT, INSTRUCTIONS, StudyStore
+from xaip.userstudy.spec import MAX_TEXT, Condition, Question, Study
+from xaip.userstudy.store import CONSENT, INSTRUCTIONS, Participant, StudyStore
 from xaip.userstudy.summary import export_csv, likert_figure, summarise
 from xaip.web.problems import WebProblem
 
@@ -43,6 +51,14 @@ POSTS_PER_MINUTE = 30
 #: Most participant links created by one request.
 MAX_CREATE = 1000
 _CODE = re.compile(r"^[A-Za-z0-9_-]{4,40}$")
+#: Seconds before the limit at which a page the countdown sent still counts as out of time
+#: (the browser's clock and the server's may differ by a little).
+TOLERANCE = 2.0
+#: What the participant reads on the next page after a condition's time ran out.
+NOTICES = {"late": "The time for the previous part ran out, so your answers to it were not "
+                   "recorded. Please continue with this part.",
+           "timeup": "The time for the previous part was up: the answers you had given were "
+                     "recorded."}
 
 
 @dataclass
@@ -92,6 +108,16 @@ def mount(app: FastAPI, server: StudyServer) -> None:
     app.state.study = server
     app.include_router(router(server, _templates()))
 
+    async def unavailable(request: Request, error: Exception) -> Response:
+        problem = WebProblem(503, "the study's database cannot be reached just now; nothing "
+                             "of this page was stored: please try again in a minute",
+                             kind="unavailable")
+        handler: Any = app.exception_handlers[WebProblem]
+        response: Response = await handler(request, problem)
+        return response
+
+    app.add_exception_handler(StoreUnavailable, unavailable)
+
 
 def router(server: StudyServer, templates: Jinja2Templates) -> APIRouter:
     routes = APIRouter(include_in_schema=False)
@@ -111,7 +137,7 @@ def router(server: StudyServer, templates: Jinja2Templates) -> APIRouter:
         return found
 
     def show(request: Request, code: str, error: str = "", status: int = 200,
-             given: dict[str, str] | None = None) -> HTMLResponse:
+             given: dict[str, str] | None = None, notice: str = "") -> HTMLResponse:
         person = participant_or_404(code)
         stage = person.stage
         if stage == CONSENT:
@@ -119,22 +145,45 @@ def router(server: StudyServer, templates: Jinja2Templates) -> APIRouter:
         if stage == INSTRUCTIONS:
             return page(request, "instructions.html", status, code=code, stage=stage)
         if stage >= len(person.order):
-            return page(request, "done.html", status, completion=person.completion_code)
+            return page(request, "done.html", status, completion=person.completion_code,
+                        notice=notice)
         condition = study.condition(person.order[stage])
         shown_at = server.store.mark_shown(code, stage)
         left = None
         if condition.time_limit is not None:
-            left = max(0, int(condition.time_limit - (time.time() - shown_at)))
+            elapsed = time.time() - shown_at
+            if elapsed > condition.time_limit + condition.time_grace:
+                # Coming back after the time ran out (a reload, a closed tab): the
+                # condition is recorded as timed out and the participant moves on.
+                expire(person, condition)
+                return show(request, code, notice=NOTICES["late"])
+            left = round(max(0.0, condition.time_limit - elapsed), 1)
         return page(request, "condition.html", status, code=code, stage=stage,
                     number=stage + 1, total=len(person.order), condition=condition,
                     lines=server.shown[condition.name].lines, error=error,
                     options={q.id: server.shown[condition.name].options(q)
                              for q in condition.questions},
-                    given=given or {}, seconds_left=left)
+                    given=given or {}, seconds_left=left, notice=notice)
+
+    def expire(person: Participant, condition: Condition) -> Any:
+        """Record ``condition`` as timed out for ``person`` (no answers) and move on."""
+        empty = [{"question": q.id, "kind": q.kind, "answer": "", "correct": None}
+                 for q in condition.questions]
+        return server.store.submit(person.code, person.stage, condition.name, empty,
+                                   last=person.stage == len(person.order) - 1,
+                                   time_limit=condition.time_limit,
+                                   grace=condition.time_grace, timed_out=True)
 
     @routes.get("/s/{code}", response_class=HTMLResponse)
-    def participant_page(request: Request, code: str) -> HTMLResponse:
-        return show(request, code)
+    def participant_page(request: Request, code: str, note: str = "") -> HTMLResponse:
+        return show(request, code, notice=NOTICES.get(note, ""))
+
+    @routes.get("/study/countdown.js")
+    def countdown() -> Response:
+        script = resources.files("xaip.userstudy") / "templates" / "countdown.js"
+        return Response(script.read_text(encoding="utf-8"),
+                        media_type="text/javascript; charset=utf-8",
+                        headers={"Cache-Control": "no-cache"})
 
     @routes.post("/s/{code}", response_class=HTMLResponse)
     async def participant_post(request: Request, code: str) -> Response:
@@ -164,13 +213,25 @@ def router(server: StudyServer, templates: Jinja2Templates) -> APIRouter:
             server.store.advance(code, INSTRUCTIONS)
         elif 0 <= stage < len(person.order):
             condition = study.condition(person.order[stage])
+            limit = condition.time_limit
+            elapsed = None if person.shown_at is None else time.time() - person.shown_at
+            if (limit is not None and elapsed is not None
+                    and elapsed > limit + condition.time_grace):
+                expire(person, condition)  # too late: the answers are not even read
+                return RedirectResponse(f"/s/{code}?note=late", status_code=303)
+            ran_out = (limit is not None and elapsed is not None
+                       and form.get("timed_out") == "yes" and elapsed >= limit - TOLERANCE)
             rows, missing = _answers(condition.questions, form, server.shown[condition.name])
-            if missing:
+            if missing and not ran_out:
                 return show(request, code, "Please answer: " + ", ".join(missing), 400,
                             given=form)
-            server.store.submit(code, stage, condition.name, rows,
-                                last=stage == len(person.order) - 1,
-                                time_limit=condition.time_limit)
+            done = server.store.submit(code, stage, condition.name, rows,
+                                       last=stage == len(person.order) - 1,
+                                       time_limit=limit, grace=condition.time_grace,
+                                       timed_out=ran_out)
+            if done.refused or ran_out:
+                note = "late" if done.refused else "timeup"
+                return RedirectResponse(f"/s/{code}?note={note}", status_code=303)
         return RedirectResponse(f"/s/{code}", status_code=303)
 
     def researcher(request: Request, form: dict[str, str] | None = None) -> None:
@@ -277,4 +338,5 @@ def _row(question: Question, value: str, options: tuple[str, ...]) -> dict[str, 
             "correct": correct}
 
 
-__all__ = ["MAX_CREATE", "POSTS_PER_MINUTE", "StudyServer", "mount", "new_token", "router"]
+__all__ = ["MAX_CREATE", "NOTICES", "POSTS_PER_MINUTE", "TOLERANCE", "StudyServer", "mount",
+           "new_token", "router"]
