@@ -42,3 +42,33 @@ def client(tmp_path: Path) -> Iterator[TestClient]:
 
 
 HTML = {"accept": "text/html"}
+
+
+# ------------------------------------------------------------- the browser tests' defaults
+# A browser test module overrides any of these by defining a fixture of the same name.
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``xaip serve`` in a child process for the module; its address."""
+    from tests.web.browser import serve
+
+    yield from serve(tmp_path_factory.mktemp("runs"))
+
+
+@pytest.fixture(scope="module")
+def page(server: str) -> Iterator[Any]:
+    """A desktop-sized Chromium tab for the module (the server is started first)."""
+    from tests.web.browser import launch, tab
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    for browser in launch(sync_api):
+        yield from tab(browser, {"width": 1280, "height": 900})
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where screenshots go: docs/images with XAIP_SCREENSHOTS=1, else a temporary folder."""
+    from tests.web.browser import shots_folder
+
+    return shots_folder(tmp_path_factory)

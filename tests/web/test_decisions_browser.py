@@ -11,34 +11,17 @@ screenshots to ``docs/images/``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, ROOT, launch, serve, shots_folder, snap, tab
+from tests.web.browser import CHROMIUM, ROOT, snap
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
 
 RADAR = ROOT.parent / "shared" / "data" / "mrp" / "radar"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Any]:
-    for browser in launch(sync_api):
-        yield from tab(browser, {"width": 1280, "height": 900})
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shots_folder(tmp_path_factory)
 
 
 def steps(page: Any) -> list[str]:

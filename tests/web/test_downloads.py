@@ -7,27 +7,15 @@ downloaded model, the corrected domain parses and is what the page shows).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, launch, serve, tab
+from tests.web.browser import CHROMIUM
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Any]:
-    for browser in launch(sync_api):
-        yield from tab(browser, {"width": 1280, "height": 900})
 
 
 def fetch(page: Any, link: str, folder: Path) -> tuple[str, bytes]:

@@ -5,36 +5,19 @@ again -- in a real browser; the form also works without JavaScript.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.web.browser import CHROMIUM, ROOT, launch, serve, shots_folder, snap, tab
+from tests.web.browser import CHROMIUM, ROOT, snap
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
 
 PROBLEM = (ROOT / "src/xaip/domains/blocksworld/problem-5.pddl").read_text()
 GOAL = "(:goal (and\n    (ontable b1) (on b2 b1) (on b3 b2) (on b4 b3) (on b5 b4))))"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Any]:
-    for browser in launch(sync_api):
-        yield from tab(browser, {"width": 1280, "height": 900})
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shots_folder(tmp_path_factory)
 
 
 def set_text(page: Any, file: str, text: str) -> None:

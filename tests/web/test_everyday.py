@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, PHONE, launch, serve, shots_folder, snap, tab
+from tests.web.browser import CHROMIUM, PHONE, launch, snap, tab
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
@@ -24,16 +24,6 @@ PAGES = ["/", "/models", "/models/blocksworld", "/plan", "/explain?model=fetch",
          "/concepts", "/explicable", "/explainers", "/explainers/concepts.precondition",
          "/compare", "/models/fetch/edit", "/assist?step=(unstack+b1+b2)&veto=stack",
          "/assist?model=fetch&mine=1", "/foils", "/unsolvable"]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shots_folder(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

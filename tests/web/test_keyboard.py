@@ -5,12 +5,11 @@ marked -- on every page, in a real browser.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, launch, serve, tab
+from tests.web.browser import CHROMIUM
 from tests.web.test_everyday import PAGES as EVERYDAY
 
 PAGES = [p for p in EVERYDAY if p not in ("/compare", "/models/fetch/edit")]
@@ -24,17 +23,6 @@ NAME = """e => (e.labels && e.labels.length ? e.labels[0].innerText : '') ||
 
 CONTROLS = ("a[href], button, input:not([type=hidden]), select, textarea, "
             "[tabindex]:not([tabindex='-1'])")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Any]:
-    for browser in launch(sync_api):
-        yield from tab(browser, {"width": 1280, "height": 900})
 
 
 @pytest.mark.parametrize("path", [*PAGES, "/compare", "/models/fetch/edit"])

@@ -9,27 +9,15 @@ screenshot to ``docs/images/``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, launch, serve, shots_folder, snap, tab
+from tests.web.browser import CHROMIUM, shots_folder, snap
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def page(server: str) -> Iterator[Any]:
-    for browser in launch(sync_api):
-        yield from tab(browser, {"width": 1280, "height": 900})
 
 
 def test_the_firefighting_example(page: Any, server: str,

@@ -13,23 +13,13 @@ from typing import Any
 
 import pytest
 
-from tests.web.browser import CHROMIUM, PHONE, launch, serve, shots_folder, snap, tab
+from tests.web.browser import CHROMIUM, PHONE, launch, snap, tab
 from xaip.web.pages import MIN_SCALE
 
 sync_api = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="no /usr/bin/chromium")
 
 WIDE = {"width": 1280, "height": 900}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    yield from serve(tmp_path_factory.mktemp("runs"))
-
-
-@pytest.fixture(scope="module")
-def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shots_folder(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
