@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import random
 import tempfile
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzz.mutations import mutate
+from tests.fuzz.mutations import write_files
 from xaip.abstraction.bundled import bundled_files
 from xaip.cli import main
 
@@ -23,12 +22,7 @@ EXAMPLES = settings(max_examples=40, derandomize=True, deadline=None, database=N
 def _run(command: str, which: str, rng: random.Random,
          capsys: pytest.CaptureFixture[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        paths = {}
-        for name, text in FILES.items():
-            path = Path(folder, f"{name}.txt")
-            data = mutate(text, rng) if name == which else text
-            path.write_bytes(data.encode("utf-8", "surrogatepass"))
-            paths[name] = str(path)
+        paths = write_files(folder, FILES, which, rng)
         budget = ["--max-seconds", "10", "--max-nodes", "20000"]
         hide = ["--hide", "clear", "handempty", "holding"]
         if command == "abstract-explain":

@@ -9,6 +9,7 @@ glued to names), and long runs of one character (quadratic parsers).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 #: Tokens that once broke, or could break, a reader.
 HOSTILE = (
@@ -60,3 +61,16 @@ def _one(text: str, rng: random.Random) -> str:
         return text[:at] + " " + rng.choice(("1e15", "1e16", "123456789" * 5, "3/7",
                                             "1e-40", "0e99999")) + " " + text[at:]
     return text.upper() if rng.random() < 0.5 else text.replace("?", "? ", 1)
+
+
+def write_files(folder: str, files: dict[str, str], which: str,
+                rng: random.Random) -> dict[str, str]:
+    """Write ``files`` (name -> text) into ``folder``, mutating the one named ``which``;
+    the written paths by name. Lone surrogates survive, as a hostile file's bytes would."""
+    paths = {}
+    for name, text in files.items():
+        path = Path(folder, f"{name}.txt")
+        data = mutate(text, rng) if name == which else text
+        path.write_bytes(data.encode("utf-8", "surrogatepass"))
+        paths[name] = str(path)
+    return paths

@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import xaip
-from tests.fuzz.mutations import mutate
+from tests.fuzz.mutations import write_files
 from xaip.cli import main
 
 BLOCKS = Path(xaip.__file__).parent / "domains" / "blocksworld"
@@ -32,12 +32,7 @@ EXAMPLES = settings(max_examples=60, derandomize=True, deadline=None, database=N
 def _run(command: str, which: str, rng: random.Random,
          capsys: pytest.CaptureFixture[str]) -> None:
     with tempfile.TemporaryDirectory() as folder:
-        paths = {}
-        for name, text in FILES.items():
-            path = Path(folder, f"{name}.txt")
-            data = mutate(text, rng) if name == which else text
-            path.write_bytes(data.encode("utf-8", "surrogatepass"))
-            paths[name] = str(path)
+        paths = write_files(folder, FILES, which, rng)
         if command == "validate":
             argv = ["validate", paths["domain"], paths["problem"], paths["plan"]]
         else:
