@@ -10,6 +10,7 @@ FAMILIES: tuple[str, ...] = (
     "planning",
     "reconcile",
     "balanced",
+    "balanced_learn",
     "explicable",
     "observers",
     "summaries",

@@ -25,7 +25,7 @@ from xaip.balanced.compile import (
     WhenMu,
     scale_of,
 )
-from xaip.balanced.learning import Rules
+from xaip.balanced.learning import Learner
 from xaip.balanced.objectives import BalancedProblem, feature_name
 from xaip.errors import UnsupportedFeature
 from xaip.planning.features import Feature, FeatureKind
@@ -186,7 +186,7 @@ def assemble(b: Builder) -> CompiledTask:
     for index, atom in enumerate(space.facts):
         if atom.predicate in problem.observable:
             observed |= 1 << index
-    rules = Rules(problem)  # what watching teaches her (B05, learn_from_watching)
+    learner = Learner(problem, b.robot_task)  # what watching teaches her (B05)
     for action in b.robot_task.actions:
         number = space.instance_index[action.name]
         args = space.instances[number].args
@@ -204,7 +204,7 @@ def assemble(b: Builder) -> CompiledTask:
             continue
         if observed:
             _watch(part, action, observed)
-        learned = _learned(rules, space, action, args, observed)
+        learned = _learned(learner, action)
         for creator in creators:
             task_parts.append((action, part, creator, learned))
     start, finish = _Part(), _Part()
@@ -339,17 +339,10 @@ def _watch(part: _Part, action: GroundAction, observed: int) -> None:
             part.delete.add((kind, index))
 
 
-def _learned(rules: Rules, space: object, action: GroundAction, args: tuple[str, ...],
-             observed: int) -> int:
-    """The candidates she learns by watching ``action`` (:mod:`xaip.balanced.learning`):
-    the compiled models have no conditional effects, so the seen facts and their values
-    after the step are the same in every state."""
-    if action.schema not in rules.by_schema:
-        return 0
-    facts = space.facts  # type: ignore[attr-defined]
-    seen = {(facts[i].predicate, *facts[i].args): bool(action.add >> i & 1)
-            for i in bits((action.add | action.delete) & observed)}
-    return rules.learned(action.schema, args, seen)
+def _learned(learner: Learner, action: GroundAction) -> int:
+    """The candidates she learns by watching ``action`` (:mod:`xaip.balanced.learning`;
+    the compiled models have no conditional effects, so the same in every state)."""
+    return learner.step(action, 0, 0) if learner.active else 0
 
 
 def _problem_split(b: Builder) -> list[tuple[Feature, int | None]]:

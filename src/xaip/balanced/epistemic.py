@@ -139,6 +139,11 @@ def watched_run(problem: BalancedProblem,
     robot = ground(problem.robot_domain, problem.robot_problem)
     watcher = Watcher(robot, robot, problem.observable, problem.infer_conditions)
     learner = Learner(problem, robot)
+    # what the robot's step asserts comes from its lifted model: its grounding drops
+    # facts the robot's world never makes true, though a delete still asserts them
+    r_world = _World(problem.robot_domain, problem.robot_problem)
+    r_schemas = {a.name: a for a in problem.robot_domain.actions}
+    r_state = frozenset(Atom(a.predicate, a.args) for a in problem.robot_problem.init)
     learned = 0
     domain, updated = model_of(())
     world = _World(domain, updated)
@@ -163,16 +168,24 @@ def watched_run(problem: BalancedProblem,
         belief = (belief - deletes) | adds
         next_r = action.apply(s_r)
         asserted, pos, neg = watcher.fired(action, s_r)
-        for i in bits(asserted & watcher.observed_mask):
-            fact = robot.facts[i]
-            belief = belief | {fact} if next_r >> i & 1 else belief - {fact}
+        r_adds: set[Atom] = set()
+        r_deletes: set[Atom] = set()
+        r_schema = r_schemas[schema_name]
+        _effects(r_schema.effect, r_state, dict(zip((p.name for p in r_schema.parameters),
+                                                    args, strict=True)),
+                 r_world, r_adds, r_deletes)
+        r_state = (r_state - r_deletes) | r_adds
+        seen = {f: f in r_state for f in r_adds | r_deletes
+                if f.predicate in problem.observable}
+        belief = (belief - set(seen)) | {f for f, value in seen.items() if value}
         if watcher.infer:
             fresh = ~(used | asserted)
             belief |= {robot.facts[i] for i in bits(pos & fresh)}
             belief -= {robot.facts[i] for i in bits(neg & fresh)}
             used |= watcher.mentions(action)
         if learner.active:
-            now = learned | learner.step(action, s_r, next_r)
+            now = learned | learner.rules.learned(
+                schema_name, tuple(args), {(f.predicate, *f.args): v for f, v in seen.items()})
             if now != learned:  # her model of the action changes from the next step on
                 learned = now
                 domain, updated = model_of(indices(learned))

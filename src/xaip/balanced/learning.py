@@ -73,30 +73,42 @@ class Rules:
 
 
 class Learner:
-    """:class:`Rules` on the robot's grounded task: what one step of it teaches."""
+    """:class:`Rules` on the robot's grounded task: what one step of it teaches.
+
+    The seen facts come from the robot's *lifted* effects bound to the step's objects,
+    not from its grounding, which drops facts the robot's world never makes true (a
+    delete of such a fact is still seen: it stays false). Only for models whose actions
+    are conjunctions of literals (what MEGA* compiles), so the effects do not depend on
+    the state."""
 
     def __init__(self, problem: BalancedProblem, robot: Task) -> None:
         self.rules = Rules(problem)
         self.robot = robot
-        self.observed = 0
-        for i, fact in enumerate(robot.facts):
-            if fact.predicate in problem.observable:
-                self.observed |= 1 << i
-        self._names = [(f.predicate, *f.args) for f in robot.facts]
+        self.effects: dict[str, list[tuple[tuple[str, ...], Fact, bool]]] = {}
+        if not self.rules.by_schema:
+            return
+        for feature in problem.space.robot_features:
+            atom = feature.atom
+            if feature.kind in _LEARNABLE and atom is not None \
+                    and atom.predicate in problem.observable:
+                self.effects.setdefault(feature.action, []).append(
+                    (feature.parameters, (atom.predicate, *atom.args),
+                     feature.kind is FeatureKind.ADD_EFFECT))
 
     @property
     def active(self) -> bool:
         return bool(self.rules.by_schema)
 
     def step(self, action: GroundAction, state: State, after: State) -> int:
-        """The candidates learned by watching ``action`` go from ``state`` to ``after``."""
+        """The candidates learned by watching ``action`` (from ``state`` to ``after``;
+        conjunctive effects do not depend on them)."""
         if action.schema not in self.rules.by_schema:
             return 0
-        asserted = action.add | action.delete
-        for effect in action.conditional:
-            if state & effect.cond_pos == effect.cond_pos and not state & effect.cond_neg:
-                asserted |= effect.add | effect.delete
-        seen = {self._names[i]: bool(after >> i & 1) for i in bits(asserted & self.observed)}
+        seen: dict[Fact, bool] = {}
+        for parameters, atom, adds in self.effects.get(action.schema, ()):
+            binding = dict(zip(parameters, action.args, strict=True))
+            fact = (atom[0], *(binding.get(a, a) for a in atom[1:]))
+            seen[fact] = seen.get(fact, False) or adds  # an add wins over a delete
         return self.rules.learned(action.schema, action.args, seen)
 
     def along(self, plan: tuple[str, ...]) -> int | None:

@@ -153,12 +153,13 @@ class MegaStar:
         """The compiled task/finish actions with the meta fluents fixed to ``mu_bits``."""
         subset = self.subset_of(state)
         human = self.space.task(subset)
-        if not relaxed_solvable(human):
+        solvable = relaxed_solvable(human)
+        if not solvable and not self.learning:
             return _Subset(subset, None)  # her model has no plan (relaxation proves it)
         estimate = _Estimate(human, self.heuristic, self.clock)
-        record = _Subset(subset, self._optimal(human))
-        if record.optimum is None:
-            return record
+        record = _Subset(subset, self._optimal(human) if solvable else None)
+        if record.optimum is None and not self.learning:
+            return record  # (learning: watching may still teach her a model with a plan)
         actions: list[GroundAction] = []
         robot_costs: list[int] = []
         human_costs: list[int] = []
@@ -322,7 +323,7 @@ class MegaStar:
             record = self.subsets.get(mu_bits)
             if record is None:
                 record = self.subsets[mu_bits] = self._specialise(mu_bits, state)
-            if record.successors is None or record.optimum is None:
+            if record.successors is None or (record.optimum is None and not self.learning):
                 continue
             at_goal = c.stop_at_goal and c.robot_goal_reached(state)
             paid = record.subset if not self.learning else self.subset_of(said)
@@ -333,6 +334,8 @@ class MegaStar:
                 g_r = g_robot[node] + record.robot_costs[index]
                 g_h = g_human[node] + record.human_costs[index]
                 if is_finish:
+                    if record.optimum is None:
+                        continue  # her final model has no plan: infinite penalty
                     key = self._value(g_r, paid, g_h, record.optimum)
                     if key is None:
                         continue  # (explicable modes: g_h <= C*_S, less when watched)
@@ -354,7 +357,7 @@ class MegaStar:
                     (child >> c.world) & c.world_mask)
                 if math.isinf(h_h):
                     continue
-                bound = self._value(g_r + int(h_r), paid, g_h + h_h, record.optimum,
+                bound = self._value(g_r + int(h_r), paid, g_h + h_h, record.optimum or 0,
                                     final=False)
                 if bound is not None:
                     push(child, g_r, g_h, node, steps_name(c, index, record), bound, said)
