@@ -10,7 +10,7 @@ git); after editing the C sources, run ``pip install -e .`` again to rebuild it.
 
 from setuptools import Extension, setup
 
-SOURCES = ["module.c", "task.c", "relax.c", "lmcut.c", "search.c"]
+SOURCES = ["module.c", "task.c", "relax.c", "lmcut.c", "certify.c", "search.c"]
 
 setup(
     ext_modules=[

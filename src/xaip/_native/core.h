@@ -186,13 +186,17 @@ int ctask_applicable(const CTask *t, const uint64_t *s, int32_t *out);
 
 /* ---------------------------------------------------------------- heuristics */
 
-enum { H_BLIND = 0, H_HMAX = 1, H_HADD = 2, H_HFF = 3, H_LMCUT = 4 };
+/* H_CERTIFIED: LM-cut's cuts, each verified by certify.c before its charge counts (h_max
+ * for a state whose certificate fails; see certify.c) */
+enum { H_BLIND = 0, H_HMAX = 1, H_HADD = 2, H_HFF = 3, H_LMCUT = 4, H_CERTIFIED = 5 };
 
 typedef struct HeurWork HeurWork;
 HeurWork *heur_new(const CTask *t, int kind);
 void heur_free(HeurWork *w);
 /* h(s): COST_INF for a proven dead end, COST_OOM when out of memory. */
 cost_t heur_eval(HeurWork *w, const uint64_t *s);
+/* H_CERTIFIED's counts so far (0 for other heuristics) */
+void heur_certificates(const HeurWork *w, int64_t *certified, int64_t *rejected);
 /* relax_preferred for an h_FF HeurWork (-1 for other heuristics) */
 int heur_preferred(HeurWork *w, const uint64_t *s, uint8_t *mark, int32_t *marked);
 
@@ -211,6 +215,36 @@ typedef struct LMWork LMWork;
 LMWork *lm_work_new(const Relaxed *r, const CTask *t);
 void lm_work_free(LMWork *w);
 cost_t lm_eval(LMWork *w, const uint64_t *s);
+
+/* certify.c: LM-cut's cuts as a certificate (cut = the task's actions of its operators,
+ * charge = the cost LM-cut took from each of them), written by lm_eval while
+ * lm_export(w, list) is set, and checked by code that shares nothing with LM-cut. */
+typedef struct {
+    IVec actions;   /* every cut's actions, one cut after another */
+    IVec ends;      /* one past each cut's last entry in ``actions`` */
+    cost_t *charge; /* per cut */
+    size_t charge_cap;
+} CutList;
+
+void lm_export(LMWork *w, CutList *out); /* NULL: stop recording */
+void cutlist_clear(CutList *c);
+void cutlist_free(CutList *c);
+/* 0 on success, -1 when out of memory */
+int cutlist_add(CutList *c, const int32_t *ops, size_t nops, const int32_t *op_action,
+                cost_t charge);
+
+typedef struct CertWork CertWork;
+/* verdicts of cert_verify; CERT_OK: *value is admissible (COST_INF: a proven dead end) */
+enum { CERT_OK = 0, CERT_NOT_LANDMARK = 1, CERT_OVERCHARGED = 2, CERT_BAD_CUT = 3,
+       CERT_UNSUPPORTED = 4 };
+CertWork *cert_work_new(const CTask *t);
+void cert_work_free(CertWork *w);
+/* Check the certificate ``cuts`` for state ``s`` (with ``dead_end``: the claim that no
+ * relaxed plan exists from ``s``). On CERT_OK, *value = the sum of the charges (or
+ * COST_INF); otherwise *where = the offending cut (NOT_LANDMARK, BAD_CUT) or action
+ * (OVERCHARGED). */
+int cert_verify(CertWork *w, const uint64_t *s, const CutList *cuts, int dead_end,
+                cost_t *value, int64_t *where);
 
 /* ---------------------------------------------------------------- search */
 
@@ -236,6 +270,7 @@ typedef struct {
     int32_t *plan; /* malloc'd action indices (caller frees) */
     int plan_len;
     int64_t expanded, generated, evaluated, states;
+    int64_t certified, rejected; /* H_CERTIFIED: certificates accepted / failed (h_max) */
     size_t bytes;
     int memory_exhausted;
 } SearchResult;

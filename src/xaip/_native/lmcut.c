@@ -26,7 +26,10 @@ struct LMWork {
     int32_t stamp;
     int oom;
     PairHeap heap;
+    CutList *record; /* lm_export: each cut and its charge recorded here (certify.c) */
 };
+
+void lm_export(LMWork *w, CutList *out) { w->record = out; }
 
 LMWork *lm_work_new(const Relaxed *r, const CTask *t) {
     LMWork *w = calloc(1, sizeof *w);
@@ -197,6 +200,8 @@ static cost_t lmcut(LMWork *w, const uint64_t *s) {
         for (size_t i = 0; i < w->cut.n; i++)
             if (w->cost[w->cut.a[i]] < m) m = w->cost[w->cut.a[i]];
         h += m;
+        if (w->record && cutlist_add(w->record, w->cut.a, w->cut.n, r->op_action, m))
+            return COST_OOM;
 
         /* reduce costs and update h_max incrementally (values only decrease) */
         heap->n = 0;

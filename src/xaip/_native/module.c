@@ -297,8 +297,8 @@ static void Task_dealloc(TaskObject *self) {
 }
 
 static int heuristic_kind(const char *name) {
-    static const char *names[] = {"blind", "hmax", "hadd", "hff", "lmcut"};
-    for (int i = 0; i < 5; i++)
+    static const char *names[] = {"blind", "hmax", "hadd", "hff", "lmcut", "lmcut-certified"};
+    for (int i = 0; i < 6; i++)
         if (!strcmp(name, names[i])) return i;
     PyErr_Format(PyExc_ValueError, "unknown heuristic '%s'", name);
     return -1;
@@ -422,11 +422,115 @@ static PyObject *Task_solve(TaskObject *self, PyObject *args, PyObject *kwds) {
         PyTuple_SET_ITEM(plan, i, a);
     }
     free(r.plan);
-    return Py_BuildValue("(sN{sLsLsLsLsnsO})", statuses[r.status], plan, "expanded",
+    return Py_BuildValue("(sN{sLsLsLsLsnsOsLsL})", statuses[r.status], plan, "expanded",
                          (long long)r.expanded, "generated", (long long)r.generated,
                          "evaluated", (long long)r.evaluated, "states", (long long)r.states,
                          "bytes", (Py_ssize_t)r.bytes, "memory_exhausted",
-                         r.memory_exhausted ? Py_True : Py_False);
+                         r.memory_exhausted ? Py_True : Py_False, "certified",
+                         (long long)r.certified, "rejected", (long long)r.rejected);
+}
+
+/* The certificate as Python sees it: a list of (actions, charge) pairs. */
+static PyObject *cuts_to_list(const CutList *c) {
+    PyObject *out = PyList_New((Py_ssize_t)c->ends.n);
+    for (size_t k = 0, lo = 0; out && k < c->ends.n; lo = (size_t)c->ends.a[k++]) {
+        PyObject *acts = PyTuple_New((Py_ssize_t)((size_t)c->ends.a[k] - lo));
+        for (size_t i = lo; acts && i < (size_t)c->ends.a[k]; i++) {
+            PyObject *a = PyLong_FromLong(c->actions.a[i]);
+            if (!a) Py_CLEAR(acts);
+            else PyTuple_SET_ITEM(acts, (Py_ssize_t)(i - lo), a);
+        }
+        PyObject *pair = acts ? Py_BuildValue("(NL)", acts, (long long)c->charge[k]) : NULL;
+        if (!pair) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, (Py_ssize_t)k, pair);
+    }
+    return out;
+}
+
+static PyObject *Task_cuts(TaskObject *self, PyObject *args) {
+    PyObject *state_o, *out = NULL;
+    if (!PyArg_ParseTuple(args, "O", &state_o) || !ready(self)) return NULL;
+    if (self->task->cond.n)
+        return PyErr_Format(PyExc_ValueError, "LM-cut does not run on conditional effects");
+    uint64_t *state;
+    if (read_words(state_o, self->task->nwords, 1, &state, "state")) return NULL;
+    CutList cuts = {0};
+    LMWork *lm = lm_work_new(&self->task->lm, self->task);
+    cost_t h = COST_OOM;
+    if (lm) {
+        lm_export(lm, &cuts);
+        h = lm_eval(lm, state);
+    }
+    if (h == COST_OOM) {
+        PyErr_NoMemory();
+    } else {
+        PyObject *list = cuts_to_list(&cuts);
+        if (list) out = h == COST_INF ? Py_BuildValue("(ON)", Py_None, list)
+                                      : Py_BuildValue("(LN)", (long long)h, list);
+    }
+    lm_work_free(lm);
+    cutlist_free(&cuts);
+    PyMem_Free(state);
+    return out;
+}
+
+static PyObject *Task_certify(TaskObject *self, PyObject *args) {
+    static const char *verdicts[] = {"ok", "not a landmark", "over-charged", "bad cut",
+                                     "unsupported"};
+    PyObject *state_o, *cuts_o, *out = NULL;
+    int dead_end = 0;
+    if (!PyArg_ParseTuple(args, "OO|p", &state_o, &cuts_o, &dead_end) || !ready(self))
+        return NULL;
+    PyObject *seq = PySequence_Fast(cuts_o, "cuts: a sequence of (actions, charge) pairs");
+    if (!seq) return NULL;
+    uint64_t *state = NULL;
+    CutList cuts = {0};
+    IVec acts = {0};
+    CertWork *w = NULL;
+    if (read_words(state_o, self->task->nwords, 1, &state, "state")) goto done;
+    for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); k++) {
+        PyObject *acts_o;
+        long long charge;
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(seq, k), "OL", &acts_o, &charge))
+            goto done;
+        PyObject *items = PySequence_Fast(acts_o, "a cut: a sequence of action indices");
+        if (!items) goto done;
+        acts.n = 0;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items); i++) {
+            long a = PyLong_AsLong(PySequence_Fast_GET_ITEM(items, i));
+            if ((a == -1 && PyErr_Occurred()) || a < INT32_MIN || a > INT32_MAX ||
+                ivec_push(&acts, (int32_t)a)) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad action index");
+                Py_DECREF(items);
+                goto done;
+            }
+        }
+        Py_DECREF(items);
+        if (cutlist_add(&cuts, acts.a, acts.n, NULL, (cost_t)charge)) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    }
+    if (!(w = cert_work_new(self->task))) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    cost_t value = 0;
+    int64_t where;
+    int verdict = cert_verify(w, state, &cuts, dead_end, &value, &where);
+    if (verdict == CERT_OK)
+        out = value == COST_INF ? Py_BuildValue("(sO)", "ok", Py_None)
+                                : Py_BuildValue("(sL)", "ok", (long long)value);
+    else
+        out = where < 0 ? Py_BuildValue("(sO)", verdicts[verdict], Py_None)
+                        : Py_BuildValue("(sL)", verdicts[verdict], (long long)where);
+done:
+    cert_work_free(w);
+    cutlist_free(&cuts);
+    ivec_free(&acts);
+    PyMem_Free(state);
+    Py_DECREF(seq);
+    return out;
 }
 
 static PyObject *Task_get_num_facts(TaskObject *self, void *closure) {
@@ -452,6 +556,10 @@ static PyMethodDef Task_methods[] = {
      "preferred(state_bytes) -> sorted action indices of h_FF's relaxed plan"},
     {"evaluate", (PyCFunction)Task_evaluate, METH_VARARGS,
      "evaluate(heuristic, state_bytes) -> int, or None for a dead end"},
+    {"cuts", (PyCFunction)Task_cuts, METH_VARARGS,
+     "cuts(state_bytes) -> (LM-cut's value or None, [(actions, charge), ...]): its certificate"},
+    {"certify", (PyCFunction)Task_certify, METH_VARARGS,
+     "certify(state_bytes, cuts, dead_end=False) -> ('ok', h or None) or (why, cut or action)"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -44,6 +44,11 @@ struct HeurWork {
     int kind;
     RelaxWork *relax;
     LMWork *lm;
+    /* H_CERTIFIED: LM-cut records its cuts in ``cuts``, certify.c checks them, h_max
+     * (``relax``) answers for a state whose certificate fails */
+    CertWork *cert;
+    CutList cuts;
+    int64_t certified, rejected;
 };
 
 HeurWork *heur_new(const CTask *t, int kind) {
@@ -52,14 +57,20 @@ HeurWork *heur_new(const CTask *t, int kind) {
     w->t = t;
     /* LM-cut does not handle conditional effects (one action's cost charged to several
      * unary operators breaks its landmark argument): h_max instead, as LMCut.fallback */
-    if (kind == H_LMCUT && t->cond.n) kind = H_HMAX;
+    if ((kind == H_LMCUT || kind == H_CERTIFIED) && t->cond.n) kind = H_HMAX;
     w->kind = kind;
-    if (kind == H_HMAX || kind == H_HADD || kind == H_HFF) {
+    if (kind == H_HMAX || kind == H_HADD || kind == H_HFF || kind == H_CERTIFIED) {
         w->relax = relax_work_new(&t->relax, t);
         if (!w->relax) goto fail;
-    } else if (kind == H_LMCUT) {
+    }
+    if (kind == H_LMCUT || kind == H_CERTIFIED) {
         w->lm = lm_work_new(&t->lm, t);
         if (!w->lm) goto fail;
+    }
+    if (kind == H_CERTIFIED) {
+        w->cert = cert_work_new(t);
+        if (!w->cert) goto fail;
+        lm_export(w->lm, &w->cuts);
     }
     return w;
 fail:
@@ -71,7 +82,28 @@ void heur_free(HeurWork *w) {
     if (!w) return;
     relax_work_free(w->relax);
     lm_work_free(w->lm);
+    cert_work_free(w->cert);
+    cutlist_free(&w->cuts);
     free(w);
+}
+
+/* LM-cut as an untrusted oracle: its value counts only when certify.c accepts its cuts */
+static cost_t certified_eval(HeurWork *w, const uint64_t *s) {
+    cutlist_clear(&w->cuts);
+    cost_t claimed = lm_eval(w->lm, s), value;
+    if (claimed == COST_OOM) return COST_OOM;
+    int64_t where;
+    if (cert_verify(w->cert, s, &w->cuts, claimed == COST_INF, &value, &where) == CERT_OK) {
+        w->certified++;
+        return value;
+    }
+    w->rejected++;
+    return relax_eval(w->relax, s, H_HMAX);
+}
+
+void heur_certificates(const HeurWork *w, int64_t *certified, int64_t *rejected) {
+    *certified = w ? w->certified : 0;
+    *rejected = w ? w->rejected : 0;
 }
 
 cost_t heur_eval(HeurWork *w, const uint64_t *s) {
@@ -80,6 +112,8 @@ cost_t heur_eval(HeurWork *w, const uint64_t *s) {
         return ctask_is_goal(w->t, s) ? 0 : w->t->min_cost;
     case H_LMCUT:
         return lm_eval(w->lm, s);
+    case H_CERTIFIED:
+        return certified_eval(w, s);
     default:
         return relax_eval(w->relax, s, w->kind);
     }
@@ -529,6 +563,7 @@ oom:
     r->status = S_BUDGET;
     r->memory_exhausted = 1;
 done:
+    heur_certificates(hw_, &r->certified, &r->rejected);
     r->states = (int64_t)tab.count;
     r->bytes = table_bytes(&tab) + open_bytes(&open) + open_bytes(&popen);
     table_free(&tab);

@@ -50,6 +50,7 @@ from typing import Any
 from xaip.contract import CheckReport, run_checker
 from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.engines import DEFAULT_ENGINE, get_engine
+from xaip.planning.engines.compiled import CERTIFIED_LMCUT, core_available
 from xaip.planning.features import Edit
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
@@ -80,9 +81,17 @@ __all__ = ["CheckResult", "brute_force_complete", "check", "cheaper_plan",
 #: expansions). Proving that *no* plan beats the bound expands the same states either way
 #: (every state with ``g + h^max`` below the bound), so only a stronger heuristic would
 #: shorten that proof.
-CHECK_ALGORITHM, CHECK_HEURISTIC = "astar", "hmax"
+CHECK_ALGORITHM, CHECK_HEURISTIC = "astar", CERTIFIED_LMCUT
+#: Where the compiled core is missing (or ``engine="builtin"``): h^max in Python.
+FALLBACK_HEURISTIC = "hmax"
 #: Engines that run xaip's searches (the checker asks them for A* + h^max).
 OWN_ENGINES = frozenset({"builtin", "compiled", DEFAULT_ENGINE})
+
+
+def check_heuristic(engine: str) -> str:
+    """The heuristic of the checker's A* on ``engine`` (one of :data:`OWN_ENGINES`): the
+    certified LM-cut where the compiled core runs the search, else h^max."""
+    return CHECK_HEURISTIC if engine != "builtin" and core_available() else FALLBACK_HEURISTIC
 
 
 def _lifted_only(edits: Iterable[Edit]) -> list[Edit]:
@@ -117,7 +126,7 @@ def cheaper_plan(domain: Domain | None, problem: Problem | None, task: Task | No
         if task is None:
             assert domain is not None and problem is not None
             task = ground(domain, problem, budget=budget)
-        result = get_engine(engine, search=CHECK_ALGORITHM, heuristic=CHECK_HEURISTIC
+        result = get_engine(engine, search=CHECK_ALGORITHM, heuristic=check_heuristic(engine)
                             ).solve(task, optimal=True, cost_bound=bound, budget=budget)
     else:
         assert domain is not None and problem is not None

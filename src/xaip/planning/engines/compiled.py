@@ -64,6 +64,15 @@ COMPILED_SEARCHES = frozenset({"astar", "ucs", "gbfs"})
 #: default cap on the memory of the search's state table and open list
 DEFAULT_MAX_MEMORY_MB = 2048
 
+#: LM-cut as an untrusted oracle (``src/xaip/_native/certify.c``): each state's cuts are
+#: checked by the core's own code (each a landmark of the delete relaxation, the charges a
+#: cost partition) before their sum counts, and a state whose certificate fails gets h^max.
+#: Admissible whatever LM-cut computes; only the compiled engine has it (elsewhere h^max,
+#: the value a failed certificate falls back to). The reconciliation checker's heuristic.
+CERTIFIED_LMCUT = "lmcut-certified"
+
+_certificates = {"searches": 0, "expanded": 0, "certified": 0, "rejected": 0}
+
 _CACHE_SIZE = 16
 _cache: dict[tuple[int, bool, bool], tuple[weakref.ref[Task], _core_module.Task]] = {}
 _cache_lock = threading.Lock()
@@ -166,6 +175,47 @@ def preferred_actions(task: Task, state: int, prune: bool = True) -> list[int]:
     return compile_task(task, prune).preferred(_words(state, nbytes))
 
 
+def certificate_counts() -> dict[str, int]:
+    """Totals over this process's searches with :data:`CERTIFIED_LMCUT`: searches, states
+    expanded, certificates accepted and rejected (a rejected one is a fault in LM-cut: the
+    state got h^max instead). Benchmarks read it before and after a run."""
+    with _cache_lock:
+        return dict(_certificates)
+
+
+def _count_certificates(stats: dict[str, int]) -> None:
+    with _cache_lock:
+        first = not _certificates["rejected"]
+        _certificates["searches"] += 1
+        for key in ("expanded", "certified", "rejected"):
+            _certificates[key] += int(stats.get(key, 0))
+    if first and stats.get("rejected"):  # once per process
+        notice(f"LM-cut's certificate failed on {stats['rejected']} state(s) (h^max was "
+               "used there, so answers stay right); this is a bug in xaip's LM-cut, please "
+               "report it")
+
+
+def lmcut_cuts(task: Task, state: int, prune: bool = True
+               ) -> tuple[float, list[tuple[tuple[int, ...], int]]]:
+    """The compiled LM-cut's value on ``state`` (``math.inf``: dead end) and its cuts, each
+    ``(action indices, charge)``: the untrusted certificate :func:`certify` checks."""
+    nbytes = 8 * (task.num_facts // 64 + 1)
+    value, cuts = compile_task(task, prune).cuts(_words(state, nbytes))
+    return (math.inf if value is None else int(value)), cuts
+
+
+def certify(task: Task, state: int, cuts: Iterable[tuple[Iterable[int], int]],
+            dead_end: bool = False, prune: bool = True) -> tuple[str, int | None]:
+    """The core's certificate check (``certify.c``) of ``cuts`` on ``state``:
+    ``("ok", h)`` (``h`` None for a certified dead end) or ``(why, cut or action index)``
+    with ``why`` one of ``"not a landmark"``, ``"over-charged"``, ``"bad cut"``,
+    ``"unsupported"`` (conditional effects)."""
+    nbytes = 8 * (task.num_facts // 64 + 1)
+    return compile_task(task, prune).certify(
+        _words(state, nbytes), [(tuple(actions), charge) for actions, charge in cuts],
+        dead_end)
+
+
 def evaluate(task: Task, heuristic: str, state: int, prune: bool = True) -> float:
     """The compiled ``heuristic`` on ``state`` (``math.inf`` for a proven dead end).
 
@@ -234,11 +284,16 @@ class CompiledEngine:
 
     def solve(self, task: Task, *, optimal: bool = False, cost_bound: int | None = None,
               budget: Budget | None = None) -> PlanResult:
-        search, heuristic = choose(optimal, self.search, self.heuristic)
-        if heuristic not in HEURISTICS:
+        certified = self.heuristic == CERTIFIED_LMCUT  # admissible, as LM-cut
+        search, heuristic = choose(optimal, self.search,
+                                   "lmcut" if certified else self.heuristic)
+        heuristic = CERTIFIED_LMCUT if certified else heuristic
+        if heuristic not in HEURISTICS and heuristic != CERTIFIED_LMCUT:
             raise InputError(f"unknown heuristic '{heuristic}' (one of {', '.join(HEURISTICS)})")
         if (search not in COMPILED_SEARCHES or _unsupported(task) is not None
                 or not core_available()):
+            if heuristic == CERTIFIED_LMCUT:
+                heuristic = "hmax"
             return BuiltinEngine(search, heuristic, self.preferred).solve(
                 task, optimal=optimal, cost_bound=cost_bound, budget=budget)
         negative = next((a for a in task.actions if a.cost < 0), None)
@@ -248,7 +303,7 @@ class CompiledEngine:
         clock = budget.start()
         core = compile_task(task, self.prune, complement=self.prune)
         left = clock.remaining()
-        admissible = heuristic in ADMISSIBLE
+        admissible = heuristic in ADMISSIBLE or heuristic == CERTIFIED_LMCUT
         status, indices, stats = core.solve(
             search, heuristic, admissible,
             _c_bound(cost_bound),
@@ -257,6 +312,8 @@ class CompiledEngine:
             int(self.max_memory_mb * 1024 * 1024),
             use_preferred(self.preferred, search, heuristic),
         )
+        if heuristic == CERTIFIED_LMCUT:
+            _count_certificates(stats)
         solved = status == "solved"
         plan = tuple(task.actions[i] for i in indices)
         optimal_search = search == "ucs" or (search == "astar" and admissible)
