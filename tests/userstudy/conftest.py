@@ -63,7 +63,7 @@ class StudyProcess:
                 self.process.wait()
 
 
-def start(tmp: Path, db: Path, study: str = "fetch") -> StudyProcess:
+def start(tmp: Path, db: Path | str, study: str = "fetch") -> StudyProcess:
     """A study server on a free port, once it answers."""
     port = free_port()
     log = tmp / f"serve-{port}.log"
@@ -84,6 +84,29 @@ def start(tmp: Path, db: Path, study: str = "fetch") -> StudyProcess:
         except httpx.HTTPError:
             time.sleep(0.1)
     return StudyProcess(process, base, log)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Any]:
+    """A throwaway PostgreSQL server for the session (:mod:`tests.userstudy.postgres`);
+    skipped with the reason where PostgreSQL or psycopg is missing."""
+    from tests.userstudy import postgres
+
+    reason = postgres.why_not()
+    if reason is not None:
+        pytest.skip(reason)
+    cluster = postgres.start_cluster()
+    try:
+        yield cluster
+    finally:
+        postgres.remove_cluster(cluster)
+
+
+@pytest.fixture
+def pg_url(pg_cluster: Any) -> str:
+    """The URL of a fresh, empty PostgreSQL database (one per test)."""
+    url: str = pg_cluster.new_database()
+    return url
 
 
 @pytest.fixture
