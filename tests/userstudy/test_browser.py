@@ -87,3 +87,44 @@ def test_participant_then_researcher_in_chromium(tmp_path: Path) -> None:
     finally:
         server.stop()
     assert errors == []
+
+
+def test_the_countdown_sends_the_page_at_zero_in_chromium(tmp_path: Path) -> None:
+    """A timed condition in a real browser: the countdown runs down, and at zero the page
+    sends itself with the one answer given; the next part says the time was up."""
+    from tests.userstudy.test_timelimits import timed_study
+
+    study = timed_study(tmp_path, time_limit=4, time_grace=20)
+    server = start(tmp_path, tmp_path / "timed.sqlite", study=str(study))
+    errors: list[str] = []
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            page = browser.new_context().new_page()
+            page.set_default_timeout(60_000)
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            import httpx
+
+            code = httpx.post(f"{server.base}/study/admin/participants",
+                              data={"token": TOKEN, "count": "1"}, timeout=60).json()["codes"][0]
+            page.goto(f"{server.base}/s/{code}")
+            page.check("#consent")
+            page.click("text=Continue")
+            page.click("text=Start")
+            page.wait_for_selector("text=Part 1 of 2")
+            first = page.inner_text("#countdown")
+            assert first in ("0:04", "0:03", "0:02", "0:01")
+            page.check("#q-understand input[value='2']")
+            page.wait_for_selector("text=Part 2 of 2")  # sent by the countdown, no click
+            assert "the answers you had given were recorded" in page.inner_text("#notice")
+            browser.close()
+        rows = list(csv.DictReader(io.StringIO(httpx.get(
+            f"{server.base}/study/admin/export.csv", params={"token": TOKEN},
+            timeout=60).text)))
+        part1 = {r["question"]: r for r in rows if r["position"] == "1"}
+        assert part1["understand"]["answer"] == "2" and part1["satisfied"]["answer"] == ""
+        assert {r["timed_out"] for r in part1.values()} == {"1"}
+        assert all(float(r["seconds"]) >= 4 for r in part1.values())
+    finally:
+        server.stop()
+    assert errors == []

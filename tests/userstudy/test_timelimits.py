@@ -27,7 +27,7 @@ def timed_study(tmp_path: Path, **condition: Any) -> Path:
     data = copy.deepcopy(tomllib.loads(bundled_path("fetch").read_text()))
     data["order"] = "fixed"
     for item in data["conditions"]:
-        item.update(time_limit=LIMIT, time_grace=GRACE, **condition)
+        item.update({"time_limit": LIMIT, "time_grace": GRACE, **condition})
     path = tmp_path / "timed.json"
     path.write_text(json.dumps(data))
     return path
