@@ -37,7 +37,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -114,8 +114,11 @@ class TracePoint:
 @dataclass(frozen=True)
 class TracedRun:
     """A discovery run traced per query. Seconds in ``points`` and ``final`` count from
-    the start of the query phase, as the reference's (its clock starts when its
-    interrogation starts, after its traces were loaded); ``seconds`` is the whole run."""
+    the start of the query phase to its end, as the reference's (its clock starts when its
+    interrogation starts, after its traces were loaded, and stops when the last tuple is
+    fixed); ``final`` is the end of the last query phase, before the game-over guard and
+    the generalisation test, which the reference does not have; ``seconds`` is the whole
+    run, everything included."""
 
     points: list[TracePoint]
     final: TracePoint
@@ -201,6 +204,9 @@ class Watch:
     engines: list[Any]
     began: float | None = None
     by_traces: int = 0
+    #: A point at the end of each engine's query phase (after it settled what failures
+    #: leave open, before the game-over guard), the last one the run's like-for-like end.
+    completed: list[TracePoint] = field(default_factory=list)
 
 
 @contextmanager
@@ -223,6 +229,11 @@ def watching_engines() -> Iterator[Watch]:
                 watch.began = time.perf_counter()
                 watch.by_traces = tuple_counts(self.caps)[0]
             watch.engines.append(self)
+
+        def complete(self, clock: Any = None) -> bool:
+            finished = bool(super().complete(clock))
+            watch.completed.append(_point(watch))
+            return finished
 
     discovery.QueryEngine = Recorded  # type: ignore[misc]
     try:
@@ -252,7 +263,10 @@ def traced_run(game: str, rows: int, cols: int, agent: str, seed: int, grounded:
         result, _ = discover_game(game, rows, cols, agent=agent, seed=seed, config=config,
                                   progress=progress)
         seconds = time.perf_counter() - began
-        final = _point(watch) if watch.engines else TracePoint(0, 0, 0, seconds)
+        if watch.completed:
+            final = watch.completed[-1]
+        else:  # the budget ran out before a query phase ended
+            final = _point(watch) if watch.engines else TracePoint(0, 0, 0, seconds)
     return TracedRun(points, final, watch.by_traces, str(result.status), seconds)
 
 
@@ -320,7 +334,7 @@ def run(keys: Sequence[tuple[str, int, int]], agents: Sequence[str], seed: int, 
 
 HEADER = (f"{'game':<12}{'grid':>5} {'agent':<7}{'tuples':>7}{'open':>6}{'traces':>7}{'target':>7}"
           f"{'queries':>8}{'ref q':>9}{'q ratio':>8}{'seconds':>9}{'ref s':>9}{'faster':>8}"
-          f"{'q/tuple':>8}{'ref':>6}")
+          f"{'q/tuple':>8}{'ref':>6}{'run s':>8}")
 
 
 def line(row: dict[str, Any]) -> str:
@@ -337,7 +351,7 @@ def line(row: dict[str, Any]) -> str:
             f"{row['seconds']:>9.2f}{mark + format(row['reference_seconds'], '.1f'):>9}"
             f"{'-' if speed is None else format(speed, '.0f') + 'x':>8}"
             f"{'-' if per is None else format(per, '.2f'):>8}"
-            f"{row['reference_queries_per_tuple']:>6.2f}"
+            f"{row['reference_queries_per_tuple']:>6.2f}{row['run_seconds']:>8.2f}"
             + ("" if row["status"] == "complete" else f"  {row['status']}"))
 
 
@@ -385,8 +399,9 @@ def main(argv: list[str] | None = None) -> int:
         print("\ntuples/open: our grounded model's PAL tuples and those left open; traces: "
               "resolved by the traces before any query;\ntarget: the tuples both sides "
               "resolve; queries/seconds: ours to the target (distinct queries, query "
-              "phase);\n~ = the reference's totals scaled to the target (its files log no "
-              "per-query progress)")
+              "phase);\nrun s: our whole run (traces, game-over guard included); ~ = the "
+              "reference's totals scaled to the target (its files log no per-query "
+              "progress)")
     return 0 if all(r["status"] == "complete" for r in rows) else 1
 
 
