@@ -227,3 +227,63 @@ def _export(base: str) -> list[dict[str, str]]:
     text = httpx.get(f"{base}/study/admin/export.csv", params={"token": TOKEN},
                      timeout=60).text
     return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_dropped_connections_are_replaced(pg_url: str, pg_cluster: Any,
+                                          monkeypatch: Any) -> None:
+    """The database drops every connection (a restart, an administrator): the store's
+    next request probes its idle connection, finds it dead and opens a new one; a request
+    caught mid-way is a one-line 503-style error, never a wrong answer."""
+    import psycopg
+
+    from xaip.userstudy import backends
+
+    monkeypatch.setattr(backends, "IDLE_PROBE", 0.0)
+    store = open_store(pg_url)
+    try:
+        store.bind("A", ["x"])
+        code = store.create_participants(lambda index, code: ["x"], 1)[0]
+        name = pg_url.rsplit("/", 1)[1]
+        with psycopg.connect(pg_cluster.url(), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                          "WHERE datname = %s AND pid <> pg_backend_pid()", (name,))
+        assert store.advance(code, -2) == -1
+        assert [p.stage for p in store.participants()] == [-1]
+    finally:
+        store.close()
+
+
+def test_an_unreachable_database_mid_study_is_a_503(pg_url: str, tmp_path: Path,
+                                                    monkeypatch: Any) -> None:
+    """Served in process: the store fails with StoreUnavailable, the page says to try
+    again (503), and nothing half-stored is left behind."""
+    import sys
+    import warnings
+
+    from xaip.userstudy.backends import StoreUnavailable
+    from xaip.userstudy.serving import start_study
+    from xaip.web.app import create_app
+    from xaip.web.settings import Settings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from fastapi.testclient import TestClient
+
+    server = start_study("fetch", pg_url, TOKEN, log=sys.stderr)
+    try:
+        with TestClient(create_app(Settings(runs_dir=tmp_path / "runs"), server),
+                        raise_server_exceptions=False) as client:
+            code = server.create(1)[0]
+
+            def down(*args: Any, **kwargs: Any) -> Any:
+                raise StoreUnavailable("connection refused")
+
+            monkeypatch.setattr(server.store, "participant", down)
+            reply = client.post(f"/s/{code}", data={"stage": "-2", "consent": "yes"},
+                                headers=HTML)
+            assert reply.status_code == 503
+            assert "try again in a minute" in reply.text
+            monkeypatch.undo()
+            assert server.store.participant(code).stage == -2  # type: ignore[union-attr]
+    finally:
+        server.store.close()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import queue
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,6 +56,10 @@ CREATE TABLE IF NOT EXISTS shown_answers (
 _LOCK_KEY = 27_2026
 #: Connections one server process keeps open to PostgreSQL at most.
 POOL_SIZE = 4
+#: Seconds a pooled PostgreSQL connection may sit idle before it is probed (``SELECT 1``)
+#: on its next use: a database restarted meanwhile leaves only dead connections behind,
+#: and a probe that fails costs a reconnect, not a participant's page.
+IDLE_PROBE = 5.0
 
 
 class StoreUnavailable(XaipError):
@@ -170,7 +175,7 @@ class PostgresBackend:
         self._psycopg = psycopg
         self._url = url
         self.where = redact(url)
-        self._idle: queue.LifoQueue[Any] = queue.LifoQueue()
+        self._idle: queue.LifoQueue[tuple[Any, float]] = queue.LifoQueue()
         self._slots = threading.BoundedSemaphore(POOL_SIZE)
         try:
             with self.write() as run:
@@ -196,20 +201,31 @@ class PostgresBackend:
 
     @contextmanager
     def _connection(self) -> Iterator[Any]:
-        """A connection of the pool (at most :data:`POOL_SIZE` in use at once); a broken
-        one is dropped and the next use opens a new one."""
+        """A connection of the pool (at most :data:`POOL_SIZE` in use at once); one idle
+        for long is probed first, and a broken one is dropped for a new one."""
         with self._slots:
-            try:
-                connection = self._idle.get_nowait()
-            except queue.Empty:
-                connection = self._connect()
+            connection = self._checkout()
             try:
                 yield connection
             finally:
                 if connection.closed or connection.broken:
                     connection.close()
                 else:
-                    self._idle.put(connection)
+                    self._idle.put((connection, time.monotonic()))
+
+    def _checkout(self) -> Any:
+        while True:
+            try:
+                connection, since = self._idle.get_nowait()
+            except queue.Empty:
+                return self._connect()
+            if time.monotonic() - since < IDLE_PROBE:
+                return connection
+            try:
+                connection.execute("SELECT 1")
+                return connection
+            except self._psycopg.Error:
+                connection.close()  # dead (the server restarted): try the next one
 
     def _runner(self, connection: Any) -> Run:
         def run(sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -243,7 +259,7 @@ class PostgresBackend:
     def close(self) -> None:
         while True:
             try:
-                self._idle.get_nowait().close()
+                self._idle.get_nowait()[0].close()
             except queue.Empty:
                 return
 
@@ -253,5 +269,5 @@ def _first_line(error: BaseException, default: str) -> str:
     return text[0] if text and text[0] else default
 
 
-__all__ = ["POOL_SIZE", "SCHEMA", "Backend", "PostgresBackend", "Run", "SqliteBackend",
+__all__ = ["IDLE_PROBE", "POOL_SIZE", "SCHEMA", "Backend", "PostgresBackend", "Run", "SqliteBackend",
            "StoreUnavailable", "redact"]
