@@ -269,5 +269,5 @@ def _first_line(error: BaseException, default: str) -> str:
     return text[0] if text and text[0] else default
 
 
-__all__ = ["IDLE_PROBE", "POOL_SIZE", "SCHEMA", "Backend", "PostgresBackend", "Run", "SqliteBackend",
-           "StoreUnavailable", "redact"]
+__all__ = ["IDLE_PROBE", "POOL_SIZE", "SCHEMA", "Backend", "PostgresBackend", "Run",
+           "SqliteBackend", "StoreUnavailable", "redact"]
