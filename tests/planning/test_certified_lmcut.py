@@ -25,11 +25,11 @@ from xaip.planning.axioms import GroundAxiom
 from xaip.planning.engines.compiled import (
     CERTIFIED_LMCUT,
     CompiledEngine,
-    certificate_counts,
     certify,
     core_available,
     evaluate,
     lmcut_cuts,
+    search_counts,
 )
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import ConditionalEffect, GroundAction, Task
@@ -203,9 +203,9 @@ def test_the_certified_search_is_optimal_and_rejects_nothing(seed: int) -> None:
     finds the brute-force optimum or proves there is none; every certificate passes."""
     task = random_task(seed)
     h_star = cost_to_go(task)[task.init]
-    before = certificate_counts()
+    before = search_counts()
     result = CompiledEngine("astar", CERTIFIED_LMCUT).solve(task, optimal=True)
-    after = certificate_counts()
+    after = search_counts()
     if h_star == math.inf:
         assert result.status == "unsolvable"
     else:

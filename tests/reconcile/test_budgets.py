@@ -228,8 +228,9 @@ def test_write_domain_never_overwrites_an_input(capsys: pytest.CaptureFixture[st
 
 def test_the_checker_does_not_use_lmcut(fetch, monkeypatch: pytest.MonkeyPatch  # type: ignore[no-untyped-def]
                                         ) -> None:
-    """Independence, tested: with LM-cut broken, the checker still confirms the answer."""
-    result = explain(fetch, "mce")
+    """Independence, tested: on the builtin engine (no certificates there) the checker
+    never calls LM-cut; with it broken, the checker still confirms the answer by h^max."""
+    result = explain(fetch, "mce", engine="builtin")
     import xaip.planning.search as search
 
     original = search.make_heuristic
@@ -242,6 +243,24 @@ def test_the_checker_does_not_use_lmcut(fetch, monkeypatch: pytest.MonkeyPatch  
     monkeypatch.setattr(search, "make_heuristic", no_lmcut)
     report = check(fetch, result)
     assert report.ok is True and "A* + h^max" in report.details
+
+
+def test_the_checker_counts_only_verified_lmcut_certificates(fetch) -> None:  # type: ignore[no-untyped-def]
+    """On the compiled core the checker's A* takes LM-cut's values only through certificates
+    the core verified (tests/planning/test_certified_lmcut.py tests the verifier); none of
+    them fails on the bundled example."""
+    from xaip.planning.engines.compiled import CERTIFIED_LMCUT, core_available, search_counts
+
+    if not core_available():
+        pytest.skip("xaip._core was not built")
+    result = explain(fetch, "mce")
+    before = search_counts(CERTIFIED_LMCUT)
+    report = check(fetch, result)
+    after = search_counts(CERTIFIED_LMCUT)
+    assert report.ok is True and "A* + certified LM-cut" in report.details
+    assert after["searches"] > before["searches"]
+    assert after["certified"] > before["certified"]
+    assert after["rejected"] == before["rejected"]
 
 
 def test_the_checker_rejects_a_wrong_explanation(fetch) -> None:  # type: ignore[no-untyped-def]

@@ -116,9 +116,9 @@ def _readable(task):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("seed", range(70, 100))
 def test_the_checkers_astar_finds_the_cheapest_cheaper_plan(seed: int) -> None:
-    """The checker's A* + h^max under a bound answers what blind uniform-cost search does
-    (the cheapest plan below the bound, or none): its witnesses are optimal, so a verdict
-    never depends on h^max beyond pruning."""
+    """The checker's A* (certified LM-cut) under a bound answers what blind uniform-cost
+    search does (the cheapest plan below the bound, or none): its witnesses are optimal, so
+    a verdict never depends on the heuristic beyond pruning."""
     from xaip.planning.engines import get_engine
     from xaip.reconcile.checks import cheaper_plan
 

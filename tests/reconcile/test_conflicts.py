@@ -160,7 +160,7 @@ def test_scaling_instances_against_brute_force(name: str, k: int, seed: int) -> 
                     for subset in itertools.combinations(everything, size)
                     if test(subset).explained)
     assert len(mce.subset) == smallest
-    # the independent checker: fresh grounding of the updated lifted model, A* + h^max
+    # the independent checker: fresh grounding of the updated lifted model, its own A*
     assert is_complete(explainer.mrp, space.edits(mce.subset)).complete is True
 
 

@@ -4,7 +4,8 @@ What each type claims, and how the checker confirms it (each under the same budg
 search, started afresh: ``max_nodes`` per search, ``max_seconds`` for the whole check):
 
 * every type: the plan's cost in the human model before the explanation, the human's
-  optimal cost then (A* + h^max), and the expected plan's cost (validation);
+  optimal cost then (the checker's A*: :func:`~xaip.reconcile.checks.cheaper_plan`), and
+  the expected plan's cost (validation);
 * ``mce``: complete (the plan is valid and optimal in the updated model) and *minimal*
   (no edit set of lower edit cost, or equal cost and fewer edits, is complete:
   :mod:`.check_minimal`);
@@ -46,6 +47,7 @@ from xaip.reconcile.checks import (
     cheaper_plan,
     contrastive_verdict,
     is_complete,
+    proof_method,
     updated_model,
 )
 from xaip.reconcile.problem import MRP
@@ -164,10 +166,10 @@ class _Session:
             return "brute force: Dijkstra over sets of atoms"
         if self.result.engine not in OWN_ENGINES:
             return f"{self.result.engine} on the lifted PDDL"
+        proof = proof_method(self.result.engine)
         if self.proofs_ahead() and self.tasks() is not None:
-            return ("A* + h^max on the checker's own task (features toggled on one "
-                    "grounding)")
-        return "A* + h^max on a fresh grounding"
+            return f"{proof} on the checker's own task (features toggled on one grounding)"
+        return f"{proof} on a fresh grounding"
 
     def candidates(self) -> tuple[list[Edit], list[int]]:
         """The edits an explanation may use (the model difference, or its ground instances)

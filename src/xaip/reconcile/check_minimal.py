@@ -27,13 +27,15 @@ Every explanation extending ``S`` hits every conflict; pairwise disjoint conflic
 lower bound on what it must still cost. The search branches on the smallest conflict,
 and the ``i``-th branch excludes the conflict's first ``i - 1`` edits, so no edit set is
 visited twice. A node whose plan is valid is decided by the caller's ``explains`` (the
-checker's own optimality test: A* + h^max on the updated task of
+checker's own optimality test: A* + certified LM-cut on the updated task of
 :mod:`.check_tasks` or a fresh grounding), never by the model-space search.
 
 Shares with the explainers: the feature semantics (``update_features``) and the direct
 interpretation of feature sets of :mod:`.brute_force`. Not shared: the compiled model
-space, its conflicts module, the goal tests, the model-space search and the LM-cut
-heuristic (the checker's A* is the engines' own, ordered and pruned by h^max instead).
+space, its conflicts module, the goal tests, the model-space search and LM-cut's values
+(the checker's A* is the engines' own, ordered and pruned by the certified LM-cut: LM-cut's
+cuts count only once the core's certificate checker has verified them, see
+:mod:`.checks`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Why enumeration: the conformant search decides with the book's two representativ
 (Prop. 7); the checker instead rebuilds *every* completion consistent with a dialogue state
 (:func:`~xaip.reconcile.annotated.settle`, :meth:`AnnotatedMRP.completion`: the definition
 of the annotated model, shared) and checks each with :func:`~xaip.reconcile.checks.is_complete`
-(A* + h^max on a fresh grounding). Claims checked:
+(the checker's A* with the certified LM-cut on a fresh grounding). Claims checked:
 
 * conformant: robustness 1 (every completion explained) and *minimal* (no cheaper set of
   the candidate edits -- the known differences and the settled possible features, derived

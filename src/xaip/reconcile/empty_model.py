@@ -28,9 +28,9 @@ robot's costs), so a collected plan stays cheaper in every model.
 
 What it shares: the compiled model space and the MCE goal test of :mod:`.goals` (the same
 ones the general search uses). The answer goes through the family's checker
-(:mod:`.check_explanation`) like every MCE: completeness by A* with h^max (not the
-search's LM-cut) on the checker's own task and minimality by its own branch-and-bound
-(:mod:`.check_minimal`).
+(:mod:`.check_explanation`) like every MCE: completeness by A* with the certified LM-cut
+(LM-cut's cuts verified before they count) on the checker's own task and minimality by
+its own branch-and-bound (:mod:`.check_minimal`).
 """
 
 from __future__ import annotations

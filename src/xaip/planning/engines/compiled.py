@@ -71,7 +71,9 @@ DEFAULT_MAX_MEMORY_MB = 2048
 #: the value a failed certificate falls back to). The reconciliation checker's heuristic.
 CERTIFIED_LMCUT = "lmcut-certified"
 
-_certificates = {"searches": 0, "expanded": 0, "certified": 0, "rejected": 0}
+#: per heuristic: searches run by the core in this process, states expanded, and (certified
+#: LM-cut) certificates accepted and rejected; see :func:`search_counts`
+_counts: dict[str, dict[str, int]] = {}
 
 _CACHE_SIZE = 16
 _cache: dict[tuple[int, bool, bool], tuple[weakref.ref[Task], _core_module.Task]] = {}
@@ -175,20 +177,25 @@ def preferred_actions(task: Task, state: int, prune: bool = True) -> list[int]:
     return compile_task(task, prune).preferred(_words(state, nbytes))
 
 
-def certificate_counts() -> dict[str, int]:
-    """Totals over this process's searches with :data:`CERTIFIED_LMCUT`: searches, states
-    expanded, certificates accepted and rejected (a rejected one is a fault in LM-cut: the
-    state got h^max instead). Benchmarks read it before and after a run."""
+def search_counts(heuristic: str = CERTIFIED_LMCUT) -> dict[str, int]:
+    """Totals over this process's compiled searches with ``heuristic``: ``searches``,
+    states ``expanded`` and, for :data:`CERTIFIED_LMCUT`, certificates ``certified`` and
+    ``rejected`` (a rejected one is a fault in LM-cut: that state got h^max instead).
+    Benchmarks read it before and after a run (the checker's proofs: ``benchmarks/
+    reconcile.py``)."""
     with _cache_lock:
-        return dict(_certificates)
+        return dict(_counts.get(heuristic, dict.fromkeys(
+            ("searches", "expanded", "certified", "rejected"), 0)))
 
 
-def _count_certificates(stats: dict[str, int]) -> None:
+def _count(heuristic: str, stats: dict[str, int]) -> None:
     with _cache_lock:
-        first = not _certificates["rejected"]
-        _certificates["searches"] += 1
+        counts = _counts.setdefault(heuristic, dict.fromkeys(
+            ("searches", "expanded", "certified", "rejected"), 0))
+        first = not counts["rejected"]
+        counts["searches"] += 1
         for key in ("expanded", "certified", "rejected"):
-            _certificates[key] += int(stats.get(key, 0))
+            counts[key] += int(stats.get(key, 0))
     if first and stats.get("rejected"):  # once per process
         notice(f"LM-cut's certificate failed on {stats['rejected']} state(s) (h^max was "
                "used there, so answers stay right); this is a bug in xaip's LM-cut, please "
@@ -312,8 +319,7 @@ class CompiledEngine:
             int(self.max_memory_mb * 1024 * 1024),
             use_preferred(self.preferred, search, heuristic),
         )
-        if heuristic == CERTIFIED_LMCUT:
-            _count_certificates(stats)
+        _count(heuristic, stats)
         solved = status == "solved"
         plan = tuple(task.actions[i] for i in indices)
         optimal_search = search == "ucs" or (search == "astar" and admissible)
