@@ -163,3 +163,33 @@ def test_bad_grace_is_named(change: dict[str, Any], message: str) -> None:
     with pytest.raises(InputError) as caught:
         parse_study(data)
     assert message in str(caught.value)
+
+
+def test_a_database_from_before_enforced_limits_gains_its_column(tmp_path: Path) -> None:
+    """A SQLite file written before ``timed_out`` existed opens, keeps its rows (0)."""
+    import sqlite3
+
+    from xaip.userstudy.store import open_store
+
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as old:
+        old.executescript("""
+            CREATE TABLE participants (code TEXT PRIMARY KEY, idx INTEGER NOT NULL UNIQUE,
+              condition_order TEXT NOT NULL, created REAL NOT NULL, started REAL,
+              stage INTEGER NOT NULL DEFAULT 0, shown_at REAL, finished REAL,
+              completion_code TEXT);
+            CREATE TABLE responses (id INTEGER PRIMARY KEY AUTOINCREMENT,
+              code TEXT NOT NULL REFERENCES participants(code), condition TEXT NOT NULL,
+              position INTEGER NOT NULL, question TEXT NOT NULL, kind TEXT NOT NULL,
+              answer TEXT NOT NULL, correct INTEGER, shown_at REAL, answered_at REAL NOT NULL,
+              seconds REAL, over_time INTEGER NOT NULL DEFAULT 0,
+              UNIQUE (code, condition, question));
+            INSERT INTO participants VALUES ('abcdef', 0, '["x"]', 1.0, 1.0, 1, NULL, 2.0, 'C0DE');
+            INSERT INTO responses (code, condition, position, question, kind, answer,
+              answered_at, seconds, over_time) VALUES ('abcdef', 'x', 1, 'q', 'text', 'hi',
+              2.0, 1.0, 1);
+        """)
+    store = open_store(path)
+    [row] = store.responses()
+    assert row["answer"] == "hi" and row["over_time"] == 1 and row["timed_out"] == 0
+    store.close()
