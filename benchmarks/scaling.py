@@ -1,19 +1,26 @@
 """Discovery's speedup curve: ``discover GAME --executor processes --workers N``.
 
 Why: capability discovery's work is split into units an executor's workers share (the
-agent's runs on the random tasks; every query pass and the game-over guard, one unit per
-capability: :mod:`xaip.capabilities.rounds`) and what stays in the main process (the state
-pool, candidates, the search for game-over states, merging the units' results, the
-generalisation test). The speedup N workers can give is bounded by that split (Amdahl: 1 /
-((1 - p) + p / N), p the parallel fraction), so this prints, per grid, the serial run's p
-(seconds inside units over the run's seconds, as the run measures it:
-``DiscoveryResult.parallel_seconds``), the Amdahl bounds for 16 and 32 workers ("sched.":
-the same with every pass's units scheduled on the workers, so a pass with fewer units than
-workers counts as it is), and per worker count the wall time, the CPU of the main process
-and of the workers and the speedup over the serial run. On a machine busy with other work,
-wall times (and so the wall speedup) depend on how the scheduler shares the cores; the
-"CPU speedup" column, serial CPU over the main process's CPU (the critical path while the
-workers keep up), is the steadier estimate of what an idle machine gives.
+agent's runs on the random tasks; every query pass, cut into units of a few open tuples of
+one capability; the abstraction of the listed states in chunks; the game-over guard's
+cases per capability and chunk of states, then its exclusions per capability:
+:mod:`xaip.capabilities.rounds`, :mod:`xaip.capabilities.guarding`) and what stays in the
+main process (the state pool, candidates, listing the simulator's states, merging the
+units' results, the generalisation test). The speedup N workers can give is bounded by
+that split (Amdahl: 1 / ((1 - p) + p / N), p the parallel fraction), so this prints, per
+grid, the serial run's p and, from the CPU seconds of each of its units
+(``DiscoveryResult.unit_batches``), a "scheduled" bound for 16 and 32 workers: every
+batch of units that can run side by side (a pass, the listing, a round of the guard)
+placed longest first on N workers, the rest serial -- a pass of 6 units keeps at most 6
+workers busy, and a pass whose longest unit is a third of it gains at most 3x. Per worker
+count it prints the wall time, the CPU of the main process and of the workers, and the
+speedup over the serial run.
+
+p is measured in CPU seconds (the units' over the serial run's whole CPU), as is the
+scheduled bound: on a machine busy with other work, wall times are mostly waiting for a
+core, so wall-clock ratios (``p wall``, from ``DiscoveryResult.parallel_seconds``) swing
+with the load. On a many-core machine the wall speedups of the 4, 8, 16 ... worker runs
+are the measurement; the bounds say what to expect of them.
 
 Worker counts: 1 (the serial executor, the reference), then 2, 4, 8, ... up to
 ``os.cpu_count()`` (or the ``--workers`` list). Every run must learn the same model with
@@ -21,7 +28,7 @@ the same queries (capability, start, goal, status, answer, reason) as the serial
 executor changes where the work runs, not what it finds); a run that differs is reported
 and the script exits 1.
 
-    python benchmarks/scaling.py [--game cookmepasta] [--grid 8x8 --grid 12x12]
+    python benchmarks/scaling.py [--game cookmepasta] [--grid 8x8 --grid 16x16]
                                  [--workers 1,2] [--seed 0] [--json]
 """
 
@@ -70,8 +77,11 @@ def run_once(game: str, rows: int, cols: int, workers: int, seed: int) -> dict[s
         "status": payload.get("status"),
         "seconds": round(result.seconds, 3),
         "parallel_seconds": round(result.parallel_seconds, 3),
-        "scheduled_16": round(scheduled(result, 16), 2),
-        "scheduled_32": round(scheduled(result, 32), 2),
+        "unit_cpu_seconds": round(sum(map(sum, result.unit_batches)), 3),
+        "units": sum(map(len, result.unit_batches)),
+        "scheduled_16": round(scheduled(result, 16, main_cpu), 2),
+        "scheduled_32": round(scheduled(result, 32, main_cpu), 2),
+        "longest_units": _longest(result),
         "model": json.dumps([payload.get("capabilities"), queries], sort_keys=True),
     }
 
@@ -88,18 +98,27 @@ def amdahl(p: float, workers: int) -> float:
     return 1 / ((1 - p) + p / workers)
 
 
-def scheduled(result: Any, workers: int) -> float:
-    """The speedup ``workers`` give a serial run's units when each batch of units (a pass,
-    a guard) is shared by longest-unit-first scheduling and the rest stays serial: Amdahl
-    with the passes' sizes (a pass of 6 capabilities keeps at most 6 workers busy)."""
-    serial_part = max(0.0, result.seconds - result.parallel_seconds)
-    total = serial_part
+def scheduled(result: Any, workers: int, cpu: float) -> float:
+    """The speedup ``workers`` give a serial run of ``cpu`` CPU seconds when each batch
+    of its units (a pass, the listing, a round of the guard) is shared by longest-unit-
+    first scheduling and the rest stays serial: Amdahl with the batches' sizes (a pass of 6
+    units keeps at most 6 workers busy)."""
+    units = sum(map(sum, result.unit_batches))
+    total = max(0.0, cpu - units)
     for batch in result.unit_batches:
         loads = [0.0] * workers
         for seconds in sorted(batch, reverse=True):
             loads[loads.index(min(loads))] += seconds
-        total += max(loads)
-    return result.seconds / max(total, 1e-9)
+        total += max(loads, default=0.0)
+    return cpu / max(total, 1e-9)
+
+
+def _longest(result: Any) -> list[dict[str, Any]]:
+    """The batches whose longest unit bounds the speedup most: units, CPU seconds in all,
+    the longest unit's (a batch gains at most sum/longest from any number of workers)."""
+    rows = [{"units": len(b), "seconds": round(sum(b), 2), "longest": round(max(b), 2)}
+            for b in result.unit_batches if b]
+    return sorted(rows, key=lambda r: -r["longest"])[:5]
 
 
 def _worker_counts(text: str | None) -> list[int]:
@@ -142,14 +161,19 @@ def main(argv: list[str] | None = None) -> int:
             run["same_as_serial"] = (run["model"] == serial["model"]
                                      and run["queries"] == serial["queries"])
             differs |= not run["same_as_serial"]
-        p = serial["parallel_seconds"] / max(serial["seconds"], 1e-9)
+        p = min(1.0, serial["unit_cpu_seconds"] / max(serial["main_cpu_seconds"], 1e-9))
+        p_wall = serial["parallel_seconds"] / max(serial["seconds"], 1e-9)
         share = serial["query_seconds"] / max(serial["wall_seconds"], 1e-9)
         two = next((run for run in runs if run["workers"] == 2), None)
         report.append({"game": args.game, "grid": f"{rows}x{cols}", "seed": args.seed,
                        "serial_seconds": serial["wall_seconds"],
                        "two_worker_seconds": two["wall_seconds"] if two else None,
                        "two_worker_speedup": two["speedup"] if two else None,
+                       "serial_cpu_seconds": serial["main_cpu_seconds"],
+                       "units": serial["units"],
                        "parallel_fraction": round(p, 3),
+                       "parallel_fraction_wall": round(p_wall, 3),
+                       "longest_units": serial["longest_units"],
                        "amdahl_16": round(amdahl(p, 16), 2),
                        "amdahl_32": round(amdahl(p, 32), 2),
                        "scheduled_16": serial["scheduled_16"],
@@ -162,21 +186,26 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"cpu_count": os.cpu_count(), "grids": report}, indent=2))
     else:
         print(f"{args.game}, seed {args.seed}, this machine: {os.cpu_count()} CPUs")
-        print(f"\n{'grid':>6} {'serial s':>9} {'2 workers s':>12} {'speedup':>8} {'p':>6} "
-              f"{'Amdahl 16':>10} {'Amdahl 32':>10} {'sched. 16':>10} {'sched. 32':>10}")
+        print(f"\n{'grid':>6} {'serial s':>9} {'CPU s':>7} {'units':>6} {'2 workers s':>12} "
+              f"{'speedup':>8} {'p':>6} {'p wall':>7} {'Amdahl 16':>10} {'Amdahl 32':>10} "
+              f"{'sched. 16':>10} {'sched. 32':>10}")
         for entry in report:
             two_s = entry["two_worker_seconds"]
             two = "-" if two_s is None else f"{two_s:.2f}"
             sp = "-" if entry["two_worker_speedup"] is None else \
                 f"{entry['two_worker_speedup']:.2f}x"
-            print(f"{entry['grid']:>6} {entry['serial_seconds']:>9.2f} {two:>12} {sp:>8} "
-                  f"{entry['parallel_fraction']:>6.3f} {entry['amdahl_16']:>9.2f}x "
-                  f"{entry['amdahl_32']:>9.2f}x {entry['scheduled_16']:>9.2f}x "
-                  f"{entry['scheduled_32']:>9.2f}x")
+            print(f"{entry['grid']:>6} {entry['serial_seconds']:>9.2f} "
+                  f"{entry['serial_cpu_seconds']:>7.2f} {entry['units']:>6} {two:>12} {sp:>8} "
+                  f"{entry['parallel_fraction']:>6.3f} {entry['parallel_fraction_wall']:>7.3f} "
+                  f"{entry['amdahl_16']:>9.2f}x {entry['amdahl_32']:>9.2f}x "
+                  f"{entry['scheduled_16']:>9.2f}x {entry['scheduled_32']:>9.2f}x")
         for entry in report:
             print(f"\n{entry['grid']}: parallel fraction p = {entry['parallel_fraction']:.1%} "
-                  f"of the serial run (answering queries alone: "
-                  f"{entry['serial_query_share']:.0%})")
+                  f"of the serial run's CPU (answering queries alone: "
+                  f"{entry['serial_query_share']:.0%} of its wall time)")
+            longest = ", ".join(f"{r['longest']:.2f} s of {r['seconds']:.2f} s ({r['units']} units)"
+                                for r in entry["longest_units"])
+            print(f"longest units (CPU): {longest}")
             print(f"{'workers':>7} {'wall s':>8} {'speedup':>8} {'main CPU':>9} "
                   f"{'CPU speedup':>12} {'workers CPU':>12} {'queries':>8}  same model")
             for run in entry["runs"]:

@@ -47,7 +47,7 @@ from xaip.capabilities.pal import (
 )
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
-from xaip.capabilities.rounds import Dispatch, Recipe, guard_all
+from xaip.capabilities.rounds import Dispatch, Recipe, abstract_states, guard_all
 from xaip.capabilities.split import grounded_caps, refuted, replace, unfinished
 from xaip.capabilities.traces import (
     Abstractor,
@@ -315,7 +315,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
             known += [s for trace in traces for s in trace.states]
             roots = [first, *(s for trace in traces for s in trace.states)]
             game_over = probe_game_over(simulator, known, abstractor, live=nearby,
-                                        roots=roots)
+                                        roots=roots, abstract=lambda states: abstract_states(
+                                            engine, states))
             caps[:], game_over_claims = guard_all(engine, game_over)
         finished = finished and not (cfg.generalise and _out(clock))
         if finished and cfg.generalise:

@@ -30,7 +30,6 @@ unreliable with the reason, never silently kept.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -39,7 +38,7 @@ from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.matching import Matcher, Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, apply_capability, default_pre
 from xaip.capabilities.pool import Key, PoolState, gkey
-from xaip.capabilities.region import DEPTH, MAX_STATES, VISITS, Place, explore
+from xaip.capabilities.region import DEPTH, MAX_STATES, VISITS, Abstract, Place, explore
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.planning.pddl.model import Atom
 
@@ -60,7 +59,8 @@ def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor
                     depth: int = DEPTH, limit: int = MAX_STATES,
                     visits: int = MAX_VISITS,
                     live: list[PoolState] | None = None,
-                    roots: Iterable[Any] | None = None) -> list[PoolState]:
+                    roots: Iterable[Any] | None = None,
+                    abstract: Abstract | None = None) -> list[PoolState]:
     """The states the guard excludes predictions in: one :class:`~xaip.capabilities.region.
     Place` per abstraction of the *closed* listed states (:func:`~xaip.capabilities.region.
     explore`: every state reachable from ``roots`` -- default ``known`` -- as far as the
@@ -68,10 +68,11 @@ def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor
     with the abstractions reachable from it; game-over states (no action) are among them,
     reaching nothing else. ``live``, when given, receives one state per abstraction with an
     action (at most ``limit``): real states the generalisation test may try capabilities
-    in."""
+    in. ``abstract`` abstracts the listed states (see :func:`~xaip.capabilities.region.
+    explore`)."""
     known = list(known)
     region = explore(simulator, known if roots is None else roots, known, abstractor,
-                     visits=visits, depth=depth)
+                     visits=visits, depth=depth, abstract=abstract)
     if live is not None:
         live.extend(region.others(limit))
     return list(region.places(limit))
@@ -151,7 +152,9 @@ def _require(cap: CapState, atom: Atom, value: bool) -> None:
 
 
 def _part(cap: CapState, suffix: str, atom: Atom, value: bool) -> CapState:
-    part = copy.deepcopy(cap)
+    from xaip.capabilities.rounds import _fresh  # rounds imports this module
+
+    part = _fresh(cap)  # a deep copy sharing the immutable parts (atoms, states)
     part.name, part.parent = f"{cap.name}{suffix}", cap.parent or cap.name
     _require(part, atom, value)
     part.executions = [e for e in cap.executions if _holds(atom, e[0], _keys(e[1])) == value]
@@ -204,8 +207,11 @@ def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
     every = Matcher(matcher.object_type, max(matcher.max_bindings, ALL_BINDINGS))
     index = _index(states)
     return exclude(caps, lambda cap: _offending(cap, states, every, describes, index),
-                   "where no actions reach its prediction (the game is over or blocked)")
+                   GUARD_WHERE)
 
+
+#: Where the guard's unreliable capabilities claimed their prediction (in their note).
+GUARD_WHERE = "where no actions reach its prediction (the game is over or blocked)"
 
 Case = tuple[PoolState, dict[str, str]]
 

@@ -114,6 +114,11 @@ class QueryEngine:
         #: (a means-ends step) is kept in ``foreign`` for the merge to apply.
         self.focus: CapState | None = None
         self.foreign: list[tuple[Any, ...]] = []
+        #: When a list, the evidence about :attr:`focus` in the order it was applied
+        #: (``("observe", binding, before, reached)``, ``("refute", binding, before,
+        #: target, effects)``): a pass's second and later units of one capability are
+        #: merged by applying it again (:mod:`~xaip.capabilities.rounds`).
+        self.evidence: list[tuple[Any, ...]] | None = None
         self._refined: dict[tuple[AbstractState, Any], Any] = {}
         self._invalid: set[AbstractState] = set()
         self._possible: dict[Any, tuple[int, bool]] = {}
@@ -145,12 +150,14 @@ class QueryEngine:
             prefer_preconditions(cap)
         return finished
 
-    def complete_capability(self, cap: CapState, clock: BudgetClock | None = None) \
+    def complete_capability(self, cap: CapState, clock: BudgetClock | None = None,
+                            tuples: list[tuple[str, Atom]] | None = None) \
             -> tuple[bool, bool]:
-        """One pass over ``cap``'s open tuples: a query for each, posed and confirmed.
-        Returns whether any mode set shrank and whether the budget lasted."""
+        """One pass over ``cap``'s open tuples (or those of ``tuples``): a query for each,
+        posed and confirmed. Returns whether any mode set shrank and whether the budget
+        lasted."""
         progress = False
-        for loc, atom in cap.open_tuples():
+        for loc, atom in cap.open_tuples() if tuples is None else tuples:
             if clock is not None and spent(clock):
                 return progress, False
             key = (loc, atom)
@@ -193,15 +200,15 @@ class QueryEngine:
             return changed
         second = self.generate(cap, loc, atom, avoid=used, strict=True)
         if second is None:
-            return failure.record() | changed
+            return self._record(failure) | changed
         used.add(second.steps[-1].before)
         changed2, failure2, reached2 = self.pose(second, defer=True)
         if failure2 is not None:
-            return failure.record() | failure2.record() | changed | changed2
+            return self._record(failure) | self._record(failure2) | changed | changed2
         if reached2:
             cap.unexplained += 1  # the first failure is not the tuple's doing
             return changed | changed2
-        return failure.record() | changed | changed2
+        return self._record(failure) | changed | changed2
 
     # ----------------------------------------------------------------- generation
 
@@ -521,7 +528,7 @@ class QueryEngine:
                 self.foreign.append(("refute", step.cap.name, step.binding, step.before,
                                      step.target, failure.effects))
             else:
-                changed |= failure.record()
+                changed |= self._record(failure)
             return changed, None, False
         return changed, None, False
 
@@ -537,7 +544,18 @@ class QueryEngine:
             self.foreign.append(("observe", step.cap.name, step.binding, step.before,
                                  reached, True))
             return False
+        if self.evidence is not None:
+            self.evidence.append(("observe", dict(step.binding), step.before, reached))
         return observe(step.cap, step.binding, step.before, reached)
+
+    def _record(self, failure: Failure) -> bool:
+        """Record a failed step of the capability being completed (kept in
+        :attr:`evidence` too, when that is a list)."""
+        if self.evidence is not None:
+            s = failure.step
+            self.evidence.append(("refute", dict(s.binding), s.before, s.target,
+                                  failure.effects))
+        return failure.record()
 
 
     def ask(self, cap: CapState, start: Any, goal: Any) -> tuple[bool | None, Any]:

@@ -1,35 +1,42 @@
-"""Discovery's rounds: a query pass and the game-over guard as independent units of work
-that an executor's workers run side by side, merged in input order.
+"""Discovery's rounds: a query pass, the game-over guard and the listing's abstraction as
+independent units of work that an executor's workers run side by side, merged in order.
 
 Why: the agent's answers are only part of a discovery run; generating the queries (matching
-requirements in the state pool, refining waypoints, planning over the candidate model) and
-guarding the model against game-over states cost as much again, and both ran in the main
-process, so more workers could not make a run much faster (issue 26: 22-36% of a serial run
-was parallel work). Here the unit is one capability:
+requirements in the state pool, refining waypoints, planning over the candidate model),
+listing what the simulator reaches and guarding the model against closed states cost as
+much again, and all of it ran in the main process, so more workers could not make a run
+much faster (issue 26: 22-36% of a serial run was parallel work). Here:
 
-- *a query pass* (:func:`run_pass`): every capability completes its open tuples from the
-  state the pass started in -- the state pool, the other capabilities' tables, the answers
-  known so far -- with its own query engine, asking the agent itself. The results (its
-  tables, the states it added to the pool, the queries it asked and their answers) are
-  merged in capability order: tables replaced, states added to the pool, queries recorded
-  and stored as if asked then (a query another capability already asked is a repeat, one
-  the store holds is cached). A capability does not see what another learned in the same
-  pass, only from the next pass on;
-- *the game-over guard* (:func:`guard_all`): :func:`xaip.capabilities.gameover.guard`
-  treats every capability on its own, so each is guarded in a unit and the parts are
-  concatenated in order.
+- *a query pass* (:func:`run_pass`) is cut into units of a few open tuples of one
+  capability (:func:`plan_units`: at least ``UNITS_PER_PASS`` units a pass, so that a
+  pass of six lifted capabilities, one of them taking most of the time, still keeps 16 or
+  32 workers busy). A unit completes its tuples from the state the pass started in -- the
+  state pool, every capability's tables, the answers known so far -- with its own query
+  engine, asking the agent itself. The results (the capability's tables, the states added
+  to the pool, the queries asked and their answers) are merged in order: the first unit
+  of a capability replaces its tables, a later one's evidence (each execution and failure
+  it recorded) is applied to them again, as evidence about another capability (a
+  means-ends step) is; states join the pool, queries are recorded and stored as if asked
+  then (a query another unit already asked is a repeat, one the store holds is cached). A
+  unit does not see what another learned in the same pass, only from the next pass on;
+- *the game-over guard* and *the listing's abstraction* (:mod:`~xaip.capabilities.
+  guarding`): the offending cases of every capability in every chunk of closed states,
+  then one exclusion per capability; the listed states abstracted in chunks.
 
-A unit's result depends only on the pass's state and the capability, never on which
-process ran it or what else that process ran before: a unit starts from a fresh copy of
-the pass's state (unpickled from one blob), a fresh engine, and an agent with no memory of
-earlier searches (:meth:`~xaip.agents.SearchAgent.forget`; the memory changes an answer's
-reason, not whether it was reached). So the serial run (units in this process, one after
-another) and a run on N workers give the same model, queries and answers.
+A unit's result depends only on the pass's state and the unit, never on which process ran
+it or what else that process ran before: a unit starts from a fresh copy of the pass's
+state, a fresh engine, and an agent with no memory of earlier searches
+(:meth:`~xaip.agents.SearchAgent.forget`; the memory changes an answer's reason, not
+whether it was reached). So the serial run (units in this process, one after another) and
+a run on N workers give the same model, queries and answers; how units are cut depends on
+the pass only, never on the number of workers.
 
 Workers build the vocabulary and refinement once from a picklable recipe
 (:class:`Dispatch`'s ``context``: a module-level function and its arguments, e.g.
 :func:`xaip.capabilities.discovery.game_context`); without one, units run in this process.
-Small units are batched, several to a task, so the pass's state is pickled once per task.
+Units are batched, several to a task, and a worker keeps the last pass's state it
+unpickled (:func:`resident`), so each worker unpickles a pass's state once, not once per
+task.
 """
 
 from __future__ import annotations
@@ -38,19 +45,19 @@ import copy
 import copyreg
 import dataclasses
 import io
+import itertools
+import os
 import pickle
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.agents.simulator import OutOfTime, deadline
 from xaip.capabilities import answers as answers_module
 from xaip.capabilities.answers import Answer, Asker, MemoryStore, query_key, wall_deadline
-from xaip.capabilities.gameover import guard
-from xaip.capabilities.matching import Matcher
 from xaip.capabilities.pal import CapState, observe, refute
-from xaip.capabilities.pool import PoolState, StatePool
+from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
 from xaip.capabilities.traces import Abstractor
 from xaip.planning.pddl.model import Atom
@@ -72,8 +79,10 @@ class Dispatch:
     executor: Executor | None = None
     context: Recipe | None = None
     unit_seconds: float = 0.0
-    #: The seconds of each unit, per batch of units that could run side by side (a pass,
-    #: a guard): how well N workers could share them (the benchmark schedules them).
+    #: The CPU seconds of each unit run in this process, per batch of units that could
+    #: run side by side (a pass, the listing, a round of the guard): how well N workers
+    #: could share them (the benchmark schedules them). CPU, not wall-clock, time: on a
+    #: machine busy with other work a unit's wall time is mostly waiting for a core.
     batches: list[list[float]] = field(default_factory=list)
 
     @property
@@ -114,10 +123,18 @@ class PassResult:
     progress: bool
     finished: bool
     seconds: float = 0.0
+    #: The unit's CPU seconds (its process's).
+    cpu: float = 0.0
     #: Evidence about other capabilities (means-ends steps), applied after the merge.
     foreign: list[tuple[Any, ...]] = field(default_factory=list)
     #: The answers the unit would have stored: ``(key, capability, answer)``.
     stored: list[tuple[str, str, Answer]] = field(default_factory=list)
+    #: Which part of the capability's tuples this unit completed (0: the first, or all).
+    part: int = 0
+    #: The tuples it completed (``None``: all the capability's open tuples).
+    tuples: list[tuple[str, Atom]] | None = None
+    #: Its evidence about its capability, in order (later parts are merged by it).
+    evidence: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class _SnapshotStore(MemoryStore):
@@ -183,11 +200,76 @@ class _LoggingAsker(Asker):
         return out
 
 
-def _pass_unit(state: PassState, base: StatePool, index: int, abstractor: Abstractor,
+#: A pass is cut into at least this many units (where its capabilities have that many
+#: open tuples to share out): enough for 32 workers to share unevenly sized units.
+UNITS_PER_PASS = 64
+#: Nor into units of fewer open tuples than this (a unit's fixed cost: copying the pool,
+#: a fresh engine, an agent without memory).
+MIN_TUPLES = 2
+#: Where in the state pool a capability's later parts start looking for start states
+#: (the first part starts where the capability's last pass stopped).
+PART_STRIDE = 7 * 1_009
+
+#: One unit of a pass: the capability's position, the part, and its tuples (``None``:
+#: every open tuple of the capability, the unit of a capability that is not cut).
+Unit = tuple[int, int, list[tuple[str, Atom]] | None]
+
+
+def plan_units(caps: Sequence[CapState], todo: Sequence[int], max_tries: int = 3,
+               units: int = UNITS_PER_PASS, smallest: int = MIN_TUPLES) -> list[Unit]:
+    """The units of a pass over the capabilities ``todo``: each cut into contiguous parts
+    of its open tuples, as many parts as it takes for the pass to have about ``units``
+    units, none with fewer than ``smallest`` tuples. The cut depends on the pass only (the
+    number of capabilities and their tuples), never on the workers, so every executor
+    runs the same units. Tuples a unit would skip at once (marked unobservable with the
+    pool not yet doubled, or tried the most times) are spread like the rest but weigh
+    nothing: parts hold equal numbers of tuples that will be tried."""
+    if not todo:
+        return []
+    parts = max(1, -(-units // len(todo)))
+    out: list[Unit] = []
+    for index in todo:
+        cap = caps[index]
+        tuples = cap.open_tuples()
+        live = [not _skipped(cap, key, max_tries) for key in tuples]
+        count = min(parts, max(1, sum(live) // smallest))
+        if count <= 1:
+            out.append((index, 0, None))
+            continue
+        bounds = _cut(live, count)
+        out += [(index, j, tuples[a:b]) for j, (a, b) in enumerate(bounds)]
+    return out
+
+
+def _skipped(cap: CapState, key: tuple[str, Atom], max_tries: int) -> bool:
+    """Whether :meth:`~xaip.capabilities.queries.QueryEngine.complete_capability` would
+    pass over ``key`` at once (a tuple left unobservable is retried once the pool has
+    doubled: a unit cannot know that, so it counts as tried only when the capability has
+    no such mark)."""
+    return key in cap.unobservable or cap.tried.get(key, 0) >= max_tries
+
+
+def _cut(live: list[bool], count: int) -> list[tuple[int, int]]:
+    """``count`` contiguous ranges covering ``live``, each with about as many true
+    entries (every range has at least one)."""
+    total = sum(live)
+    bounds: list[tuple[int, int]] = []
+    start, seen, j = 0, 0, 1
+    for position, flag in enumerate(live):
+        seen += flag
+        if j < count and flag and seen >= total * j / count:
+            bounds.append((start, position + 1))
+            start, j = position + 1, j + 1
+    bounds.append((start, len(live)))
+    return [b for b in bounds if b[0] < b[1]]
+
+
+def _pass_unit(state: PassState, base: StatePool, unit: Unit, abstractor: Abstractor,
                refine: Refine | None, agent: Any, sink: Any = None) -> PassResult:
-    """Capability ``index`` completes its open tuples from ``state`` and the pool ``base``
-    built from it (module docstring); neither is changed."""
-    began = time.perf_counter()
+    """Unit ``unit`` of a pass: its capability completes its tuples from ``state`` and
+    the pool ``base`` built from it (module docstring); neither is changed."""
+    began, cpu = time.perf_counter(), time.process_time()
+    index, part, tuples = unit
     forget = getattr(agent, "forget", None)
     if callable(forget):
         forget()  # an answer must not depend on what this process searched before
@@ -204,10 +286,11 @@ def _pass_unit(state: PassState, base: StatePool, index: int, abstractor: Abstra
     engine = QueryEngine(asker, abstractor, refine, caps, pool, state.config)
     cap = caps[index]
     engine.focus = cap
-    engine._offset = state.offsets.get(cap.name, 7 * index)  # noqa: SLF001 - its own engine
+    engine.evidence = [] if part else None
+    engine._offset = state.offsets.get(cap.name, 7 * index) + PART_STRIDE * part  # noqa: SLF001
     try:
         with deadline(clock):
-            progress, finished = engine.complete_capability(cap, clock)
+            progress, finished = engine.complete_capability(cap, clock, tuples)
     except OutOfTime:
         progress, finished = True, False
     finally:
@@ -217,8 +300,9 @@ def _pass_unit(state: PassState, base: StatePool, index: int, abstractor: Abstra
             forget()
     return PassResult(cap, [ps.concrete for ps in pool.states[known:]], asker.log,
                       asker.computed, engine._offset, engine.plans,  # noqa: SLF001
-                      progress, finished, time.perf_counter() - began, engine.foreign,
-                      snapshot.written)
+                      progress, finished, time.perf_counter() - began,
+                      time.process_time() - cpu, engine.foreign, snapshot.written, part,
+                      tuples, engine.evidence or [])
 
 
 def _base_pool(state: PassState, abstractor: Abstractor) -> StatePool:
@@ -282,12 +366,13 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
                       dict(engine.abstractor.objects), engine.config, dict(offsets),
                       known_answers(asker), asker.query_budget, nodes, wall_deadline(clock))
     todo = [i for i, cap in enumerate(caps) if cap.open_tuples()]
+    units = plan_units(caps, todo, engine.config.max_tries)
     foreign: list[tuple[Any, ...]] = []
-    results = _map_units("pass", dispatch, engine, state, todo)
+    results = _map_units(dispatch, engine, state, units)
     store = asker.store
     asker.store = _MergeStore(store, {key for r in results for key, _, _ in r.stored})
     try:
-        progress, finished = _merge(engine, clock, todo, results, foreign)
+        progress, finished = _merge(engine, clock, units, results, foreign)
     finally:
         asker.store = store
     by_name = {cap.name: cap for cap in caps}
@@ -302,20 +387,23 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
     return progress, finished
 
 
-def _merge(engine: QueryEngine, clock: BudgetClock | None, todo: list[int],
+def _merge(engine: QueryEngine, clock: BudgetClock | None, units: list[Unit],
            results: list[PassResult], foreign: list[tuple[Any, ...]]) -> tuple[bool, bool]:
-    """Merge a pass's ``results`` (of the capabilities ``todo``) in capability order,
-    until the run's budget is spent; evidence about other capabilities goes to
-    ``foreign``."""
+    """Merge a pass's ``results`` (of ``units``) in order, until the run's budget is
+    spent; evidence about other capabilities goes to ``foreign``."""
     asker = engine.asker
     caps = engine.caps
     progress, finished = False, True
-    for i, result in zip(todo, results, strict=True):
+    unexplained = {i: caps[i].unexplained for i, _, _ in units}
+    for (i, part, _), result in zip(units, results, strict=True):
         if clock is not None and spent(clock):
             finished = False
             break
         cap = caps[i]
-        cap.__dict__.update(result.cap.__dict__)  # same object: lists elsewhere hold it
+        if part == 0:
+            cap.__dict__.update(result.cap.__dict__)  # same object: lists elsewhere hold it
+        else:
+            progress |= _apply_part(cap, result, unexplained[i])
         for concrete in result.added:
             engine.pool.add(concrete)
         before = len(asker.records)
@@ -335,6 +423,33 @@ def _merge(engine: QueryEngine, clock: BudgetClock | None, todo: list[int],
     return progress, finished
 
 
+def _apply_part(cap: CapState, result: PassResult, unexplained: int) -> bool:
+    """Merge a later part of a capability's pass into ``cap`` (its first part merged
+    already): its executions and failures applied again in order, and what it noted about
+    its own tuples (tries, unobservable marks, starts used, queried) copied."""
+    changed = False
+    for kind, binding, before, target, *rest in result.evidence:
+        if kind == "observe":
+            changed |= observe(cap, binding, before, target)
+        else:
+            changed |= refute(cap, binding, before, target, effects=rest[0])
+    done = result.cap
+    for key in result.tuples or ():
+        if key in done.tried:
+            cap.tried[key] = done.tried[key]
+        if key in done.unobservable:
+            cap.unobservable[key] = done.unobservable[key]
+        else:
+            cap.unobservable.pop(key, None)
+        if key in done.used_starts:
+            cap.used_starts[key] = done.used_starts[key]
+        if key in done.queried:
+            cap.queried.add(key)
+    cap.unexplained += done.unexplained - unexplained
+    cap.effect_cache = None
+    return changed
+
+
 def known_answers(asker: Asker) -> dict[str, Answer]:
     """Every answer the asker's store holds (this run's and, on a resumed run, the earlier
     runs'), so units do not ask the agent again what the main process would find stored."""
@@ -352,77 +467,6 @@ def known_answers(asker: Asker) -> dict[str, Answer]:
     return out
 
 
-# --------------------------------------------------------------------------- the guard
-
-
-@dataclass
-class GuardState:
-    """What every guard unit starts from: the capabilities, the states to guard against
-    (:func:`~xaip.capabilities.gameover.probe_game_over`'s places, as they are) and the
-    matcher's settings."""
-
-    caps: list[CapState]
-    states: list[PoolState]
-    objects: dict[str, str]
-    max_bindings: int
-    config: EngineConfig = field(default_factory=EngineConfig)
-
-
-def _guard_unit(state: GuardState, index: int, abstractor: Abstractor,
-                refine: Refine | None) -> tuple[list[CapState], int, float]:
-    began = time.perf_counter()
-    abstractor.objects.update(state.objects)
-    engine = QueryEngine(None, abstractor, refine, state.caps,  # type: ignore[arg-type]
-                         StatePool(abstractor), state.config)
-    matcher = Matcher(state.objects, state.max_bindings)
-    out, marked = guard([state.caps[index]], state.states, matcher,
-                        lambda target, like: engine.refine(target, like) is not None)
-    return out, marked, time.perf_counter() - began
-
-
-def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[CapState], int]:
-    """:func:`~xaip.capabilities.gameover.guard` of ``engine``'s capabilities, one unit per
-    capability (module docstring); the same capabilities and count as one call."""
-    dispatch: Dispatch = engine.dispatch or Dispatch()
-    caps = engine.caps
-    if not game_over:
-        return caps, 0
-    if not dispatch.remote:
-        out: list[CapState] = []
-        marked = 0
-        times: list[float] = []
-        for cap in caps:
-            began = time.perf_counter()
-            parts, n = guard([cap], game_over, engine.matcher,
-                             lambda target, like: engine.refine(target, like) is not None)
-            times.append(time.perf_counter() - began)
-            out += parts
-            marked += n
-        dispatch.unit_seconds += sum(times)
-        dispatch.batches.append(times)
-        return out, marked
-    assert dispatch.executor is not None and dispatch.context is not None
-    # a unit reads only its own capability, so a task carries only its units' ones
-    size = max(1, len(caps) // (3 * dispatch.executor.workers))
-    tasks = []
-    for i in range(0, len(caps), size):
-        part = caps[i:i + size]
-        state = GuardState(part, game_over, dict(engine.matcher.object_type),
-                           engine.matcher.max_bindings, engine.config)
-        tasks.append(("guard", dispatch.context, dumps(state), list(range(len(part)))))
-    done: dict[int, list[Any]] = {}
-    for position, batch in dispatch.executor.completed(run_units, tasks):
-        done[position] = batch
-        _report_units(engine, "guard", sum(map(len, done.values())), len(caps))
-    out, marked = [], 0
-    for position in range(len(tasks)):
-        for parts, n, seconds in done[position]:
-            out += parts
-            marked += n
-            dispatch.unit_seconds += seconds
-    return out, marked
-
-
 # --------------------------------------------------------------------------- dispatch
 
 #: Per worker process: the context built from each recipe (vocabulary and refinement).
@@ -438,63 +482,109 @@ def _context(recipe: Recipe) -> tuple[Abstractor, Refine | None]:
     return found
 
 
-def run_units(item: tuple[str, Recipe, bytes, list[int]]) -> list[Any]:
-    """A worker's task: the units ``indices`` of a pass or guard whose state is ``blob``
-    (module-level, so executors can send it)."""
-    kind, recipe, blob, indices = item
+def run_units(item: tuple[Callable[..., list[Any]], Recipe, Any, bytes, list[Any]]) \
+        -> list[Any]:
+    """A worker's task: ``fn(state, units, abstractor, refine)`` for the units ``units``
+    of the pass, guard or listing whose state is ``blob`` (module-level, so executors can
+    send it; ``token`` names the state, see :func:`resident`)."""
+    fn, recipe, token, blob, units = item
     abstractor, refine = _context(recipe)
-    state = pickle.loads(blob)
-    if kind == "pass":
-        base = _base_pool(state, abstractor)
-        agent = answers_module._WORKER_AGENT  # noqa: SLF001 - this worker's agent
-        return [_pass_unit(state, base, i, abstractor, refine, agent) for i in indices]
-    return [_guard_unit(state, i, abstractor, refine) for i in indices]
+    return fn(resident(token, blob), units, abstractor, refine)
 
 
-def _map_units(kind: str, dispatch: Dispatch, engine: QueryEngine, state: Any,
-               indices: list[int]) -> list[Any]:
-    """The units ``indices`` run on the workers when there are any (batched: the state is
-    pickled once, each task unpickles it once), else here; results in the order of
-    ``indices``. Units never change the state they start from, so where they run and how
-    they are batched does not change their results."""
-    if not indices:
+#: Per worker process: the last state unpickled, by its token.
+_RESIDENT: list[Any] = [None, None]
+_TOKENS = itertools.count()
+
+
+def new_token() -> tuple[int, int]:
+    """A name for a state sent to the workers, unique to this process and call."""
+    return os.getpid(), next(_TOKENS)
+
+
+def resident(token: Any, blob: bytes) -> Any:
+    """The state ``blob`` names, unpickled once per worker: a pass's tasks all carry the
+    same blob, and a worker that runs several of them keeps the first one's state (units
+    never change it). Why: with the pass cut into many units, unpickling the state per
+    task made the workers' CPU twice the serial run's (issue 26)."""
+    if _RESIDENT[0] != token:
+        _RESIDENT[:] = [None, None]  # the old state is freed before the new one is built
+        _RESIDENT[:] = [token, pickle.loads(blob)]
+    return _RESIDENT[1]
+
+
+def pass_units(state: PassState, units: list[Unit], abstractor: Abstractor,
+               refine: Refine | None) -> list[PassResult]:
+    """A worker's share of a pass: its units, from one pool built from the state."""
+    base = _worker_pool(state, abstractor)
+    agent = answers_module._WORKER_AGENT  # noqa: SLF001 - this worker's agent
+    return [_pass_unit(state, base, unit, abstractor, refine, agent) for unit in units]
+
+
+#: Per worker process: the pool built from the last pass's state (by identity).
+_POOL: list[Any] = [None, None]
+
+
+def _worker_pool(state: PassState, abstractor: Abstractor) -> StatePool:
+    """The pass's pool, built once per worker and pass (kept beside its state)."""
+    if _POOL[0] is not state:
+        _POOL[:] = [state, _base_pool(state, abstractor)]
+    pool: StatePool = _POOL[1]
+    return pool
+
+
+def send_units(dispatch: Dispatch, fn: Callable[..., list[Any]], state: Any,
+               units: list[Any], blob: bytes | None = None) -> Iterator[tuple[int, list[Any]]]:
+    """Run ``fn`` over ``units`` on the workers in batches (``state`` pickled once, or
+    ``blob`` if given): ``(first unit's position, results)`` as each batch comes back."""
+    assert dispatch.executor is not None and dispatch.context is not None
+    data = dumps(state) if blob is None else blob
+    token = new_token()
+    size = max(1, len(units) // (3 * dispatch.executor.workers))
+    starts = list(range(0, len(units), size))
+    tasks = [(fn, dispatch.context, token, data, units[a:a + size]) for a in starts]
+    for position, batch in dispatch.executor.completed(run_units, tasks):
+        yield starts[position], batch
+
+
+def _map_units(dispatch: Dispatch, engine: QueryEngine, state: PassState,
+               units: list[Unit]) -> list[PassResult]:
+    """The pass's ``units`` run on the workers when there are any (batched, the state
+    pickled once), else here; results in the order of ``units``. Units never change the
+    state they start from, so where they run and how they are batched does not change
+    their results."""
+    if not units:
         return []
     if dispatch.remote:
-        assert dispatch.executor is not None and dispatch.context is not None
-        blob = dumps(state)
-        size = max(1, len(indices) // (3 * dispatch.executor.workers))
-        tasks = [(kind, dispatch.context, blob, indices[i:i + size])
-                 for i in range(0, len(indices), size)]
-        done: dict[int, list[Any]] = {}
-        for position, batch in dispatch.executor.completed(run_units, tasks):
-            done[position] = batch
-            _report_units(engine, kind, sum(map(len, done.values())), len(indices))
-            for result in batch if kind == "pass" else ():
+        done: dict[int, PassResult] = {}
+        for first, batch in send_units(dispatch, pass_units, state, units):
+            for offset, result in enumerate(batch):
+                done[first + offset] = result
                 for key, name, answer in result.stored:  # kept at once (a killed run)
                     engine.asker.store.put_answer(key, name, answer)
-        results = [r for position in range(len(tasks)) for r in done[position]]
-        dispatch.unit_seconds += sum(r.seconds if kind == "pass" else r[2] for r in results)
+            _report_units(engine, "pass", len(done), len(units))
+        results = [done[k] for k in range(len(units))]
+        dispatch.unit_seconds += sum(r.seconds for r in results)
         return results
-    assert kind == "pass", "guard units run remotely only (guard_all runs them here)"
     began = time.perf_counter()
     base = _base_pool(state, engine.abstractor)
     dispatch.unit_seconds += time.perf_counter() - began
     out = []
-    for index in indices:
-        result = _pass_unit(state, base, index, engine.abstractor, engine.refine_fn,
+    for unit in units:
+        result = _pass_unit(state, base, unit, engine.abstractor, engine.refine_fn,
                             engine.asker.agent, engine.asker.store)
         dispatch.unit_seconds += result.seconds
         out.append(result)
-        _report_units(engine, kind, len(out), len(indices))
-    dispatch.batches.append([r.seconds for r in out])
+        _report_units(engine, "pass", len(out), len(units))
+    dispatch.batches.append([r.cpu for r in out])
     return out
 
 
 def _report_units(engine: QueryEngine, kind: str, done: int, total: int) -> None:
-    """Progress inside a pass or guard: how many of its capabilities are done."""
+    """Progress inside a pass, guard or listing: how many of its units are done."""
     if engine.progress is not None:
-        report(engine.progress, kind, done, total,
-               f"{done}/{total} capabilities " + ("completed" if kind == "pass" else "guarded"))
+        what = {"pass": "completed", "guard": "guarded", "listing": "abstracted"}
+        report(engine.progress, kind, done, total, f"{done}/{total} units {what[kind]}")
 
 
 def _reduce_atom(atom: Atom) -> tuple[Any, ...]:
@@ -514,4 +604,7 @@ def dumps(value: Any) -> bytes:
     return out.getvalue()
 
 
-__all__ = ["Dispatch", "guard_all", "known_answers", "run_pass", "run_units"]
+from xaip.capabilities.guarding import abstract_states, guard_all  # noqa: E402 - uses this module
+
+__all__ = ["Dispatch", "abstract_states", "guard_all", "known_answers", "plan_units",
+           "run_pass", "run_units"]

@@ -1,0 +1,311 @@
+"""The game-over guard and the listing's abstraction as units of work for an executor's
+workers (issue 26, scaling), with the same result as one call in this process.
+
+Why: after the query passes, discovery lists what the simulator reaches
+(:mod:`~xaip.capabilities.region`) and guards every capability against the closed states
+(:mod:`~xaip.capabilities.gameover`). On cookmepasta 8x8 the listing was a fifth of a
+serial run, nearly all of it abstracting the listed states one by one in the main
+process, and the guard a quarter, one unit per capability, of which one took half of the
+guard's time. Here:
+
+- *the listing's abstraction* (:func:`abstract_states`): the listed states in chunks of
+  ``ABSTRACT_CHUNK``, each chunk a unit; a worker sends back each distinct abstraction
+  of its chunk once, with an index per state;
+- *the guard* (:func:`guard_all`) in two rounds: first every capability's offending cases
+  (a state and a binding where its precondition holds and its prediction cannot come
+  true) in every chunk of ``GUARD_STATES`` closed states, one unit per capability and
+  chunk; then one unit per capability excluding its cases
+  (:func:`~xaip.capabilities.gameover.exclude`, given the cases). The cases of a
+  capability are its chunks' cases in state order, exactly the list one scan of all the
+  states finds (:func:`~xaip.capabilities.gameover._offending` keeps the states' order,
+  and narrowing to the states holding a required atom only skips states where matching
+  fails), so the capabilities and the count are those of
+  :func:`~xaip.capabilities.gameover.guard` called on each.
+"""
+
+from __future__ import annotations
+
+import pickle
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from xaip.agents.simulator import check_deadline, deadline
+from xaip.capabilities.answers import wall_deadline
+from xaip.capabilities.gameover import (
+    ALL_BINDINGS,
+    GUARD_WHERE,
+    _index,
+    _offending,
+    exclude,
+)
+from xaip.capabilities.matching import Matcher
+from xaip.capabilities.pal import CapState
+from xaip.capabilities.pool import PoolState, StatePool
+from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine
+from xaip.capabilities.region import abstract_here
+from xaip.capabilities.rounds import (
+    Dispatch,
+    _report_units,
+    dumps,
+    new_token,
+    run_units,
+    send_units,
+)
+from xaip.capabilities.traces import Abstractor, AbstractState
+from xaip.runtime.budget import Budget, BudgetClock
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+#: Listed states abstracted per unit: 20,000 states make 79 units, enough for 32 workers.
+ABSTRACT_CHUNK = 256
+#: Closed states per unit of the guard's first round (4,000 states: 16 chunks a
+#: capability).
+GUARD_STATES = 250
+
+Case = tuple[int, dict[str, str]]
+
+
+def _run_deadline(engine: QueryEngine) -> float | None:
+    """The run's wall-clock deadline (its asker's clock; ``None``: none)."""
+    asker = engine.asker
+    return None if asker is None else wall_deadline(asker.clock)
+
+
+def _clock(at: float | None) -> BudgetClock | None:
+    """A clock whose deadline is the wall-clock time ``at`` (``None``: no deadline)."""
+    if at is None:
+        return None
+    return Budget(max_seconds=max(0.0, at - time.time())).start()
+
+
+# --------------------------------------------------------------------------- the listing
+
+
+def abstract_states(engine: QueryEngine, states: list[Any]) -> list[AbstractState]:
+    """The abstractions of ``states`` in order (what
+    :func:`~xaip.capabilities.region.explore` needs), computed on the workers of
+    ``engine``'s dispatch in chunks when there are any, else here chunk by chunk (the
+    chunks' seconds are a batch of units). The objects the workers met join the
+    abstractor's, as abstracting here would add them."""
+    dispatch: Dispatch = engine.dispatch or Dispatch()
+    abstractor = engine.abstractor
+    starts = list(range(0, len(states), ABSTRACT_CHUNK))
+    if not dispatch.remote:
+        out: list[AbstractState] = []
+        times: list[float] = []
+        cpus: list[float] = []
+        for a in starts:
+            began, cpu = time.perf_counter(), time.process_time()
+            out += abstract_here(abstractor, states[a:a + ABSTRACT_CHUNK])
+            times.append(time.perf_counter() - began)
+            cpus.append(time.process_time() - cpu)
+        dispatch.unit_seconds += sum(times)
+        dispatch.batches.append(cpus)
+        return out
+    assert dispatch.executor is not None and dispatch.context is not None
+    at = _run_deadline(engine)
+    # each task carries its own chunk only (the whole listing to every task would be
+    # most of the listing's cost again)
+    tasks = [(abstract_units, dispatch.context, new_token(),
+              dumps(states[a:a + ABSTRACT_CHUNK]), [at]) for a in starts]
+    done: dict[int, list[AbstractState]] = {}
+    for position, (blob, seconds) in _completed(dispatch, tasks):
+        check_deadline()
+        objects, distinct, ids = pickle.loads(blob)
+        for name, kind in objects:
+            abstractor.objects.setdefault(name, kind)
+        done[position] = [distinct[i] for i in ids]
+        dispatch.unit_seconds += seconds
+        _report_units(engine, "listing", len(done), len(tasks))
+    return [fluent for position in range(len(tasks)) for fluent in done[position]]
+
+
+def _completed(dispatch: Dispatch, tasks: list[Any]) -> Any:
+    assert dispatch.executor is not None
+    for position, batch in dispatch.executor.completed(run_units, tasks):
+        yield position, batch[0]
+
+
+def abstract_units(states: list[Any], units: list[Any], abstractor: Abstractor,
+                   refine: Refine | None) -> list[tuple[bytes, float]]:
+    """A worker's unit of the listing: the abstractions of ``states`` as the distinct
+    ones and an index per state (pickled here: atoms pickle faster through
+    :func:`~xaip.capabilities.rounds.dumps`), and the objects the abstractor knows."""
+    began = time.perf_counter()
+    with deadline(_clock(units[0])):
+        fluents = abstract_here(abstractor, states)
+    distinct: dict[AbstractState, int] = {}
+    ids = [distinct.setdefault(f, len(distinct)) for f in fluents]
+    payload = dumps((sorted(abstractor.objects.items()), list(distinct), ids))
+    return [(payload, time.perf_counter() - began)]
+
+
+# --------------------------------------------------------------------------- the guard
+
+
+@dataclass
+class GuardState:
+    """What every guard unit starts from: the capabilities, the closed states
+    (:func:`~xaip.capabilities.gameover.probe_game_over`'s places, as they are), the
+    matcher's settings, the chunks of states and the run's wall-clock deadline."""
+
+    caps: list[CapState]
+    states: list[PoolState]
+    objects: dict[str, str]
+    max_bindings: int
+    config: EngineConfig = field(default_factory=EngineConfig)
+    chunks: list[tuple[int, int]] = field(default_factory=list)
+    deadline: float | None = None
+
+
+@dataclass
+class ExcludeState:
+    """What the guard's second round starts from: the capabilities and, per capability,
+    its offending cases (the states themselves, so a task carries only those)."""
+
+    caps: list[CapState]
+    cases: list[list[tuple[PoolState, dict[str, str]]]]
+    deadline: float | None = None
+
+
+class _Scan:
+    """One process's view of a :class:`GuardState`: the matcher over every binding, the
+    chunks' atom indexes and the refinement test (built once per state)."""
+
+    def __init__(self, state: GuardState, abstractor: Abstractor,
+                 describes: Callable[[AbstractState, Any], bool]) -> None:
+        self.state = state
+        self.every = Matcher(state.objects, max(state.max_bindings, ALL_BINDINGS))
+        self.describes = describes
+        self.parts = [state.states[a:b] for a, b in state.chunks]
+        self.indexes = [dict(_index(part)) for part in self.parts]
+        self.positions = {id(ps): k for k, ps in enumerate(state.states)}
+
+    def cases(self, index: int, chunk: int) -> list[Case]:
+        """The offending cases of capability ``index`` in chunk ``chunk``."""
+        found = _offending(self.state.caps[index], self.parts[chunk], self.every,
+                           self.describes, self.indexes[chunk])
+        return [(self.positions[id(ps)], binding) for ps, binding in found]
+
+
+#: Per worker process: the scan of the last guard state (by identity).
+_SCAN: list[Any] = [None, None]
+
+
+def _worker_scan(state: GuardState, abstractor: Abstractor, refine: Refine | None) -> _Scan:
+    if _SCAN[0] is not state:
+        abstractor.objects.update(state.objects)
+        engine = QueryEngine(None, abstractor, refine, state.caps,  # type: ignore[arg-type]
+                             StatePool(abstractor), state.config)
+        _SCAN[:] = [state, _Scan(state, abstractor,
+                                 lambda target, like: engine.refine(target, like) is not None)]
+    scan: _Scan = _SCAN[1]
+    return scan
+
+
+def case_units(state: GuardState, units: list[tuple[int, int]], abstractor: Abstractor,
+               refine: Refine | None) -> list[tuple[list[Case], float]]:
+    """A worker's share of the guard's first round: the cases of each (capability,
+    chunk) unit, with its seconds."""
+    scan = _worker_scan(state, abstractor, refine)
+    out = []
+    with deadline(_clock(state.deadline)):
+        for index, chunk in units:
+            began = time.perf_counter()
+            out.append((scan.cases(index, chunk), time.perf_counter() - began))
+    return out
+
+
+def exclude_units(state: ExcludeState, units: list[int], abstractor: Abstractor,
+                  refine: Refine | None) -> list[tuple[list[CapState], int, float]]:
+    """A worker's share of the guard's second round: each capability's exclusion of its
+    cases (the capability, or its parts where it was split, and whether it was marked)."""
+    out = []
+    with deadline(_clock(state.deadline)):
+        for index in units:
+            out.append(_exclude_one(state.caps[index], state.cases[index]))
+    return out
+
+
+def _exclude_one(cap: CapState, cases: list[tuple[PoolState, dict[str, str]]]) \
+        -> tuple[list[CapState], int, float]:
+    began = time.perf_counter()
+    parts, marked = exclude([cap], lambda _: cases, GUARD_WHERE)
+    return parts, marked, time.perf_counter() - began
+
+
+def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[CapState], int]:
+    """:func:`~xaip.capabilities.gameover.guard` of each of ``engine``'s capabilities in
+    units (module docstring): the same capabilities, in order, and the same count."""
+    dispatch: Dispatch = engine.dispatch or Dispatch()
+    caps = engine.caps
+    if not game_over:
+        return caps, 0
+    chunks = [(a, min(a + GUARD_STATES, len(game_over)))
+              for a in range(0, len(game_over), GUARD_STATES)]
+    at = _run_deadline(engine)
+    state = GuardState(caps, game_over, dict(engine.matcher.object_type),
+                       engine.matcher.max_bindings, engine.config, chunks, at)
+    units = [(i, c) for i in range(len(caps)) for c in range(len(chunks))]
+    found: dict[tuple[int, int], list[Case]] = {}
+    if dispatch.remote:
+        for first, batch in send_units(dispatch, case_units, state, units):
+            for offset, (cases, seconds) in enumerate(batch):
+                found[units[first + offset]] = cases
+                dispatch.unit_seconds += seconds
+            _report_units(engine, "guard", len(found), len(units) + len(caps))
+    else:
+        scan = _Scan(state, engine.abstractor,
+                     lambda target, like: engine.refine(target, like) is not None)
+        times, cpus = [], []
+        for unit in units:
+            began, cpu = time.perf_counter(), time.process_time()
+            found[unit] = scan.cases(*unit)
+            times.append(time.perf_counter() - began)
+            cpus.append(time.process_time() - cpu)
+        dispatch.unit_seconds += sum(times)
+        dispatch.batches.append(cpus)
+    cases = [[(game_over[k], binding) for c in range(len(chunks)) for k, binding in found[i, c]]
+             for i in range(len(caps))]
+    return _exclude_all(engine, dispatch, caps, cases, at)
+
+
+def _exclude_all(engine: QueryEngine, dispatch: Dispatch, caps: list[CapState],
+                 cases: list[list[tuple[PoolState, dict[str, str]]]],
+                 at: float | None) -> tuple[list[CapState], int]:
+    """The guard's second round: each capability excludes its cases (capabilities
+    without any are kept as they are, here)."""
+    todo = [i for i in range(len(caps)) if cases[i]]
+    results: dict[int, tuple[list[CapState], int, float]] = {}
+    if dispatch.remote and todo:
+        # a unit reads only its own capability and cases: the state carries only those
+        state = ExcludeState([caps[i] for i in todo], [cases[i] for i in todo], at)
+        units = list(range(len(todo)))
+        for first, batch in send_units(dispatch, exclude_units, state, units):
+            for offset, result in enumerate(batch):
+                results[todo[first + offset]] = result
+                dispatch.unit_seconds += result[2]
+            _report_units(engine, "guard", len(results), len(todo))
+    else:
+        cpus = []
+        for i in todo:
+            cpu = time.process_time()
+            results[i] = _exclude_one(caps[i], cases[i])
+            cpus.append(time.process_time() - cpu)
+        dispatch.unit_seconds += sum(results[i][2] for i in todo)
+        dispatch.batches.append(cpus)
+    out: list[CapState] = []
+    marked = 0
+    for i, cap in enumerate(caps):
+        if i in results:
+            parts, n, _ = results[i]
+            out += parts
+            marked += n
+        else:
+            out.append(cap)
+    return out, marked
+
+
+__all__ = ["ABSTRACT_CHUNK", "GUARD_STATES", "abstract_states", "guard_all"]
