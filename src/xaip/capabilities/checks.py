@@ -3,11 +3,11 @@
 - :func:`check_consistency` — Def. 5: every transition of every abstract trace is explained
   by some grounding of some capability (its precondition holds before, and applying its
   effects gives exactly the state after).
-- :func:`check_realisability` — Def. 7: on *fresh* states (seeded random walks in the
-  simulator, not the states discovery used), for a seeded random grounding per state whose
-  precondition holds and whose predicted result is a real state of the game, a
-  breadth-first search **in the simulator** (not the learned model, not the agent) reaches
-  a state with exactly the predicted abstraction.
+- :func:`~xaip.capabilities.realise.check_realisability` — Def. 7: on *fresh* states
+  (seeded random walks in the simulator, not the states discovery used), for a seeded
+  random grounding per state whose precondition holds and whose predicted result is a real
+  state of the game, a breadth-first search **in the simulator** (not the learned model,
+  not the agent) reaches a state with exactly the predicted abstraction.
 - :mod:`~xaip.capabilities.truth` — where the reachable states can be listed, the model
   against the simulator's *true* transition relation: the precision of every prediction
   (Def. 7 on all reachable states) and the recall of every abstract transition.
@@ -19,20 +19,27 @@ Bindings here are found by brute-force enumeration of objects per parameter
 Budget: the checks run under the budget the run had (the user's ``--max-seconds`` /
 ``--max-queries``, started afresh; every listed state, grounding and search node is one
 node); running out is "unverified: checker budget" (:func:`check` goes through
-:func:`xaip.contract.run_checker`). A sampled case whose breadth-first search hits its
-per-case cap is *undecided*, and an answer with undecided cases is not verified.
+:func:`xaip.contract.run_checker`). The sampled cases share what the enumeration leaves of
+it equally (:mod:`~xaip.capabilities.realise`); a case that spends its share is
+*undecided*, and an answer with undecided cases (and nothing refuted) is "unverified:
+checker budget". There is no cap of the checker's own: without a budget every search runs
+to the end.
 """
 
 from __future__ import annotations
 
-import random
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.model import Capability, CapabilityModel
+from xaip.capabilities.realise import (
+    RealisabilityCase,  # noqa: F401 - re-exported (was defined here)
+    RealisabilityReport,
+    check_realisability,
+    fresh_states,
+)
 from xaip.capabilities.truth import MAX_STATES, TruthReport, apply, groundings, measure
 from xaip.contract import CheckReport, checker_budget_report, run_checker
 from xaip.errors import BudgetExhausted
@@ -116,169 +123,6 @@ def check_consistency(model: CapabilityModel, vocabulary: Vocabulary,
     return ConsistencyReport(transitions, explained, tuple(missing))
 
 
-@dataclass(frozen=True)
-class RealisabilityCase:
-    """One tested grounding: did the simulator reach the predicted abstract state?"""
-
-    capability: str
-    binding: tuple[tuple[str, str], ...]
-    outcome: str  # realised | not-realised | budget
-    nodes: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"capability": self.capability, "binding": dict(self.binding),
-                "outcome": self.outcome, "nodes": self.nodes}
-
-
-@dataclass(frozen=True)
-class RealisabilityReport:
-    """Def. 7 on sampled states, per capability."""
-
-    cases: tuple[RealisabilityCase, ...]
-    invalid_targets: dict[str, int] = field(default_factory=dict)
-
-    def counts(self, name: str) -> tuple[int, int]:
-        """``(realised, tested)`` for a capability (cases that ran out of budget excluded)."""
-        mine = [c for c in self.cases if c.capability == name and c.outcome != "budget"]
-        return sum(1 for c in mine if c.outcome == "realised"), len(mine)
-
-    @property
-    def realised(self) -> int:
-        return sum(1 for c in self.cases if c.outcome == "realised")
-
-    @property
-    def tested(self) -> int:
-        return sum(1 for c in self.cases if c.outcome != "budget")
-
-    @property
-    def rate(self) -> float:
-        return self.realised / self.tested if self.tested else 1.0
-
-    def failures(self) -> list[RealisabilityCase]:
-        return [c for c in self.cases if c.outcome == "not-realised"]
-
-    def to_dict(self) -> dict[str, Any]:
-        names = sorted({c.capability for c in self.cases})
-        return {
-            "realised": self.realised,
-            "tested": self.tested,
-            "rate": self.rate,
-            "per_capability": {n: dict(zip(("realised", "tested"), self.counts(n),
-                                           strict=True)) for n in names},
-            "invalid_targets": dict(self.invalid_targets),
-            "failures": [c.to_dict() for c in self.failures()],
-        }
-
-
-def _reach(simulator: Any, vocabulary: Vocabulary, start: Any, target: State,
-           budget: Budget, run: BudgetClock | None = None,
-           seen_abstractions: dict[Any, State] | None = None) -> tuple[str, int]:
-    """Breadth-first search in the simulator for a state whose abstraction is ``target``
-    (``budget`` caps this case: "budget" is undecided; ``run`` is the whole check's;
-    ``seen_abstractions`` caches abstractions across cases, which explore the same
-    states)."""
-    clock = budget.start()
-    seen = {start}
-    queue = deque([start])
-    nodes = 0
-    cache = {} if seen_abstractions is None else seen_abstractions
-    while queue:
-        state = queue.popleft()
-        fluent = cache.get(state)
-        if fluent is None:
-            if len(cache) > 500_000:
-                cache.clear()
-            fluent = cache[state] = vocabulary.abstract(state, include_types=False)
-        if fluent == target:
-            return "realised", nodes
-        _charge(run, "searching the simulator")
-        if not clock.charge():
-            return "budget", nodes
-        nodes += 1
-        for action in simulator.actions(state):
-            nxt = simulator.step(state, action)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-    return "not-realised", nodes
-
-
-def fresh_states(simulator: Any, start: Any, count: int, seed: int,
-                 walk: int = 15) -> list[Any]:
-    """Distinct states of seeded random walks from ``start`` (own walker, own seed)."""
-    rng = random.Random(f"check:{seed}")
-    out: dict[Any, None] = {}
-    tries = 0
-    while len(out) < count and tries < 20 * count + 20:
-        tries += 1
-        state = start
-        for _ in range(rng.randrange(walk + 1)):
-            actions = simulator.actions(state)
-            if not actions:
-                break
-            state = simulator.step(state, actions[rng.randrange(len(actions))])
-        out.setdefault(state, None)
-    return list(out)
-
-
-def check_realisability(
-    model: CapabilityModel,
-    simulator: Any,
-    vocabulary: Vocabulary,
-    states: Iterable[Any],
-    *,
-    is_state: Callable[[State, Any], bool] | None = None,
-    per_capability: int = 5,
-    budget: Budget | None = None,
-    clock: BudgetClock | None = None,
-    seed: int = 0,
-) -> RealisabilityReport:
-    """Check Def. 7 from the given concrete ``states`` (use :func:`fresh_states`).
-
-    For each capability, up to ``per_capability`` groundings (at most one per state, drawn
-    at random with the checker's own ``seed`` among those whose precondition holds and
-    whose result differs) are tested. ``is_state(target, like)`` says whether some concrete
-    state has the predicted abstraction (e.g. ``concretize`` is non-empty); predictions
-    that describe no state at all (a constraint the vocabulary cannot express, such as
-    "cell2 is next to the monster") are counted in ``invalid_targets`` instead.
-    ``budget`` caps one case's search (default 20,000 nodes; a case that hits it is
-    undecided, outcome "budget"); ``clock`` is the whole check's budget.
-    """
-    limit = budget or Budget(max_nodes=20_000)
-    rng = random.Random(f"realise:{seed}")
-    abstractions: dict[Any, State] = {}
-    cases: list[RealisabilityCase] = []
-    invalid: dict[str, int] = {}
-    prepared = []
-    for state in states:
-        fluent, objects = _fluent(vocabulary, state)
-        prepared.append((state, fluent, objects))
-    for cap in model.capabilities:
-        tested = 0
-        for state, fluent, objects in prepared:
-            if tested >= per_capability:
-                break
-            options = []
-            for binding in groundings(cap, fluent, objects):
-                _charge(clock, "grounding the capabilities")
-                options.append(binding)
-            rng.shuffle(options)
-            for binding in options:
-                target = apply(cap, binding, fluent)
-                if target == fluent:
-                    continue
-                if is_state is not None and not is_state(target, state):
-                    invalid[cap.name] = invalid.get(cap.name, 0) + 1
-                    continue
-                outcome, nodes = _reach(simulator, vocabulary, state, target, limit, clock,
-                                        abstractions)
-                cases.append(RealisabilityCase(cap.name, tuple(sorted(binding.items())),
-                                               outcome, nodes))
-                tested += 1
-                break
-    return RealisabilityReport(tuple(cases), invalid)
-
-
 # --------------------------------------------------------------------------- the one checker
 
 
@@ -303,8 +147,8 @@ class DiscoveryChecks:
 
     @property
     def undecided(self) -> int:
-        """Sampled cases whose search hit its per-case cap."""
-        return sum(1 for c in self.realisability.cases if c.outcome == "budget")
+        """Sampled cases that spent their share of the budget (undecided)."""
+        return self.realisability.undecided
 
     @property
     def ok(self) -> bool | None:
@@ -321,7 +165,7 @@ class DiscoveryChecks:
         details = (f"consistent with {c.explained}/{c.transitions} trace transitions; "
                    f"realised {r.realised}/{r.tested} sampled predictions")
         if self.undecided:
-            details += f" ({self.undecided} undecided at the per-case search cap)"
+            details += f" ({self.undecided} undecided: their share of the budget ran out)"
         if t is not None and t.enumerated:
             details += (f"; on all {t.states} reachable states: {t.realised}/"
                         f"{t.predictions} predictions realised (precision "
@@ -334,8 +178,8 @@ class DiscoveryChecks:
         if failing:
             details += f"; not realisable: {', '.join(failing)}"
         if self.ok is None:  # nothing refuted, some cases undecided: the checker's budget
-            return checker_budget_report(f"{self.undecided} sampled cases hit the per-case "
-                                         f"search cap; {details}")
+            return checker_budget_report(f"{self.undecided} sampled cases ran out of their "
+                                         f"share of the budget; {details}")
         return CheckReport(self.ok, details)
 
     def to_dict(self) -> dict[str, Any]:
@@ -387,11 +231,13 @@ def run_checks(inputs: DiscoveryInputs, result: Any, *, samples: int = 8,
         states += fresh_states(simulator, root, 6, seed=1000 + i + seed)
     live = [s for s in dict.fromkeys(states) if not simulator.is_goal(s) and
             simulator.actions(s)]
+    # The enumeration first (bounded by ``max_states``); the sampled cases then share
+    # what is left of the budget equally (xaip.capabilities.realise).
+    truth = measure(result.model, simulator, vocab, start, is_state=is_state, clock=clock,
+                    max_states=max_states, seed=seed)
     realisability = check_realisability(result.model, simulator, vocab, live,
                                         is_state=is_state, per_capability=per_capability,
                                         clock=clock, seed=seed)
-    truth = measure(result.model, simulator, vocab, start, is_state=is_state, clock=clock,
-                    max_states=max_states, seed=seed)
     return DiscoveryChecks(consistency, realisability, truth)
 
 
