@@ -46,6 +46,9 @@ def _study(explainer: str, params: Any, **extra: Any) -> dict[str, Any]:
      "conditions[0].params.foils: a non-empty list of foil texts"),
     ("reconcile.contrastive", {"foils": ["avoid:"]}, "conditions[0].params.foils[0]:"),
     ("foils.radar-x", {"foils": ["use (fly b2)"]}, "conditions[0].params.foils"),
+    ("reconcile.mce", {"max_seconds": 5},
+     "conditions[0].params.max_seconds: the budget goes in the condition itself "
+     "(conditions[0].max_seconds)"),
 ])
 def test_bad_parameters_are_named(explainer: str, params: Any, message: str) -> None:
     with pytest.raises(InputError) as caught:
@@ -110,6 +113,18 @@ def test_an_uncertain_type_on_its_own_files(tmp_path: Path) -> None:
                     folder=tmp_path)
     with pytest.raises(InputError, match=r"files\.annotations: only"):
         parse_study(_study("reconcile.mce", None, files=files), folder=tmp_path)
+
+
+def test_contrastive_on_own_files_needs_its_foils(tmp_path: Path) -> None:
+    fetch = DOMAINS / "fetch"
+    files = {key: str(fetch / f"{key}.pddl") for key in ("robot", "human", "problem")}
+    with pytest.raises(InputError, match=r"conditions\[0\]\.params\.foils: reconcile\."
+                                         "contrastive on the study's own files needs"):
+        parse_study(_study("reconcile.contrastive", None, files=files), folder=tmp_path)
+    study = parse_study(_study("reconcile.contrastive", {"foils": ["avoid:tuck"]},
+                               files=files), folder=tmp_path)
+    shown = prepare(study, open_store(tmp_path / "c.sqlite"), io.StringIO())
+    assert shown["mce"].payload["type"] == "contrastive" and shown["mce"].payload["verified"]
 
 
 def test_changed_parameters_need_a_new_database(tmp_path: Path) -> None:

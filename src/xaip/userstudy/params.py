@@ -79,6 +79,10 @@ def check_params(raw: Any, explainer: str | None, where: str) -> Params:
     checked = []
     for key in sorted(raw):
         kind = known.get(key)
+        if kind is None and key in ("max_seconds", "max_nodes"):
+            condition = where.rsplit(".", 1)[0]
+            raise InputError(f"{where}.{key}: the budget goes in the condition itself "
+                             f"({condition}.{key}), not in its params")
         if kind is None:
             raise InputError(f"{where}.{key}: unknown parameter of {explainer} "
                              f"(known: {', '.join(sorted(known))})")

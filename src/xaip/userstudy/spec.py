@@ -203,6 +203,9 @@ def _condition(item: Any, where: str, shared: tuple[Question, ...], folder: Path
         raise InputError(f"{where}.show_verdict: goes with show = \"explanation\"")
     files = _files(table.get("files"), explainer, f"{where}.files", folder)
     params = check_params(table.get("params"), explainer, f"{where}.params")
+    if explainer == "reconcile.contrastive" and files and "foils" not in dict(params):
+        raise InputError(f"{where}.params.foils: reconcile.contrastive on the study's own "
+                         "files needs its foils (the bundled example's do not apply)")
     own = _questions(table.get("questions", []), f"{where}.questions")
     for number, question in enumerate(own):
         if question.kind == "edit" and not (show == "explanation" and explainer
