@@ -15,6 +15,13 @@
 
 enum { K_UNKNOWN = 0, K_TRUE = 1, K_FALSE = 2 };
 
+/* Tests only (tests/reconcile/test_certified_checker.py builds a core with it): a faulty
+ * certificate, 1 = every cut over-charged by one, 2 = every cut of two or more actions
+ * recorded without its first, so that the checker's rejection of them can be seen. */
+#ifndef XAIP_LMCUT_FAULT
+#define XAIP_LMCUT_FAULT 0
+#endif
+
 struct LMWork {
     const Relaxed *r;
     const CTask *t;
@@ -200,8 +207,12 @@ static cost_t lmcut(LMWork *w, const uint64_t *s) {
         for (size_t i = 0; i < w->cut.n; i++)
             if (w->cost[w->cut.a[i]] < m) m = w->cost[w->cut.a[i]];
         h += m;
-        if (w->record && cutlist_add(w->record, w->cut.a, w->cut.n, r->op_action, m))
-            return COST_OOM;
+        if (w->record) {
+            size_t skip = XAIP_LMCUT_FAULT == 2 && w->cut.n > 1;
+            if (cutlist_add(w->record, w->cut.a + skip, w->cut.n - skip, r->op_action,
+                            m + (XAIP_LMCUT_FAULT == 1)))
+                return COST_OOM;
+        }
 
         /* reduce costs and update h_max incrementally (values only decrease) */
         heap->n = 0;
