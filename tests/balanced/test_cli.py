@@ -76,8 +76,9 @@ def test_budget_exhausted_exits_1(capsys) -> None:  # type: ignore[no-untyped-de
     (["--infer-conditions"], "needs --observable"),
     (["--approximate", "--method", "compile"], "--approximate"),
     (["--communication-cost", "-2"], "communication cost"),
-    (["--method", "compile", "--observable", "clear", "--infer-conditions"],
-     "inferred conditions"),
+    (["--learn-from-watching"], "needs --observable"),
+    (["--method", "model-space", "--observable", "clear", "--learn-from-watching"],
+     "--method compile"),
 ])
 def test_bad_input(capsys, argv: list[str], message: str) -> None:  # type: ignore[no-untyped-def]
     code, _, err = run(capsys, *argv)

@@ -17,6 +17,7 @@ from tests.reconcile.test_reconcile import BLOCKS, BLOCKS3  # the same blocks wo
 from xaip.balanced import balanced_problem
 from xaip.balanced.compile import compile_problem, describe, write_compiled
 from xaip.balanced.instances import random_instance, usar_problem
+from xaip.balanced.objectives import BalancedProblem
 from xaip.errors import InputError, UnsupportedFeature
 from xaip.planning import get_engine, validate
 from xaip.planning.engines.fast_downward import fd_available, fd_solve
@@ -268,18 +269,31 @@ def test_bad_inputs_give_one_line_errors(tmp_path) -> None:  # type: ignore[no-u
         write_compiled(problem, blocker / "sub")
 
 
-def test_conditional_effects_are_refused_with_a_message() -> None:
-    text = BLOCKS.replace("(:requirements :strips)",
-                          "(:requirements :strips :conditional-effects)").replace(
-        ":effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x))",
-        ":effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)"
-        " (when (clear ?x) (clear ?x)))")
-    human = text.replace("(and (clear ?x) (ontable ?x) (handempty))",
-                         "(and (ontable ?x) (handempty))")
-    problem = balanced_problem(parse_domain(text), parse_problem(BLOCKS3),
-                               parse_domain(human))
+def test_conditional_effects_compile_and_other_parts_are_refused() -> None:
+    """B05: conditional effects (the same in both models) compile, and MEGA* agrees with
+    the model-space search; a condition that is not a conjunction of literals is refused
+    with one line."""
+    from xaip.balanced import balance
+
+    def models(when: str) -> BalancedProblem:
+        text = BLOCKS.replace("(:requirements :strips)",
+                              "(:requirements :strips :conditional-effects "
+                              ":disjunctive-preconditions)").replace(
+            ":effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x))",
+            ":effect (and (not (holding ?x)) (clear ?x) (handempty) (ontable ?x)"
+            f" {when})")
+        human = text.replace("(and (clear ?x) (ontable ?x) (handempty))",
+                             "(and (ontable ?x) (handempty))")
+        return balanced_problem(parse_domain(text), parse_problem(BLOCKS3),
+                                parse_domain(human))
+
+    problem = models("(when (clear ?x) (clear ?x))")
+    compiled = compile_problem(problem)
+    assert any(a.conditional for a in compiled.actions)
+    mega, space = (balance(problem, method=m) for m in ("compile", "model-space"))
+    assert mega.verified and space.verified and mega.total == space.total
     with pytest.raises(UnsupportedFeature, match="conjunctions of literals") as error:
-        compile_problem(problem)
+        compile_problem(models("(when (or (clear ?x) (handempty)) (clear ?x))"))
     assert "\n" not in str(error.value)
 
 

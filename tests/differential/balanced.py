@@ -600,13 +600,6 @@ def check(seed: int) -> str | None:
     robot_optimum = optimum(r_ground)
     for method in ("model-space", "compile"):
         where = f"{method} ({o})"
-        if method == "compile" and (conditional or o["infer"]):
-            # MEGA* compiles conjunctions of literals only: a one-line refusal
-            try:
-                balance(problem, method=method, budget=Budget(max_seconds=120))
-            except InputError:
-                continue
-            return f"{where}: MEGA* accepted conditional effects or inferred conditions"
         result = balance(problem, method=method, budget=Budget(max_seconds=120))
         if best is None:
             if result.status != Status.UNSOLVABLE or not result.verified:

@@ -258,15 +258,18 @@ def _product(problem: BalancedProblem, cost_e: float, robot_side: _Side, robot_o
 def relaxed_reachable(task: Task) -> bool:
     """Is the goal reachable when deletes and negative conditions are ignored? (Necessary
     for a plan; cheaper than the optimal planner on the many edit sets without one.)"""
-    reached, pending, grew = task.init, list(task.actions), True
+    # a conditional effect is an operator of its own: the action's and its conditions
+    pending = [(a.pre, a.add) for a in task.actions]
+    pending += [(a.pre | c.cond_pos, c.add) for a in task.actions for c in a.conditional]
+    reached, grew = task.init, True
     while grew:
         grew, rest = False, []
-        for action in pending:
-            if reached & action.pre == action.pre:
-                grew = grew or bool(action.add & ~reached)
-                reached |= action.add
+        for pre, add in pending:
+            if reached & pre == pre:
+                grew = grew or bool(add & ~reached)
+                reached |= add
             else:
-                rest.append(action)
+                rest.append((pre, add))
         pending = rest
     return reached & task.goal == task.goal
 

@@ -66,7 +66,7 @@ from xaip.balanced.objectives import BalancedProblem
 from xaip.errors import InputError
 from xaip.planning.features import Edit
 from xaip.planning.pddl.model import Atom
-from xaip.planning.task import Task
+from xaip.planning.task import ConditionalEffect, Task
 
 START, FINISH, TASK, EXPLAIN = "start", "finish", "task", "explain"
 
@@ -111,6 +111,9 @@ class CompiledAction:
     when: tuple[WhenMu, ...] = ()
     candidate: int | None = None
     robot_cost: int = 0
+    #: conditional effects on compiled bits (B05: the robot's ``when`` effects on the
+    #: world, prioritised belief effects; conditions may read meta bits)
+    conditional: tuple[ConditionalEffect, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -247,6 +250,10 @@ class CompiledTask:
             if state >> effect.mu & 1:
                 add |= effect.add
                 delete |= effect.delete
+        for cond in action.conditional:
+            if state & cond.cond_pos == cond.cond_pos and not state & cond.cond_neg:
+                add |= cond.add
+                delete |= cond.delete
         return (state & ~delete) | add
 
     def robot_goal_reached(self, state: int) -> bool:

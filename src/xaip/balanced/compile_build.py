@@ -25,12 +25,21 @@ from xaip.balanced.compile import (
     WhenMu,
     scale_of,
 )
+from xaip.balanced.compile_when import (
+    Condition,
+    Item,
+    LiftedWhen,
+    Ref,
+    bind,
+    prioritised,
+    union_layout,
+)
 from xaip.balanced.learning import Learner
 from xaip.balanced.objectives import BalancedProblem, feature_name
 from xaip.errors import UnsupportedFeature
 from xaip.planning.features import Feature, FeatureKind
 from xaip.planning.pddl.model import Atom
-from xaip.planning.task import GroundAction, Task, bits
+from xaip.planning.task import ConditionalEffect, GroundAction, Task, bits
 
 _K = FeatureKind
 _LITERAL = (_K.PRECONDITION, _K.NEGATIVE_PRECONDITION, _K.ADD_EFFECT, _K.DELETE_EFFECT)
@@ -43,17 +52,28 @@ class Builder:
                  explain_costs: Sequence[Fraction], explain_first: bool,
                  stop_at_goal: bool) -> None:
         space = problem.space
-        if not space.compiled:
-            raise UnsupportedFeature(
-                "MEGA* compiles models whose actions are conjunctions of literals (no "
-                "or/exists/forall/when, no derived predicates); use --method model-space")
         self.problem, self.space = problem, space
         self.alpha, self.explain_costs = alpha, explain_costs
         self.explain_first, self.stop_at_goal = explain_first, stop_at_goal
-        everything = tuple(range(len(space.candidates)))
-        # M^R_h + D is M^R on the space's facts, priced as the robot prices it
-        self.robot_task = robot_priced(space.task(everything), problem.robot_task)
-        self.world = len(space.facts)
+        self.whens: dict[str, tuple[LiftedWhen, ...]] = {}
+        if space.compiled:
+            everything = tuple(range(len(space.candidates)))
+            # M^R_h + D is M^R on the space's facts, priced as the robot prices it
+            self.robot_task = robot_priced(space.task(everything), problem.robot_task)
+            self.facts: tuple[Atom, ...] = space.facts
+            self.fact_index: dict[Atom, int] = space.fact_index
+            self.static_predicates: frozenset[str] = space.static_predicates
+        else:  # conditional effects (B05): the compilation grounds the union itself
+            if problem.learn_from_watching:
+                raise UnsupportedFeature(
+                    "learning from watching is compiled for models without conditional "
+                    "effects (she could hypothesise a conditional effect)")
+            layout = union_layout(problem, {a.name: a.cost for a in problem.robot_task.actions})
+            self.robot_task = layout.robot_task
+            self.facts, self.fact_index = layout.facts, layout.fact_index
+            self.static_predicates = layout.static_predicates
+            self.whens = layout.whens
+        self.world = len(self.facts)
         self.candidate_of: dict[tuple[FeatureKind, Feature], int] = {}
         for i, candidate in enumerate(space.candidates):
             if candidate.instance is not None:
@@ -63,6 +83,14 @@ class Builder:
         self.static_index: dict[Atom, int] = {}
         self.human_by_action = _by_action(space.human_features)
         self.robot_by_action = _by_action(space.robot_features)
+
+    def parameters_of(self, schema: str) -> tuple[str, ...]:
+        """The robot's parameter names of ``schema`` (conditional effects are bound
+        with them)."""
+        for action in self.problem.robot_domain.actions:
+            if action.name == schema:
+                return tuple(p.name for p in action.parameters)
+        return ()
 
     # -- the person's side, feature by feature
 
@@ -74,10 +102,16 @@ class Builder:
         atom = Atom(feature.atom.predicate, tuple(mapping.get(a, a) for a in feature.atom.args))
         if atom.predicate == "=":
             return ("true" if atom.args[0] == atom.args[1] else "false"), 0
-        index = self.space.fact_index.get(atom)
+        return self.atom_slot(atom)
+
+    def atom_slot(self, atom: Atom) -> tuple[str, int]:
+        """Where a ground atom lands (see :meth:`_slot`)."""
+        if atom.predicate == "=":
+            return ("true" if atom.args[0] == atom.args[1] else "false"), 0
+        index = self.fact_index.get(atom)
         if index is not None:
             return "bit", index
-        if atom.predicate in self.space.static_predicates:
+        if atom.predicate in self.static_predicates:
             if atom not in self.static_index:
                 self.static_index[atom] = len(self.static_index)
             return "static", self.static_index[atom]
@@ -143,6 +177,10 @@ class _Part:
         self.guards: list[tuple[int, tuple[str, int], bool]] = []
         self.when: list[tuple[int, tuple[str, int], bool]] = []  # (mu, bit, adds?)
         self.impossible = False
+        # conditional effects (B05, compile_when): world ones and prioritised belief ones,
+        # as (condition, target, value) on symbolic bits; used bits set by the action
+        self.conditional: list[tuple[Condition, Ref, bool]] = []
+        self.used: set[Ref] = set()
 
 
 def _belief_literal(part: _Part, feature: Feature, slot: tuple[str, int],
@@ -177,19 +215,19 @@ def _belief_literal(part: _Part, feature: Feature, slot: tuple[str, int],
 
 
 def assemble(b: Builder) -> CompiledTask:
-    problem, space = b.problem, b.space
+    problem = b.problem
     differences = problem.differences
     scale = scale_of([b.alpha, *b.explain_costs])
     # 1. collect the parts symbolically (static beliefs are numbered on the way)
     task_parts: list[tuple[GroundAction, _Part, int | None, int]] = []
     observed = 0  # world facts she sees change while watching (B05)
-    for index, atom in enumerate(space.facts):
+    for index, atom in enumerate(b.facts):
         if atom.predicate in problem.observable:
             observed |= 1 << index
     learner = Learner(problem, b.robot_task)  # what watching teaches her (B05)
+    inferable = _inferable(b, observed)  # facts whose "used" bit inference reads
     for action in b.robot_task.actions:
-        number = space.instance_index[action.name]
-        args = space.instances[number].args
+        args = action.args
         features = b._split(action.schema)
         human = b.human_by_action.get(action.schema, set())
         exists_for_her = any(f.kind is _K.COST for f in human)
@@ -202,8 +240,13 @@ def assemble(b: Builder) -> CompiledTask:
             _belief_literal(part, feature, b._slot(feature, args), candidate)
         if part.impossible:
             continue
-        if observed:
+        if action.conditional:
+            if not _conditional_beliefs(b, part, action, args, observed):
+                continue
+        elif observed:
             _watch(part, action, observed)
+        if inferable:
+            part.used = {("u", i) for i in bits(_mentions(action) & inferable)}
         learned = _learned(learner, action)
         for creator in creators:
             task_parts.append((action, part, creator, learned))
@@ -228,14 +271,25 @@ def assemble(b: Builder) -> CompiledTask:
     mu_offset = 2 * world + len(statics)
     n_candidates = len(differences)
     p_init = mu_offset + n_candidates
+    used_bits = {fact: p_init + 3 + k for k, fact in enumerate(bits(inferable))}
 
     def bit(ref: tuple[str, int]) -> int:
         kind, index = ref
+        if kind == "w":
+            return index
         if kind == "b":
             return world + index
         if kind == "s":
             return 2 * world + index
+        if kind == "u":
+            return used_bits[index]
         return mu_offset + index
+
+    def conditional(part: _Part) -> tuple[ConditionalEffect, ...]:
+        return tuple(ConditionalEffect(mask(set(pos)), mask(set(neg)),
+                                       1 << bit(target) if value else 0,
+                                       0 if value else 1 << bit(target))
+                     for (pos, neg), target, value in part.conditional)
 
     def mask(refs: set[tuple[str, int]]) -> int:
         out = 0
@@ -255,10 +309,10 @@ def assemble(b: Builder) -> CompiledTask:
     names = _FactNames()
     facts: list[str] = []
     descriptions: list[str] = []
-    for atom in space.facts:
+    for atom in b.facts:
         facts.append(names.make("w", str(atom)))
         descriptions.append(f"world: {atom}")
-    for atom in (*space.facts, *statics):
+    for atom in (*b.facts, *statics):
         facts.append(names.make("b", str(atom)))
         descriptions.append(f"she believes {atom}")
     for i, edit in enumerate(differences):
@@ -267,6 +321,9 @@ def assemble(b: Builder) -> CompiledTask:
     for control in ("p-init", "p-started", "p-goal"):
         facts.append(names.make(control, ""))
         descriptions.append(control)
+    for fact in used_bits:
+        facts.append(names.make("u", str(b.facts[fact])))
+        descriptions.append(f"an earlier step used {b.facts[fact]}")
     # 3. the actions
     actions: list[CompiledAction] = []
     p_bits = {"init": 1 << p_init, "started": 1 << (p_init + 1), "goal": 1 << (p_init + 2)}
@@ -297,9 +354,10 @@ def assemble(b: Builder) -> CompiledTask:
         cost = b.alpha * action.cost * scale
         actions.append(CompiledAction(
             name, TASK, action.name, pre=pre, neg_pre=action.neg_pre | mask(part.neg),
-            add=action.add | mask(part.add) | learn_on,
+            add=action.add | mask(part.add) | mask(part.used) | learn_on,
             delete=action.delete | mask(part.delete) | learn_off,
-            cost=int(cost), guards=guards(part), when=whens(part), robot_cost=action.cost))
+            cost=int(cost), guards=guards(part), when=whens(part), robot_cost=action.cost,
+            conditional=conditional(part)))
     for i, edit in enumerate(differences):
         mu = 1 << (mu_offset + i)
         early = b.explain_first or not edit.feature.is_action_feature
@@ -343,6 +401,102 @@ def _learned(learner: Learner, action: GroundAction) -> int:
     """The candidates she learns by watching ``action`` (:mod:`xaip.balanced.learning`;
     the compiled models have no conditional effects, so the same in every state)."""
     return learner.step(action, 0, 0) if learner.active else 0
+
+
+def _inferable(b: Builder, observed: int) -> int:
+    """The world facts in the condition of a conditional effect she can see fire (B05,
+    ``infer_conditions``): the facts whose "used by an earlier step" bit inference reads
+    (none without inference)."""
+    out = 0
+    if not b.problem.infer_conditions:
+        return out
+    for action in b.robot_task.actions:
+        for effect in action.conditional:
+            if (effect.add | effect.delete) & observed:
+                out |= effect.cond_pos | effect.cond_neg
+    return out
+
+
+def _mentions(action: GroundAction) -> int:
+    """The world facts a step uses (as :meth:`~xaip.balanced.epistemic.Watcher.mentions`)."""
+    mask = action.pre | action.neg_pre | action.add | action.delete
+    for effect in action.conditional:
+        mask |= effect.cond_pos | effect.cond_neg | effect.add | effect.delete
+    return mask
+
+
+def _conditional_beliefs(b: Builder, part: _Part, action: GroundAction,
+                         args: tuple[str, ...], observed: int) -> bool:
+    """The effects of a task action with conditional effects (B05, :mod:`compile_when`):
+    the robot's on the world, and every belief effect as prioritised conditional effects
+    (inferred over watched over predicted); ``False`` when her model's action can never
+    apply."""
+    world: list[tuple[Condition, Ref, bool]] = []
+    for effect in action.conditional:
+        cond = (frozenset(("w", i) for i in bits(effect.cond_pos)),
+                frozenset(("w", i) for i in bits(effect.cond_neg)))
+        world += [(cond, ("w", i), True) for i in bits(effect.add)]
+        world += [(cond, ("w", i), False) for i in bits(effect.delete & ~effect.add)]
+    empty: Condition = (frozenset(), frozenset())
+    # the robot's sources of each world fact: (condition, adds?)
+    sources: dict[int, list[tuple[Condition, bool]]] = {}
+    for i in bits(action.add):
+        sources.setdefault(i, []).append((empty, True))
+    for i in bits(action.delete & ~action.add):
+        sources.setdefault(i, []).append((empty, False))
+    for cond, (_, i), adds in world:
+        sources.setdefault(i, []).append((cond, adds))
+    items: list[Item] = []
+    # 1. watched: an observable fact the step asserts takes its value after the step
+    for i, found in sorted(sources.items()):
+        if observed >> i & 1:
+            items += [Item(("b", i), True, c) for c, adds in found if adds]
+            items += [Item(("b", i), False, c) for c, adds in found if not adds]
+    # 2. inferred conditions of watched fired conditional effects (false over true)
+    if b.problem.infer_conditions:
+        for value in (False, True):
+            for effect in action.conditional:
+                if not (effect.add | effect.delete) & observed:
+                    continue
+                cond = (frozenset(("w", i) for i in bits(effect.cond_pos)),
+                        frozenset(("w", i) for i in bits(effect.cond_neg)))
+                for i in bits(effect.cond_pos if value else effect.cond_neg):
+                    found = sources.get(i, [])
+                    if any(not c[0] and not c[1] for c, _ in found):
+                        continue  # the step always asserts it: never inferred
+                    items.append(Item(("b", i), value, (cond[0], cond[1] | {("u", i)}),
+                                      tuple(c for c, _ in found)))
+    # 3. her model's prediction: adds over deletes, her conditional effects on beliefs
+    mine: list[tuple[Condition, Ref, bool]] = []
+    mine += [(empty, ref, True) for ref in sorted(part.add)]
+    mine += [((frozenset({("mu", c)}), frozenset()), ref, adds)
+             for c, ref, adds in sorted(part.when)]
+    mine += [(empty, ref, False) for ref in sorted(part.delete)]
+    for when in b.whens.get(action.schema, ()):
+        params = b.parameters_of(action.schema)
+        pos: set[Ref] = set()
+        neg: set[Ref] = set()
+        possible = True
+        for atoms, positive in ((when.pos, True), (when.neg, False)):
+            for atom in atoms:
+                code, index = b.atom_slot(bind(atom, params, args))
+                if code in ("true", "false"):
+                    possible = possible and (code == "true") == positive
+                else:
+                    (pos if positive else neg).add(("b" if code == "bit" else "s", index))
+        if not possible or pos & neg:
+            continue
+        for atoms, adds in ((when.add, True), (when.delete, False)):
+            for atom in atoms:
+                code, index = b.atom_slot(bind(atom, params, args))
+                if code in ("bit", "static"):
+                    mine.append(((frozenset(pos), frozenset(neg)),
+                                 ("b" if code == "bit" else "s", index), adds))
+    mine.sort(key=lambda m: not m[2])  # an add wins over a delete
+    items += [Item(target, value, cond) for cond, target, value in mine]
+    part.add, part.delete, part.when = set(), set(), []
+    part.conditional = world + prioritised(items)
+    return True
 
 
 def _problem_split(b: Builder) -> list[tuple[Feature, int | None]]:

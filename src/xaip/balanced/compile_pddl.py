@@ -51,6 +51,13 @@ def _action(task: CompiledTask, action: CompiledAction) -> list[str]:
     for when in action.when:
         inner = _atoms(task, when.add) + _atoms(task, when.delete, negated=True)
         effect.append(f"(when ({task.facts[when.mu]}) {_conjunction(inner)})")
+    for cond in action.conditional:  # B05: conditional effects and prioritised beliefs
+        test = _atoms(task, cond.cond_pos) + _atoms(task, cond.cond_neg, negated=True)
+        inner = _atoms(task, cond.add) + _atoms(task, cond.delete, negated=True)
+        if not test:
+            effect.extend(inner)
+        else:
+            effect.append(f"(when {_conjunction(test)} {_conjunction(inner)})")
     effect.append(f"(increase (total-cost) {action.cost})")
     lines = []
     if action.kind in ("task", "explain"):

@@ -76,7 +76,7 @@ def split_actions(task: CompiledTask) -> tuple[GroundAction, ...]:
     out: list[GroundAction] = []
     for action in task.actions:
         conditional = tuple(ConditionalEffect(1 << w.mu, 0, w.add, w.delete)
-                            for w in action.when)
+                            for w in action.when) + action.conditional
         for pre, neg in _copies(task, action):
             out.append(GroundAction(action.name, (), pre, action.add, action.delete,
                                     action.cost, neg, conditional))

@@ -150,22 +150,31 @@ def watched_run(problem: BalancedProblem,
     schemas = {a.name: a for a in domain.actions}
     belief = {Atom(a.predicate, a.args) for a in updated.init}
     s_r, used, cost = robot.init, 0, 0
+    alive = True  # her model can still execute the plan (she learns from the robot anyway)
     for name in plan:
         action = next((robot.actions[i] for i in robot.action_index.get(name, ())
                        if robot.actions[i].applicable(s_r)), None)
         schema_name, *args = name.split()
+        if action is None:
+            return None, indices(learned)
         mine = schemas.get(schema_name)
-        if action is None or mine is None or len(args) != len(mine.parameters):
-            return None, indices(learned)
-        binding = dict(zip((p.name for p in mine.parameters), args, strict=True))
-        view = frozenset(belief)
-        if not _holds(mine.precondition, view, binding, world):
-            return None, indices(learned)
-        adds: set[Atom] = set()
-        deletes: set[Atom] = set()
-        step = _effects(mine.effect, view, binding, world, adds, deletes)
-        cost += int(step or 0) if world.uses_costs else 1
-        belief = (belief - deletes) | adds
+        if mine is None or len(args) != len(mine.parameters):
+            alive = False
+        if alive:
+            assert mine is not None
+            binding = dict(zip((p.name for p in mine.parameters), args, strict=True))
+            view = frozenset(belief)
+            if not _holds(mine.precondition, view, binding, world):
+                alive = False
+        if alive:
+            assert mine is not None
+            adds: set[Atom] = set()
+            deletes: set[Atom] = set()
+            step = _effects(mine.effect, view, binding, world, adds, deletes)
+            cost += int(step or 0) if world.uses_costs else 1
+            belief = (belief - deletes) | adds
+        elif not learner.active:
+            return None, ()
         next_r = action.apply(s_r)
         asserted, pos, neg = watcher.fired(action, s_r)
         r_adds: set[Atom] = set()
@@ -192,7 +201,8 @@ def watched_run(problem: BalancedProblem,
                 world = _World(domain, updated)
                 schemas = {a.name: a for a in domain.actions}
         s_r = next_r
-    reached = robot.is_goal(s_r) and _holds(updated.goal, frozenset(belief), {}, world)
+    reached = alive and robot.is_goal(s_r) and _holds(updated.goal, frozenset(belief), {},
+                                                      world)
     return (cost if reached else None), indices(learned)
 
 

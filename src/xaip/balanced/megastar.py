@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from xaip.balanced.compile import (
     EXPLAIN,
@@ -62,7 +63,7 @@ from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.heuristics import ADMISSIBLE, make_heuristic
 from xaip.planning.pddl.model import Atom
 from xaip.planning.search.successors import Successors
-from xaip.planning.task import GroundAction, Task
+from xaip.planning.task import ConditionalEffect, GroundAction, Task
 from xaip.runtime import Budget, BudgetClock, Progress, Status, report
 from xaip.runtime.budget import as_clock
 
@@ -160,6 +161,9 @@ class MegaStar:
         record = _Subset(subset, self._optimal(human) if solvable else None)
         if record.optimum is None and not self.learning:
             return record  # (learning: watching may still teach her a model with a plan)
+        # her model grounded on its own (conditional effects) may lack actions only
+        # watching lets her take: her costs then come from her lifted model
+        lifted = None if self.space.compiled else _lifted_costs(*self.space.model(subset))
         actions: list[GroundAction] = []
         robot_costs: list[int] = []
         human_costs: list[int] = []
@@ -176,7 +180,13 @@ class MegaStar:
             if ground is None:
                 continue
             cost_h = 0
-            if action.kind == TASK:
+            if action.kind == TASK and lifted is not None:
+                found = lifted(action.label)
+                if found is None:
+                    record.missing += 1
+                    continue
+                cost_h = found
+            elif action.kind == TASK:
                 ids = human.action_index.get(action.label)
                 if not ids:
                     record.missing += 1
@@ -353,7 +363,8 @@ class MegaStar:
                 assert record.human_h is not None
                 # watched beliefs may reach her goal more cheaply than her model
                 # predicts (B05): her model's estimate would not be admissible then
-                h_h = 0.0 if self.problem.watched else record.human_h(
+                h_h = 0.0 if self.problem.watched or not self.space.compiled \
+                    else record.human_h(
                     (child >> c.world) & c.world_mask)
                 if math.isinf(h_h):
                     continue
@@ -388,12 +399,39 @@ class MegaStar:
         return Status.FOUND, plan, subset, g_robot[node], g_human[node], optimum
 
 
+def _lifted_costs(domain: Any, problem: Any) -> Callable[[str], int | None]:
+    """Her cost of a ground action by name in her lifted model (``None``: no such
+    schema): what her step costs whatever she believes (costs do not depend on the
+    state in the models the compilation takes)."""
+    from xaip.planning.plans import _effects, _World
+
+    world = _World(domain, problem)
+    schemas = {a.name: a for a in domain.actions}
+    cache: dict[str, int | None] = {}
+
+    def cost(name: str) -> int | None:
+        if name not in cache:
+            schema_name, *args = name.split()
+            schema = schemas.get(schema_name)
+            if schema is None or len(args) != len(schema.parameters):
+                cache[name] = None
+            else:
+                binding = dict(zip((p.name for p in schema.parameters), args, strict=True))
+                step = _effects(schema.effect, frozenset(), binding, world, set(), set())
+                cache[name] = int(step or 0) if world.uses_costs else 1
+        return cache[name]
+
+    return cost
+
+
 def relaxed_solvable(task: Task) -> bool:
     """Can the goal's facts be reached ignoring deletes and negative conditions? (A
     cheap necessary condition for a plan: most edit sets of some MRPs leave her model
     without one.)"""
     reached = task.init
     waiting = [(a.pre, a.add) for a in task.actions]
+    # a conditional effect is an operator of its own: the action's and its conditions
+    waiting += [(a.pre | c.cond_pos, c.add) for a in task.actions for c in a.conditional]
     grew = True
     while grew:
         grew = False
@@ -416,6 +454,8 @@ def _reads(action: CompiledAction) -> int:
         mask |= 1 << guard.mu
     for when in action.when:
         mask |= 1 << when.mu
+    for cond in action.conditional:
+        mask |= cond.cond_pos | cond.cond_neg
     return mask | action.pre | action.neg_pre
 
 
@@ -438,7 +478,15 @@ def _resolve(action: CompiledAction, mu_bits: int, mu_mask: int) -> GroundAction
         if mu_bits >> when.mu & 1:
             add |= when.add
             delete |= when.delete
-    return GroundAction(action.name, (), pre, add, delete & ~add, action.robot_cost, neg)
+    conditional: list[ConditionalEffect] = []
+    for cond in action.conditional:  # B05: their meta literals are fixed too
+        if cond.cond_pos & mu_mask & ~mu_bits or cond.cond_neg & mu_bits:
+            continue
+        conditional.append(ConditionalEffect(cond.cond_pos & ~mu_mask,
+                                             cond.cond_neg & ~mu_mask, cond.add,
+                                             cond.delete))
+    return GroundAction(action.name, (), pre, add, delete & ~add, action.robot_cost, neg,
+                        tuple(conditional))
 
 
 def optimal_cost(engine: Engine, task: Task, clock: BudgetClock) -> int | None:
@@ -550,7 +598,14 @@ def _without_penalty(problem: BalancedProblem, compiled: CompiledTask, engine: E
         optimum = optimal_cost(engine, human, clock)
     except OutOfBudget:
         return finish(Status.BUDGET_EXHAUSTED)
-    if problem.watched:  # her cost as she watches it (B05), as every other answer
+    if problem.watched and not problem.space.compiled:
+        # her model grounded on its own lacks what only watching makes her believe: her
+        # cost on her lifted model (as the model-space search prices it)
+        from xaip.balanced.epistemic import watched_cost
+
+        domain, updated = problem.space.model(())
+        cost_h = watched_cost(problem, domain, updated, plan)
+    elif problem.watched:  # her cost as she watches it (B05), as every other answer
         from xaip.balanced.epistemic import watched_cost_in
 
         cost_h = watched_cost_in(problem, compiled.robot_task, problem.space.task(()), plan,

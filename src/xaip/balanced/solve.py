@@ -46,9 +46,6 @@ def balance(
 
         result = model_space_search(problem, exact=exact, budget=budget, progress=progress)
     elif method == "compile":
-        if problem.infer_conditions:
-            raise InputError("the MEGA* compilation does not model inferred conditions; "
-                             "--infer-conditions needs --method model-space")
         result = megastar_solver()(problem, budget=budget, progress=progress)
     else:
         raise InputError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
