@@ -49,8 +49,11 @@ Design choices (book-spec §6.5 leaves them open, [D]):
 * costs are integers: ``α·C^R(a)`` for task actions and ``β·C_E(φ)`` for explanations,
   times :attr:`CompiledTask.scale` (the least common denominator of the prices).
 
-Only models whose actions are conjunctions of literals (what the model space compiles)
-can be compiled; others raise :class:`~xaip.errors.UnsupportedFeature`.
+Models whose actions are conjunctions of literals use the model space's grounding;
+models with conditional effects (the same in both models, conjunctions of literals under
+conjunctions of literals) are grounded by :mod:`xaip.balanced.compile_when`, whose
+prioritised belief effects also model inferred conditions (B05). Other models raise
+:class:`~xaip.errors.UnsupportedFeature`.
 """
 
 from __future__ import annotations

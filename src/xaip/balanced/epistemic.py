@@ -23,10 +23,9 @@ state (her updated model's action with the same name), and it ends with her goal
 reached; its cost for her is the sum of her model's action costs. Optimality is judged
 against ``C*`` of her updated model as she would plan it (without watching).
 
-What is approximated (and said so in docs/balanced.md): the book also lets observed
-effects update her *model* (its meta fluents), so that a demonstrated effect needs no
-explanation later; here watching changes her beliefs about the state, not her model of
-the actions, in the model-space search. Observation of the initial state is not
+Learning from watching (her *model* of the actions updated by what she sees, the book's
+"and even the meta-fluent") is :mod:`xaip.balanced.learning`; :func:`watched_run` walks
+it on the lifted models for the checker. Observation of the initial state is not
 modelled (only effects are seen).
 """
 
