@@ -8,10 +8,11 @@ initial facts and goals; with or without declared action costs and a
 initially and some robots without a plan. Objectives ``balanced``, ``explicable`` and
 ``explicable-optimal`` with random weights, communication costs and penalties. Some
 persons watch the plan (B05): an observable predicate, in three instances of ten one or
-two conditional effects shared by both models, and ``--infer-conditions``; MEGA* must
-refuse those (it compiles conjunctions of literals only) and the model-space answer is
-compared with the oracle, which simulates the watched beliefs and the inferred conditions
-(with the facts used so far) itself.
+two conditional effects shared by both models, and ``--infer-conditions``; both
+methods' answers (MEGA* compiles them since issue 25's B05 work) are compared with the
+oracle, which simulates the watched beliefs and the inferred conditions (with the facts
+used so far) itself. Learning from watching has its own family,
+:mod:`tests.differential.balanced_learn`.
 
 The oracle is written from the definitions, sharing nothing with xaip but the PDDL text
 it writes: its own feature sets per model, its own candidate list (the features the two
@@ -573,7 +574,6 @@ def check(seed: int) -> str | None:
     """Run both methods with their checker on the seed's instance; compare with the
     oracle. ``None`` when everything agrees."""
     from xaip.balanced import Weights, balance, balanced_problem
-    from xaip.errors import InputError
     from xaip.planning.pddl import parse_domain, parse_problem
     from xaip.runtime import Budget, Status
 
@@ -586,7 +586,6 @@ def check(seed: int) -> str | None:
         default_cost=float(o["cost"]), penalty=str(o["penalty"]),  # type: ignore[arg-type]
         observable=(str(o["observable"]),) if o["observable"] else (),
         infer_conditions=bool(o["infer"]))
-    conditional = any(s.when for s in robot.schemas.values())
     cands = candidates(robot, human)
     theirs = sorted(_key_of(e) for e in problem.differences)
     if theirs != sorted(k for k, _, _ in cands):
