@@ -291,15 +291,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def table(rows: Sequence[dict[str, Any]]) -> str:
-    """The sweep's rows beside the reference's queries where it ran that grid."""
+    """The sweep's rows beside the reference's queries where it ran that grid. ``ms/query``
+    is the agent's answering time per query, ``run ms/q`` our whole run per query and
+    ``ref ms/q`` the reference's whole interrogation per query (all its files give)."""
     lines = [f"{'game':<12}{'grid':>5}{'cells':>6} {'agent':<7}{'queries':>8}{'failed':>7}"
-             f"{'seconds':>9}{'ms/query':>9}{'ref q':>7}"]
+             f"{'seconds':>9}{'ms/query':>9}{'run ms/q':>9}{'ref q':>7}{'ref ms/q':>9}"]
     for r in rows:
         rows_, cols_ = (int(x) for x in r["grid"].split("x"))
         ref = REFERENCE_RUNS.get((r["game"], rows_, cols_))
         lines.append(f"{r['game']:<12}{r['grid']:>5}{r['cells']:>6} {r['agent']:<7}"
                      f"{r['queries']:>8.0f}{r['failed']:>7.0f}{r['seconds']:>9.2f}"
-                     f"{r['ms_per_query']:>9.2f}{'-' if ref is None else ref.queries:>7}"
+                     f"{r['ms_per_query']:>9.2f}"
+                     f"{1000 * r['seconds'] / r['queries'] if r['queries'] else 0.0:>9.1f}"
+                     f"{'-' if ref is None else ref.queries:>7}"
+                     f"{'-' if ref is None else format(1000 * ref.seconds / ref.queries, '.1f'):>9}"
                      + ("" if r["status"] == "complete" else f"  {r['status']}"))
     return "\n".join(lines)
 
