@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,7 @@ def test_the_countdown_sends_the_page_at_zero_in_chromium(tmp_path: Path) -> Non
     sends itself with the one answer given; the next part says the time was up."""
     from tests.userstudy.test_timelimits import timed_study
 
-    study = timed_study(tmp_path, time_limit=4, time_grace=20)
+    study = timed_study(tmp_path, time_limit=10, time_grace=30)
     server = start(tmp_path, tmp_path / "timed.sqlite", study=str(study))
     errors: list[str] = []
     try:
@@ -113,7 +114,7 @@ def test_the_countdown_sends_the_page_at_zero_in_chromium(tmp_path: Path) -> Non
             page.click("text=Start")
             page.wait_for_selector("text=Part 1 of 2")
             first = page.inner_text("#countdown")
-            assert first in ("0:04", "0:03", "0:02", "0:01")
+            assert re.fullmatch(r"0:(10|0[1-9])", first), first
             page.check("#q-understand input[value='2']")
             page.wait_for_selector("text=Part 2 of 2")  # sent by the countdown, no click
             assert "the answers you had given were recorded" in page.inner_text("#notice")
@@ -124,7 +125,7 @@ def test_the_countdown_sends_the_page_at_zero_in_chromium(tmp_path: Path) -> Non
         part1 = {r["question"]: r for r in rows if r["position"] == "1"}
         assert part1["understand"]["answer"] == "2" and part1["satisfied"]["answer"] == ""
         assert {r["timed_out"] for r in part1.values()} == {"1"}
-        assert all(float(r["seconds"]) >= 4 for r in part1.values())
+        assert all(float(r["seconds"]) >= 10 for r in part1.values())
     finally:
         server.stop()
     assert errors == []
