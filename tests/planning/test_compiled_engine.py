@@ -402,7 +402,7 @@ sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", *sys.argv[2:]]))
                     reason="set XAIP_SANITIZE=1 (CI, once) to run the core under ASan+UBSan")
 def test_core_under_address_and_undefined_behaviour_sanitisers(tmp_path: Path) -> None:
     """Build ``xaip._core`` with ``-fsanitize=address,undefined`` and run this file (and the
-    preferred-operator and derived-predicate tests) with it.
+    preferred-operator, derived-predicate and certified LM-cut tests) with it.
 
     Slow (a minute or two), so opt-in: CI sets ``XAIP_SANITIZE=1`` once per run.
     """
@@ -425,7 +425,8 @@ def test_core_under_address_and_undefined_behaviour_sanitisers(tmp_path: Path) -
     run = subprocess.run(
         [sys.executable, "-c", SANITIZE_SCRIPT, str(tmp_path / "xaip"), __file__,
          str(Path(__file__).with_name("test_compiled_preferred.py")),
-         str(Path(__file__).with_name("test_derived.py"))],
+         str(Path(__file__).with_name("test_derived.py")),
+         str(Path(__file__).with_name("test_certified_lmcut.py"))],
         cwd=root, env=env, capture_output=True, text=True, timeout=1800)
     output = run.stdout + run.stderr
     assert run.returncode == 0 and "Sanitizer" not in output, output[-4000:]
