@@ -59,8 +59,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--study", default=None, metavar="STUDY",
                         help="also run a user study: a study file (TOML/JSON) or a bundled "
                              "one (fetch, concepts); see docs/userstudy.md")
-    parser.add_argument("--study-db", default=None, metavar="FILE",
-                        help="the study's SQLite database (default ./xaip-study-NAME.sqlite)")
+    parser.add_argument("--study-db", default=None, metavar="FILE|URL",
+                        help="the study's database: a SQLite file (default "
+                             "./xaip-study-NAME.sqlite) or a postgresql:// URL, which "
+                             "several server processes can share")
     parser.add_argument("--study-token", default=None, metavar="TOKEN",
                         help="the researcher pages' token (default: a new random one)")
     parser.set_defaults(handler=run)
