@@ -20,7 +20,9 @@ agree on:
 * contrastive size for a random ``avoid:``/``use:`` foil = the smallest subset after which
   the plan is valid and no plan of the foil is cheaper; verified;
 * the checker refuses the whole difference (the MPE) claimed as an MCE whenever the oracle
-  knows a smaller complete set (a test of the checker's minimality proof).
+  knows a smaller complete set (a test of the checker's minimality proof);
+* no LM-cut certificate was rejected by the checker's A* (certified LM-cut: a rejection
+  would be a fault in LM-cut, answered there by h^max).
 
 Every instance is within what the oracle enumerates (at most 7 lifted differences); the
 grounded comparison alone is skipped when there are more than 10 ground differences.
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.errors import InputError
+from xaip.planning.engines.compiled import CERTIFIED_LMCUT, search_counts
 from xaip.planning.pddl import parse_domain, parse_problem
 from xaip.reconcile import check as check_answer
 from xaip.reconcile import explain, make_mrp, parse_foil
@@ -381,6 +384,7 @@ def check(seed: int) -> str | None:
         return _explained(_apply(human, robot, subset), start, goal, plan, foil)
 
     problems = []
+    rejected = search_counts(CERTIFIED_LMCUT)["rejected"]
     mce = explain(mrp, "mce", budget=budget)
     want = _smallest(differences, explains)
     edits = [_to_oracle(e) for e in mce.edits]
@@ -420,4 +424,7 @@ def check(seed: int) -> str | None:
         if contrastive.size != want or not contrastive.verified:
             problems.append(f"contrastive {kind}:{name} size {contrastive.size} (oracle "
                             f"{want}), verified {contrastive.verified} ({contrastive.check})")
+    failed = search_counts(CERTIFIED_LMCUT)["rejected"] - rejected
+    if failed:  # the checker stayed right (h^max there), but LM-cut's certificate was wrong
+        problems.append(f"{failed} LM-cut certificate(s) rejected by the checker's A*")
     return "; ".join(problems) or None
