@@ -327,3 +327,22 @@ def test_lmcut_certificates_on_the_shared_tasks(name: str) -> None:
         assert certify(task, state, cuts) == ("ok", claimed)
     plain = CompiledEngine("astar", "lmcut").solve(task, optimal=True)
     assert (plain.cost, plain.expanded) == (result.cost, result.expanded)
+
+
+def test_the_binding_refuses_malformed_certificates() -> None:
+    """The core's ``certify`` answers bad arguments with Python errors, never a crash."""
+    from xaip.planning.engines.compiled import compile_task
+
+    task = random_task(3)
+    core = compile_task(task)
+    state = task.init.to_bytes(8 * (task.num_facts // 64 + 1), "little")
+    with pytest.raises(ValueError):  # a state of the wrong width
+        core.certify(b"\0", [])
+    with pytest.raises(TypeError):  # a cut without its charge
+        core.certify(state, [((0,),)])
+    with pytest.raises(TypeError):  # actions that are not a sequence
+        core.certify(state, [(0, 1)])
+    with pytest.raises(OverflowError):
+        core.certify(state, [((2**70,), 1)])
+    assert core.certify(state, [((-1,), 1)]) == ("bad cut", 0)
+    assert core.certify(state, []) == ("ok", 0)
