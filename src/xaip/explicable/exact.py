@@ -38,6 +38,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from xaip.errors import BudgetExhausted
+from xaip.explicable.bounds import LowerBound, certified_bound, zero
 from xaip.explicable.distances import DistanceParams, PlanTrace, trace_distance, trace_of
 from xaip.explicable.problem import ExplicableProblem
 from xaip.planning.task import GroundAction, State, Task
@@ -185,9 +186,21 @@ def _uniform_cost(task: Task, clock: BudgetClock) -> tuple[int, Plan] | None:
     return None
 
 
-def goal_distances(task: Task, bound: float, clock: BudgetClock) -> dict[State, int]:
+def goal_distances(task: Task, bound: float, clock: BudgetClock,
+                   lower: LowerBound | None = None) -> dict[State, int]:
     """``h*(s)`` for every state ``s`` on some plan of cost ``<= bound`` (goal states are
-    the ends of plans, so they are not expanded)."""
+    the ends of plans, so they are not expanded).
+
+    The forward sweep keeps a state only when ``g + lower(state) <= bound`` (default: the
+    certified LM-cut of :mod:`xaip.explicable.bounds`, admissible, so every state on a plan
+    within the bound is kept and the distances stay exact); without a bound on the cost
+    still to come the sweep would hold every state of cost ``<= bound``."""
+    if bound == INF:
+        lower = zero  # nothing to prune against
+    elif lower is None:
+        lower = certified_bound(task)
+    if lower(task.init) > bound:
+        return {}
     best = {task.init: 0}
     queue: list[tuple[int, State]] = [(0, task.init)]
     reverse: dict[State, list[tuple[State, int]]] = {}
@@ -205,7 +218,7 @@ def goal_distances(task: Task, bound: float, clock: BudgetClock) -> dict[State, 
         _charge(clock)
         for action in scan(state):
             child, cost = action.apply(state), g + action.cost
-            if cost > bound:
+            if cost > bound or cost + lower(child) > bound:
                 continue
             reverse.setdefault(child, []).append((state, action.cost))
             if cost < best.get(child, INF):
