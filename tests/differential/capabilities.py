@@ -36,7 +36,7 @@ import itertools
 import random
 from collections import deque
 from collections.abc import Hashable, Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 CI_INSTANCES = 200
 MAX_ATOMS = 10
@@ -278,11 +278,12 @@ def _discovery_instance(seed: int) -> str | None:
                 cap.name if cap.reliable else None))
     abstraction = {state: abstract(state) for state in states}
     successors = {state: [sim.step(state, a) for a in sim.actions(state)] for state in states}
+    reaches = {state: _abstractions_from(successors, state, abstraction) for state in states}
     predictions = realised = 0
     wrong: set[str] = set()  # capabilities presented as sound with an unrealised prediction
     for state in states:
         fluent = abstraction[state]
-        reach = _abstractions_from(successors, state, abstraction)
+        reach = reaches[state]
         typed = frozenset(a for a in vocab.abstract(state) if a.predicate in types)
         for pre, delete, add, sound in grounded:
             if not all((atom in fluent) == positive for atom, positive in pre):
@@ -308,6 +309,164 @@ def _discovery_instance(seed: int) -> str | None:
         return (f"{game} {rows}x{cols} level {level} lifted={bool(lifted)}: discovery "
                 f"presents {', '.join(sorted(wrong))} as sound (finished, reliable) with "
                 "predictions no actions realise")
+    world = _World(states, abstraction, reaches, objects,
+                   lambda target, state: refine(target | frozenset(
+                       a for a in vocab.abstract(state) if a.predicate in types), state)
+                   is not None)
+    literal = _literal_disagreement(result.model, sim, vocab, world, rng)
+    if literal is not None:
+        return f"{game} {rows}x{cols} level {level} lifted={bool(lifted)}: {literal}"
+    return None
+
+
+# --------------------------------------------------------------------------- literal scores
+
+#: Levels with more reachable states than this are not scored literal by literal here.
+LITERAL_STATES = 200
+#: Capabilities and tuples per capability whose true modes are counted by brute force.
+LITERAL_CAPS = 8
+LITERAL_TUPLES = 6
+
+
+class _World(NamedTuple):
+    states: list[Any]
+    abstraction: dict[Any, frozenset[Any]]
+    reaches: dict[Any, set[frozenset[Any]]]
+    objects: dict[str, str]
+    is_state: Any
+
+
+def _predictions(pre: list[tuple[Any, bool]], delete: set[Any], add: set[Any],
+                 fluent: frozenset[Any]) -> frozenset[Any] | None:
+    if not all((atom in fluent) == positive for atom, positive in pre):
+        return None
+    target = frozenset((fluent - delete) | add)
+    return None if target == fluent else target
+
+
+def _claimed_elsewhere(cap: Any, caps: list[Any], world: _World
+                       ) -> dict[Any, set[frozenset[Any]]]:
+    """Per reachable state, the results the *other* capabilities predict there."""
+    out: dict[Any, set[frozenset[Any]]] = {}
+    grounded = []
+    for other in caps:
+        if other.name == cap.name:
+            continue
+        for binding in _ground(other, world.objects):
+            grounded.append((
+                [(_sub(lit.atom, binding), lit.positive) for lit in other.preconditions],
+                {_sub(lit.atom, binding) for lit in other.effects if not lit.positive},
+                {_sub(lit.atom, binding) for lit in other.effects if lit.positive}))
+    for state in world.states:
+        fluent = world.abstraction[state]
+        out[state] = {t for pre, delete, add in grounded
+                      if (t := _predictions(pre, delete, add, fluent)) is not None}
+    return out
+
+
+def _brute_counts(cap: Any, elsewhere: dict[Any, set[frozenset[Any]]], location: str,
+                  atom: Any, mode: str, world: _World) -> tuple[int, int]:
+    """``(r, u)`` of ``cap`` with the tuple set to ``mode``, from the definitions: every
+    reachable state, every injective type-correct binding; for preconditions, realised
+    results another capability also predicts there (``elsewhere``) do not count and
+    results that describe no state are skipped (the module docstring of
+    xaip.capabilities.literals)."""
+    pre = [(lit.atom, lit.positive) for lit in cap.preconditions]
+    eff = [(lit.atom, lit.positive) for lit in cap.effects]
+    if location == "pre":
+        pre = [(a, p) for a, p in pre if a != atom] + \
+            ([(atom, mode == "+")] if mode != "0" else [])
+    else:
+        eff = [(a, p) for a, p in eff if a != atom] + \
+            ([(atom, mode == "+")] if mode != "0" else [])
+    r = u = 0
+    for state in world.states:
+        fluent = world.abstraction[state]
+        for binding in _ground(cap, world.objects):
+            target = _predictions([(_sub(a, binding), p) for a, p in pre],
+                                  {_sub(a, binding) for a, p in eff if not p},
+                                  {_sub(a, binding) for a, p in eff if p}, fluent)
+            if target is None:
+                continue
+            hit = target in world.reaches[state]
+            if location == "eff":
+                r += hit
+                continue
+            if not world.is_state(target, state):
+                continue
+            if not hit:
+                u += 1
+            elif target not in elsewhere[state]:
+                r += 1
+    return r, u
+
+
+def _brute_truth(cap: Any, elsewhere: dict[Any, set[frozenset[Any]]], location: str,
+                 atom: Any, world: _World) -> frozenset[str]:
+    counts = {m: _brute_counts(cap, elsewhere, location, atom, m, world) for m in "+-0"}
+    if location == "eff":
+        return frozenset(m for m in "+-0" if counts[m][0] > 0) or frozenset("+-0")
+    sound = [m for m in "+-0" if counts[m][0] == counts["0"][0]]
+    fewest = min(counts[m][1] for m in sound)
+    return frozenset(m for m in sound if counts[m][1] == fewest)
+
+
+def _literal_disagreement(model: Any, sim: Any, vocab: Any, world: _World,
+                          rng: random.Random) -> str | None:
+    """xaip's true modes of sampled tuples (:mod:`xaip.capabilities.literals`) against a
+    brute-force count from the definitions; and xaip's scores against the scores recounted
+    here from those true modes when every tuple of the level was sampled."""
+    from xaip.capabilities.literals import (
+        learned_mode,
+        score_literals,
+        true_modes,
+        tuple_counts,
+    )
+    from xaip.capabilities.truth import enumerate_game
+
+    if len(world.states) > LITERAL_STATES:
+        return None
+    found = enumerate_game(sim, vocab, world.states[0], None, LITERAL_STATES + 1)
+    if found is None:
+        return "the literal scorer did not enumerate"
+    caps = list(model.capabilities)
+    for cap in rng.sample(caps, min(LITERAL_CAPS, len(caps))):
+        elsewhere = _claimed_elsewhere(cap, caps, world)
+        atoms, counts = tuple_counts(cap, model, found, world.is_state)
+        learned = [a for a in atoms if learned_mode(cap, "pre", a) != "0" or
+                   learned_mode(cap, "eff", a) != "0"]
+        sample = rng.sample(atoms, min(LITERAL_TUPLES, len(atoms)))
+        sample += rng.sample(learned, min(LITERAL_TUPLES, len(learned)))
+        for atom in dict.fromkeys(sample):
+            for location in ("pre", "eff"):
+                mine = true_modes(counts, location, atom)
+                theirs = _brute_truth(cap, elsewhere, location, atom, world)
+                if mine != theirs:
+                    return (f"{cap.name} {location} {atom}: xaip's true modes "
+                            f"{''.join(sorted(mine))}, brute force {''.join(sorted(theirs))}")
+    report = score_literals(model, sim, vocab, world.states[0], is_state=world.is_state,
+                            max_states=LITERAL_STATES + 1, found=found)
+    # the scores follow from the true modes: recount them here from xaip's own modes
+    tallies = {loc: [0, 0, 0, 0] for loc in ("pre", "eff")}
+    for cap in caps:
+        atoms, counts = tuple_counts(cap, model, found, world.is_state)
+        open_keys = {(t.location, t.atom) for t in cap.open}
+        for location in ("pre", "eff"):
+            for atom in atoms:
+                truth = true_modes(counts, location, atom)
+                if (location, atom) in open_keys or len(truth) == 3:
+                    continue
+                mode = learned_mode(cap, location, atom)
+                t = tallies[location]
+                t[0] += mode != "0"
+                t[1] += mode != "0" and mode in truth
+                t[2] += "0" not in truth
+                t[3] += "0" not in truth and mode in truth
+    for location, (made, right, required, got) in tallies.items():
+        s = report.scores[location]
+        if (s.learned, s.right, s.required, s.found) != (made, right, required, got):
+            return (f"{location} scores {s.to_dict()} but recounted "
+                    f"{made}/{right}/{required}/{got}")
     return None
 
 

@@ -193,6 +193,27 @@ def _ratio(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+def state_test(inputs: DiscoveryInputs) -> Callable[[State, Any], bool]:
+    """``is_state(target, like)``: whether the game's refinement finds a state with the
+    abstract fluents ``target`` (and ``like``'s type atoms); always true without one."""
+    vocab = inputs.vocabulary
+    types = {t.name for t in vocab.types}
+    refine = inputs.refine
+    type_atoms: dict[Any, frozenset[Atom]] = {}
+
+    def is_state(target: State, like: Any) -> bool:
+        if refine is None:
+            return True
+        if like not in type_atoms:
+            if len(type_atoms) > 10_000:
+                type_atoms.clear()
+            type_atoms[like] = frozenset(a for a in vocab.abstract(like)
+                                         if a.predicate in types)
+        return refine(target | type_atoms[like], like) is not None
+
+    return is_state
+
+
 def run_checks(inputs: DiscoveryInputs, result: Any, *, samples: int = 8,
                per_capability: int = 4, budget: Budget | None = None, seed: int = 0,
                max_states: int = MAX_STATES) -> DiscoveryChecks:
@@ -206,20 +227,7 @@ def run_checks(inputs: DiscoveryInputs, result: Any, *, samples: int = 8,
 
     clock = None if budget is None else budget.start()
     vocab = inputs.vocabulary
-    types = {t.name for t in vocab.types}
-    refine = inputs.refine
-    type_atoms: dict[Any, frozenset[Atom]] = {}
-
-    def is_state(target: frozenset[Any], like: Any) -> bool:
-        if refine is None:
-            return True
-        if like not in type_atoms:
-            if len(type_atoms) > 10_000:
-                type_atoms.clear()
-            type_atoms[like] = frozenset(a for a in vocab.abstract(like)
-                                         if a.predicate in types)
-        return refine(target | type_atoms[like], like) is not None
-
+    is_state = state_test(inputs)
     consistency = check_consistency(result.model, vocab, [t.states for t in result.traces],
                                     clock)
     simulator = inputs.simulator

@@ -58,6 +58,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                "the true transition relation")
     discover.add_argument("--no-check", action="store_true",
                           help="skip the checks (the answer is then unverified: exit 1)")
+    discover.add_argument("--against-truth", action="store_true",
+                          help="score the learned preconditions and effects literal by "
+                               "literal against the simulator's true transition relation "
+                               "(precision, recall, open tuples listed; levels of at most "
+                               "4,000 reachable states; under the budget, afresh)")
     discover.add_argument("--pddl", default=None, metavar="FILE",
                           help="write the capability model as a PDDL domain")
     discover.add_argument("--pictures", default=None, metavar="DIR",
@@ -186,8 +191,13 @@ def _discover(args: argparse.Namespace) -> int:
         else:
             report = checks.report()
         result = with_check(result, report)
+    literals = None
+    if args.against_truth and simulator is not None and result.model.capabilities:
+        literals = _against_truth(args, spec, game, simulator, result)
     payload = result.to_dict()
     payload["check"] = None if report is None else report.to_dict()
+    if args.against_truth:
+        payload["against_truth"] = literals
     payload["game"] = game
     payload["grid"] = f"{rows}x{cols}"
     payload["agent"] = args.agent
@@ -204,6 +214,8 @@ def _discover(args: argparse.Namespace) -> int:
             text += (f"; on all {truth.states} reachable states {truth.realised}/"
                      f"{truth.predictions} predictions realised, {truth.explained}/"
                      f"{truth.transitions} abstract transitions explained")
+    if args.against_truth:
+        text += "\nliterals " + (literals or {}).get("summary", "not scored (no model)")
     if report is None:
         text += ("\nunverified: the checks were skipped (--no-check)"
                  if args.no_check else "")
@@ -220,6 +232,26 @@ def _discover(args: argparse.Namespace) -> int:
     else:
         print(text)
     return EXIT_OK if result.status.finished and result.verified else EXIT_NEGATIVE
+
+
+def _against_truth(args: argparse.Namespace, spec: Any, game: str, simulator: Any,
+                   result: Any) -> dict[str, Any]:
+    """``--against-truth``: :func:`xaip.capabilities.literals.score_literals` under the
+    run's budget started afresh, as a JSON-ready dict with a ``summary`` line."""
+    from xaip.capabilities.checks import DiscoveryInputs, state_test
+    from xaip.capabilities.discovery import game_refine
+    from xaip.capabilities.literals import score_literals
+    from xaip.errors import BudgetExhausted
+
+    inputs = DiscoveryInputs(simulator, spec.vocabulary(), game_refine(game))
+    budget = _budget(args)
+    try:
+        scored = score_literals(result.model, simulator, inputs.vocabulary, result.start,
+                                is_state=state_test(inputs),
+                                clock=None if budget is None else budget.start())
+    except BudgetExhausted as stop:
+        return {"enumerated": False, "summary": f"not scored: {stop}"}
+    return {**scored.to_dict(), "summary": scored.summary()}
 
 
 def _learn_model(args: argparse.Namespace) -> int:

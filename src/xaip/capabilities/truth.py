@@ -220,15 +220,44 @@ def apply(cap: Capability, binding: dict[str, str], state: State) -> State:
     return frozenset(out)
 
 
-def measure(model: CapabilityModel, simulator: Any, vocabulary: Vocabulary, start: Hashable,
-            *, is_state: Callable[[State, Any], bool] | None = None,
-            clock: BudgetClock | None = None, max_states: int = MAX_STATES,
-            max_predictions: int = MAX_PREDICTIONS, seed: int = 0) -> TruthReport:
-    """Precision and recall of ``model`` on the states reachable from ``start`` (module
-    docstring); ``enumerated`` is false when there are more than ``max_states``."""
+@dataclass
+class Enumeration:
+    """Every state reachable from a start, its abstraction, and the abstractions reachable
+    from it (one bit set per strongly connected component)."""
+
+    states: list[Any]
+    edges: list[list[int]]
+    abstract: list[State]
+    ids: dict[State, int]
+    comp: list[int]
+    reach: list[int]
+    objects: dict[str, str]
+    _larger: dict[State, list[State]] | None = None
+
+    def one_more(self, fluent: State) -> list[State]:
+        """The listed abstractions with exactly one atom more than ``fluent``."""
+        if self._larger is None:
+            self._larger = {}
+            for known in self.ids:
+                for atom in known:
+                    self._larger.setdefault(known - {atom}, []).append(known)
+        return self._larger.get(fluent, [])
+
+    def realised(self, node: int, target: State) -> bool:
+        """Some state reachable from ``states[node]`` has exactly the abstraction
+        ``target``."""
+        tid = self.ids.get(target)
+        return tid is not None and bool(self.reach[self.comp[node]] >> tid & 1)
+
+
+def enumerate_game(simulator: Any, vocabulary: Vocabulary, start: Hashable,
+                   clock: BudgetClock | None = None,
+                   max_states: int = MAX_STATES) -> Enumeration | None:
+    """The :class:`Enumeration` of the states reachable from ``start``, or ``None`` when
+    there are more than ``max_states``."""
     graph = reachable_graph(simulator, start, max_states, clock)
     if graph is None:
-        return TruthReport(False, max_states)
+        return None
     states, edges = graph
     abstract: list[State] = []
     objects: dict[str, str] = {}
@@ -252,6 +281,20 @@ def measure(model: CapabilityModel, simulator: Any, vocabulary: Vocabulary, star
                 if comp[nxt] != c:
                     bits |= reach[comp[nxt]]
         reach[c] = bits
+    return Enumeration(states, edges, abstract, ids, comp, reach, objects)
+
+
+def measure(model: CapabilityModel, simulator: Any, vocabulary: Vocabulary, start: Hashable,
+            *, is_state: Callable[[State, Any], bool] | None = None,
+            clock: BudgetClock | None = None, max_states: int = MAX_STATES,
+            max_predictions: int = MAX_PREDICTIONS, seed: int = 0) -> TruthReport:
+    """Precision and recall of ``model`` on the states reachable from ``start`` (module
+    docstring); ``enumerated`` is false when there are more than ``max_states``."""
+    found = enumerate_game(simulator, vocabulary, start, clock, max_states)
+    if found is None:
+        return TruthReport(False, max_states)
+    states, edges, abstract, ids = found.states, found.edges, found.abstract, found.ids
+    objects = found.objects
 
     predictions: list[tuple[int, Capability, dict[str, str], State]] = []
     for node, fluent in enumerate(abstract):
@@ -274,8 +317,7 @@ def measure(model: CapabilityModel, simulator: Any, vocabulary: Vocabulary, star
             continue  # describes no state of the game at all (counted by the sampler)
         tested += 1
         per[cap.name][1] += 1
-        tid = ids.get(target)
-        if tid is not None and reach[comp[node]] >> tid & 1:
+        if found.realised(node, target):
             realised += 1
             per[cap.name][0] += 1
         else:
