@@ -67,11 +67,20 @@ def test_checker_recomputes_what_she_learns() -> None:
 def test_bad_combinations_are_one_line_errors() -> None:
     with pytest.raises(InputError, match="needs observable"):
         lamp(learn_from_watching=True)
-    with pytest.raises(InputError, match="--method compile"):
-        balance(lamp(observable={"light"}, learn_from_watching=True), method="model-space")
+    with pytest.raises(InputError, match="approximate"):
+        balance(lamp(observable={"light"}, learn_from_watching=True), exact=False)
 
 
-def test_cli_learns_with_mega_star_by_default(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("objective", ["balanced", "explicable", "explicable-optimal"])
+def test_both_methods_learn_alike(objective: str) -> None:
+    problem = lamp(objective, observable={"light"}, learn_from_watching=True)
+    space, mega = (balance(problem, method=m) for m in ("model-space", "compile"))
+    assert space.verified and mega.verified
+    assert (space.plan, space.total, set(space.learned)) == (
+        mega.plan, mega.total, set(mega.learned))
+
+
+def test_cli_learns_from_watching(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     files = []
     for name, text in (("robot.pddl", LAMP), ("human.pddl", HERS), ("task.pddl", TASK)):
         (tmp_path / name).write_text(text)
@@ -79,13 +88,13 @@ def test_cli_learns_with_mega_star_by_default(tmp_path, capsys) -> None:  # type
     code = main(["balance", *files, "--objective", "explicable", "--communication-cost",
                  "10", "--observable", "light", "--learn-from-watching", "--json"])
     payload = json.loads(capsys.readouterr().out)
-    assert code == 0 and payload["method"] == "compile" and payload["verified"]
+    assert code == 0 and payload["method"] == "model-space" and payload["verified"]
     assert payload["explanation"] == [] and len(payload["learned"]) == 2
     code = main(["balance", *files, "--learn-from-watching"])
     assert code == 2 and "needs --observable" in capsys.readouterr().err
     code = main(["balance", *files, "--observable", "light", "--learn-from-watching",
-                 "--method", "model-space"])
-    assert code == 2 and "--method compile" in capsys.readouterr().err
+                 "--approximate"])
+    assert code == 2 and "approximate" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("seed", [62, 124, 165, 166, 707, 1829])

@@ -73,11 +73,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                              "condition")
     parser.add_argument("--learn-from-watching", action="store_true",
                         help="a watched effect her model lacks (or has wrong) updates her "
-                             "model of the action, needing no explanation (MEGA*; the "
-                             "default method with this flag)")
-    parser.add_argument("--method", default=None, choices=list(METHODS),
-                        help="model-space search (default) or the MEGA* compilation "
-                             "(default with --learn-from-watching)")
+                             "model of the action, needing no explanation")
+    parser.add_argument("--method", default="model-space", choices=list(METHODS),
+                        help="model-space search or the MEGA* compilation")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--exact", dest="exact", action="store_true", default=True,
                       help="exact model-space search (default)")
@@ -154,8 +152,6 @@ def run_balance(args: argparse.Namespace) -> int:
     from xaip.commandline import write_output
     from xaip.render import render
 
-    if args.method is None:  # learning from watching lives in the MEGA* compilation
-        args.method = "compile" if args.learn_from_watching else "model-space"
     if args.method == "compile" and not args.exact:
         raise InputError("--approximate is a mode of --method model-space")
     if args.write_compiled:

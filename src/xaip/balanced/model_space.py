@@ -32,13 +32,18 @@ import itertools
 import math
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xaip.balanced.evaluate import Evaluator, OutOfBudget, Point
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import BalancedResult, objective_value, to_result
+from xaip.errors import InputError
 from xaip.planning.engines import DEFAULT_ENGINE, Engine
 from xaip.runtime import Budget, Progress, Status, report
 from xaip.runtime.budget import BudgetClock, as_clock
+
+if TYPE_CHECKING:
+    from xaip.balanced.learning_space import LearningSpace
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class _Pair:
     subset: tuple[int, ...]
     point: Point
     human_optimum: int | None
+    learned: tuple[int, ...] = ()  # what she learned watching it (B05)
 
 
 class _Search:
@@ -61,6 +67,14 @@ class _Search:
         self.weights = problem.weights
         self.nodes = 0
         self.best: _Pair | None = None  # the incumbent, kept when the budget runs out
+        self.learning: LearningSpace | None = None
+        if problem.learn_from_watching:  # her final model depends on the plan (B05)
+            from xaip.balanced.learning_space import LearningSpace
+
+            if not exact:
+                raise InputError("the approximate model-space search does not model "
+                                 "learning from watching; use --exact")
+            self.learning = LearningSpace(problem, self.evaluator)
 
     # ------------------------------------------------------------------ node values
 
@@ -83,6 +97,11 @@ class _Search:
         ev = self.evaluator
         alpha, beta = self.weights.alpha, self.weights.beta
         c_e = self.cost(subset)
+        if self.learning is not None:
+            found = self.learning.best(subset, robot_optimum, c_e)
+            if found is None:
+                return None, set()
+            return _Pair(found[0], subset, found[1], found[2], found[3]), set()
         if objective is not Objective.BALANCED:
             bound = robot_optimum if objective is Objective.EXPLICABLE_OPTIMAL else None
             if self.exact:
@@ -227,4 +246,5 @@ def model_space_search(
     return to_result(problem, status, best.subset if best else (), best.point if best else None,
                      best.human_optimum if best else None, robot[1] if robot else None,
                      method="model-space", exact=exact,
-                     seconds=time.perf_counter() - started, stats=stats)
+                     seconds=time.perf_counter() - started, stats=stats,
+                     learned=best.learned if best else ())

@@ -40,10 +40,6 @@ def balance(
     if method == "model-space":
         from xaip.balanced.model_space import model_space_search
 
-        if problem.learn_from_watching:
-            raise InputError("learning from watching is modelled by the MEGA* compilation "
-                             "(its meta fluents); use --method compile")
-
         result = model_space_search(problem, exact=exact, budget=budget, progress=progress)
     elif method == "compile":
         result = megastar_solver()(problem, budget=budget, progress=progress)
