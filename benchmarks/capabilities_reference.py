@@ -349,7 +349,7 @@ def line(row: dict[str, Any]) -> str:
             f"{mark + format(row['reference_queries'], '.0f'):>9}"
             f"{'-' if ratio is None else format(ratio, '.2f'):>8}"
             f"{row['seconds']:>9.2f}{mark + format(row['reference_seconds'], '.1f'):>9}"
-            f"{'-' if speed is None else format(speed, '.0f') + 'x':>8}"
+            f"{'-' if speed is None else format(speed, '.1f' if speed < 10 else '.0f') + 'x':>8}"
             f"{'-' if per is None else format(per, '.2f'):>8}"
             f"{row['reference_queries_per_tuple']:>6.2f}{row['run_seconds']:>8.2f}"
             + ("" if row["status"] == "complete" else f"  {row['status']}"))
