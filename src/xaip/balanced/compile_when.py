@@ -29,8 +29,9 @@ How:
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from xaip.balanced.objectives import BalancedProblem
 from xaip.errors import UnsupportedFeature
@@ -240,6 +241,31 @@ def _ground_when(when: LiftedWhen, params: Sequence[str], args: Sequence[str],
     if pos & neg:
         return None
     return ConditionalEffect(pos, neg, add, delete)
+
+
+def lifted_costs(domain: Any, problem: Any) -> Callable[[str], int | None]:
+    """Her cost of a ground action by name in her lifted model (``None``: no such
+    schema): what her step costs whatever she believes (costs do not depend on the
+    state in the models the compilation takes)."""
+    from xaip.planning.plans import _effects, _World
+
+    world = _World(domain, problem)
+    schemas = {a.name: a for a in domain.actions}
+    cache: dict[str, int | None] = {}
+
+    def cost(name: str) -> int | None:
+        if name not in cache:
+            schema_name, *args = name.split()
+            schema = schemas.get(schema_name)
+            if schema is None or len(args) != len(schema.parameters):
+                cache[name] = None
+            else:
+                binding = dict(zip((p.name for p in schema.parameters), args, strict=True))
+                step = _effects(schema.effect, frozenset(), binding, world, set(), set())
+                cache[name] = int(step or 0) if world.uses_costs else 1
+        return cache[name]
+
+    return cost
 
 
 # ---------------------------------------------------------------------- priorities

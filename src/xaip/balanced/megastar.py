@@ -44,7 +44,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from typing import Any
 
 from xaip.balanced.compile import (
     EXPLAIN,
@@ -55,6 +54,7 @@ from xaip.balanced.compile import (
     CompiledTask,
     compile_problem,
 )
+from xaip.balanced.compile_when import lifted_costs
 from xaip.balanced.evaluate import OutOfBudget, Point, optimal_plan, plan_cost
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import BalancedResult, to_result
@@ -163,7 +163,7 @@ class MegaStar:
             return record  # (learning: watching may still teach her a model with a plan)
         # her model grounded on its own (conditional effects) may lack actions only
         # watching lets her take: her costs then come from her lifted model
-        lifted = None if self.space.compiled else _lifted_costs(*self.space.model(subset))
+        lifted = None if self.space.compiled else lifted_costs(*self.space.model(subset))
         actions: list[GroundAction] = []
         robot_costs: list[int] = []
         human_costs: list[int] = []
@@ -397,31 +397,6 @@ class MegaStar:
         # what she learned by watching: her final model's edits that were not explained
         self.learned = tuple(sorted(set(self.subset_of(mu_bits)) - set(self.subset_of(said))))
         return Status.FOUND, plan, subset, g_robot[node], g_human[node], optimum
-
-
-def _lifted_costs(domain: Any, problem: Any) -> Callable[[str], int | None]:
-    """Her cost of a ground action by name in her lifted model (``None``: no such
-    schema): what her step costs whatever she believes (costs do not depend on the
-    state in the models the compilation takes)."""
-    from xaip.planning.plans import _effects, _World
-
-    world = _World(domain, problem)
-    schemas = {a.name: a for a in domain.actions}
-    cache: dict[str, int | None] = {}
-
-    def cost(name: str) -> int | None:
-        if name not in cache:
-            schema_name, *args = name.split()
-            schema = schemas.get(schema_name)
-            if schema is None or len(args) != len(schema.parameters):
-                cache[name] = None
-            else:
-                binding = dict(zip((p.name for p in schema.parameters), args, strict=True))
-                step = _effects(schema.effect, frozenset(), binding, world, set(), set())
-                cache[name] = int(step or 0) if world.uses_costs else 1
-        return cache[name]
-
-    return cost
 
 
 def relaxed_solvable(task: Task) -> bool:
