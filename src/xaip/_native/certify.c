@@ -78,7 +78,7 @@ struct CertWork {
     int nfree_act, nfree_ax;
     uint8_t *is_goal, *removed;
     int32_t *unmet, *ax_unmet, *queue;
-    uint64_t *reached;
+    uint64_t *reached, *goal; /* goal: the goal's facts below nf, a copy of its own */
     cost_t *charged;
 };
 
@@ -98,6 +98,7 @@ void cert_work_free(CertWork *w) {
     free(w->ax_unmet);
     free(w->queue);
     free(w->reached);
+    free(w->goal);
     free(w->charged);
     free(w);
 }
@@ -147,9 +148,10 @@ CertWork *cert_work_new(const CTask *t) {
     w->ax_unmet = malloc(((size_t)nax + 1) * sizeof(int32_t));
     w->queue = malloc(((size_t)nf + 1) * sizeof(int32_t));
     w->reached = malloc((size_t)t->nwords * sizeof(uint64_t));
+    w->goal = calloc((size_t)t->nwords, sizeof(uint64_t));
     w->charged = calloc((size_t)na + 1, sizeof(cost_t));
     if (!w->npre || !w->ax_npos || !w->free_act || !w->free_ax || !w->is_goal || !w->removed ||
-        !w->unmet || !w->ax_unmet || !w->queue || !w->reached || !w->charged)
+        !w->unmet || !w->ax_unmet || !w->queue || !w->reached || !w->goal || !w->charged)
         goto fail;
     for (int a = 0; a < na; a++) {
         w->npre[a] = t->active[a] ? t->pre.off[a + 1] - t->pre.off[a] : -1;
@@ -160,7 +162,8 @@ CertWork *cert_work_new(const CTask *t) {
         if (w->ax_npos[i] == 0) w->free_ax[w->nfree_ax++] = i;
     }
     /* the goal's facts from its bitset (not CTask.goal_facts, LM-cut's list) */
-    for (int f = 0; f < nf; f++) w->is_goal[f] = (uint8_t)bit_get(t->goal, f);
+    for (int f = 0; f < nf; f++)
+        if ((w->is_goal[f] = (uint8_t)bit_get(t->goal, f))) bit_set(w->goal, f);
     if (invert(&t->pre, na, w->npre, nf, &w->need_off, &w->need_idx)) goto fail;
     if (nax && invert(&t->ax.pos, nax, NULL, nf, &w->axneed_off, &w->axneed_idx)) goto fail;
     return w;
@@ -176,12 +179,12 @@ static int relaxed_goal_reached(CertWork *w, const uint64_t *s) {
     const CTask *t = w->t;
     int nf = w->nf, left = 0, tail = 0;
     memcpy(w->reached, s, (size_t)t->nwords * sizeof(uint64_t));
-    for (int f = 0; f < nf; f++) {
-        if (!bit_get(s, f)) {
-            left += w->is_goal[f];
-            continue;
+    for (int wd = 0; wd < t->nwords; wd++) {
+        left += __builtin_popcountll(w->goal[wd] & ~s[wd]);
+        for (uint64_t x = s[wd]; x; x &= x - 1) {
+            int f = wd * 64 + __builtin_ctzll(x);
+            if (f < nf) w->queue[tail++] = f;
         }
-        w->queue[tail++] = f;
     }
     if (!left) return 1;
     memcpy(w->unmet, w->npre, (size_t)w->na * sizeof(int32_t));
