@@ -255,7 +255,7 @@ def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[Cap
             for offset, (cases, seconds) in enumerate(batch):
                 found[units[first + offset]] = cases
                 dispatch.unit_seconds += seconds
-            _report_units(engine, "guard", len(found), len(units) + len(caps))
+            _report_units(engine, "guard", len(found), len(units))
     else:
         scan = _Scan(state, engine.abstractor,
                      lambda target, like: engine.refine(target, like) is not None)
