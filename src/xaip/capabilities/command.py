@@ -58,6 +58,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                                "the true transition relation")
     discover.add_argument("--no-check", action="store_true",
                           help="skip the checks (the answer is then unverified: exit 1)")
+    discover.add_argument("--focus", default=None, metavar="NAME[,NAME]",
+                          help="ask only about these capabilities (c3) or predicates "
+                               "(has_key) and those needed to reach them; the others are "
+                               "reported as not examined")
     discover.add_argument("--against-truth", action="store_true",
                           help="score the learned preconditions and effects literal by "
                                "literal against the simulator's true transition relation "
@@ -137,6 +141,7 @@ def _budget(args: argparse.Namespace) -> Any:
 def _discover(args: argparse.Namespace) -> int:
     from xaip.capabilities.checks import DiscoveryInputs, run_checks
     from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
+    from xaip.capabilities.focus import parse_focus
     from xaip.capabilities.store import SQLiteStore
     from xaip.contract import checker_budget_report, with_check
     from xaip.errors import BudgetExhausted
@@ -164,9 +169,10 @@ def _discover(args: argparse.Namespace) -> int:
         check_output(args.pddl, (args.store,))
     game = spec.name
     lifted: tuple[str, ...] = () if args.grounded else ("cell",)
+    focus = parse_focus(args.focus, spec.vocabulary())
     config = DiscoveryConfig(seed=args.seed, tasks=args.tasks, lifted_types=lifted,
                              recheck=args.recheck, budget=_budget(args),
-                             split=not args.no_split)
+                             split=not args.no_split, focus=focus)
     store = None
     if args.store:
         store = SQLiteStore(args.store, {
@@ -199,6 +205,8 @@ def _discover(args: argparse.Namespace) -> int:
     if args.against_truth:
         payload["against_truth"] = literals
     payload["game"] = game
+    payload["focus"] = list(focus)
+    payload["not_examined"] = [c.name for c in result.model.capabilities if not c.examined]
     payload["grid"] = f"{rows}x{cols}"
     payload["agent"] = args.agent
     payload["pddl"] = render(result, "pddl")
@@ -214,6 +222,10 @@ def _discover(args: argparse.Namespace) -> int:
             text += (f"; on all {truth.states} reachable states {truth.realised}/"
                      f"{truth.predictions} predictions realised, {truth.explained}/"
                      f"{truth.transitions} abstract transitions explained")
+    if focus:
+        skipped = payload["not_examined"]
+        text += (f"\nfocus {','.join(focus)}: {len(skipped)} capabilities not examined"
+                 + (f" ({', '.join(skipped)})" if skipped else ""))
     if args.against_truth:
         text += "\nliterals " + (literals or {}).get("summary", "not scored (no model)")
     if report is None:

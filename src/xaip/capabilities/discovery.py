@@ -27,6 +27,8 @@ from xaip.capabilities.answers import (
     within,
 )
 from xaip.capabilities.candidates import ABSENT, POS, ground_candidates
+from xaip.capabilities.focus import not_examined
+from xaip.capabilities.focus import select as focus_select
 from xaip.capabilities.gameover import probe_game_over
 from xaip.capabilities.generalise import test_generalisation
 from xaip.capabilities.lifting import default_lifted_types, merge
@@ -100,6 +102,8 @@ class DiscoveryConfig:
     budget: Budget | None = None
     generalise: bool = True
     split: bool = True
+    #: Capability or predicate names to ask about only (:mod:`~xaip.capabilities.focus`).
+    focus: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     mismatches = overgeneral = game_over_claims = regrounded = 0
     trace_seconds = 0.0
     transitions = pal = settled_traces = 0
+    skipped: list[CapState] = []  # not examined (--focus)
     try:
         abstractor.full(first)
         check_deadline()
@@ -297,6 +302,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         for i, lc in enumerate(lifted_candidates):
             check_deadline()
             caps.append(build_capability(f"c{i + 1}", lc, predicates, constants, possible))
+        if cfg.focus:
+            caps[:], skipped = focus_select(caps, cfg.focus)
         pal = sum(2 * len(c.atoms) for c in caps)
         settled_traces = sum(_settled(c) for c in caps)
         report(progress, "candidates", len(caps), None,
@@ -349,6 +356,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         finished = False
     constants = {o: t for o, t in objects.items() if t not in lifted or regrounded}
     model = build_model(name, vocabulary, caps, constants, lifted, lifted_candidates)
+    if skipped:
+        model = not_examined(model, skipped, cfg.focus)
     records = tuple(asker.records)
     seconds = time.perf_counter() - began
     stats = DiscoveryStats(

@@ -379,6 +379,8 @@ def score_literals(model: CapabilityModel, simulator: Any, vocabulary: Vocabular
     opened: list[tuple[str, str, str, str, str]] = []
     claimed = claims(model, found, clock)
     for cap in model.capabilities:
+        if not cap.examined:  # a focused run makes no claim about it
+            continue
         atoms, counts = tuple_counts(cap, model, found, is_state, clock, claimed)
         open_keys = {(t.location, t.atom) for t in cap.open}
         for loc in LOCATIONS:

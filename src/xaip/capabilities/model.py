@@ -58,7 +58,9 @@ class Capability:
 
     ``text`` is its English card. ``reliable`` is false when the agent's answers
     contradicted each other (a non-deterministic simulator, or a vocabulary that cannot
-    express what the agent needs); ``notes`` says why.
+    express what the agent needs); ``notes`` says why. ``examined`` is false for a
+    capability a focused run asked nothing about (:mod:`~xaip.capabilities.focus`): it
+    makes no claim, and the checker tests none.
     """
 
     name: str
@@ -71,6 +73,7 @@ class Capability:
     reliable: bool = True
     notes: tuple[str, ...] = ()
     example: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
+    examined: bool = True
 
     @property
     def add(self) -> tuple[Atom, ...]:
@@ -89,6 +92,7 @@ class Capability:
             "text": self.text,
             "instances": self.instances,
             "reliable": self.reliable,
+            "examined": self.examined,
             "notes": list(self.notes),
             "open": [t.to_dict() for t in self.open],
         }

@@ -296,9 +296,10 @@ def measure(model: CapabilityModel, simulator: Any, vocabulary: Vocabulary, star
     states, edges, abstract, ids = found.states, found.edges, found.abstract, found.ids
     objects = found.objects
 
+    examined = [cap for cap in model.capabilities if cap.examined]  # (--focus)
     predictions: list[tuple[int, Capability, dict[str, str], State]] = []
     for node, fluent in enumerate(abstract):
-        for cap in model.capabilities:
+        for cap in examined:
             for binding in groundings(cap, fluent, objects):
                 _charge(clock, "grounding the capabilities")
                 target = apply(cap, binding, fluent)
@@ -309,7 +310,7 @@ def measure(model: CapabilityModel, simulator: Any, vocabulary: Vocabulary, star
         predictions = random.Random(f"truth:{seed}").sample(predictions, max_predictions)
     realised = 0
     failures: list[tuple[str, tuple[tuple[str, str], ...]]] = []
-    per: dict[str, list[int]] = {c.name: [0, 0] for c in model.capabilities}
+    per: dict[str, list[int]] = {c.name: [0, 0] for c in examined}
     tested = 0
     for node, cap, binding, target in predictions:
         _charge(clock, "testing predictions")
@@ -333,7 +334,7 @@ def measure(model: CapabilityModel, simulator: Any, vocabulary: Vocabulary, star
             seen.add((a, b))
             _charge(clock, "explaining transitions")
             before, after = abstract[node], abstract[nxt]
-            if any(apply(cap, g, before) == after for cap in model.capabilities
+            if any(apply(cap, g, before) == after for cap in examined
                    for g in groundings(cap, before, objects)):
                 explained += 1
     return TruthReport(True, len(states), tested, realised, sampled, len(seen), explained,
