@@ -22,7 +22,11 @@ It checks every claim of an :class:`~xaip.explicable.results.ExplicablePlan`:
 Shared with the planner: the grounded tasks (the grounder prices actions by
 :func:`xaip.planning.semantics.counts_action_costs`), the trace distances of
 :mod:`xaip.explicable.distances` (hand-checked in the tests) and, when the caller gives
-one, the expected set. The checker runs under the budget it is given, started afresh
+one, the expected set. The exact goal distances are computed by a forward sweep pruned by
+the compiled core's LM-cut used as an untrusted oracle (:mod:`xaip.explicable.bounds`:
+each value counts only after the core's certificate checker, which shares no code with
+LM-cut, has verified its cuts; the planner's plan enumeration prunes by the pure-Python
+LM-cut, another implementation). The checker runs under the budget it is given, started afresh
 (the planner passes the user's budget); running out is "unverified: checker budget"
 (:func:`xaip.contract.run_checker`), never a verdict.
 """

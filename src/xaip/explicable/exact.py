@@ -4,11 +4,12 @@ from the definitions without the planner's searches.
 Why a module of its own: the explicable checker (:mod:`xaip.explicable.checks`) and the
 design checker (:mod:`xaip.explicable.design_check`) both need the true optimum of a task,
 and both must reach it by code that does not share the search that found the answer. Every
-function here (but :func:`cheapest` on large tasks) is plain Python written for the checker (its own
-applicability index, no heuristic, no plan enumeration of :mod:`xaip.planning.search`) and
-charges one node per expansion to the clock it is given; running out raises
-:class:`~xaip.errors.BudgetExhausted`, which :func:`xaip.contract.run_checker` turns into
-"unverified: checker budget".
+function here (but :func:`cheapest` on large tasks) is plain Python written for the checker
+(its own applicability index, no plan enumeration of :mod:`xaip.planning.search`; the one
+heuristic is the certified LM-cut of :mod:`xaip.explicable.bounds`, a lower bound whose
+every value the core's certificate checker verified) and charges one node per expansion
+to the clock it is given; running out raises :class:`~xaip.errors.BudgetExhausted`,
+which :func:`xaip.contract.run_checker` turns into "unverified: checker budget".
 
 What a plan is (as in :mod:`xaip.planning.search.enumerate`): an action sequence executable
 from the initial state that ends in a goal state and does not pass through a goal state
@@ -19,9 +20,10 @@ before its end. A plan's cost sums the grounded action costs, which the grounder
   the planning core's compiled one for large tasks (the one place a checker calls a
   planner: another search than the planner's A* with LM-cut in pure Python).
 * :func:`goal_distances` -- exact goal distances of every state on a plan within a bound
-  (a forward sweep within the bound, then a backward sweep from the goal states): the
-  proper lower bound that makes :func:`plans_within` enumerate plans, never dead prefixes,
-  so its work is proportional to the plans it lists.
+  (a forward sweep within the bound, pruned where ``g`` plus the certified LM-cut exceeds
+  the bound, then a backward sweep from the goal states): the proper lower bound that
+  makes :func:`plans_within` enumerate plans, never dead prefixes, so its work is
+  proportional to the plans it lists.
 * :func:`joint_front` -- the plans valid in both models, as a bi-objective label-setting
   search over product states ``(s_R, s_H)`` with labels ``(person's cost, robot cost)``:
   every label no other label at its state dominates, so a robot cost bound and any
@@ -239,13 +241,14 @@ def goal_distances(task: Task, bound: float, clock: BudgetClock,
     return {s: d for s, d in distance.items() if best.get(s, INF) + d <= bound}
 
 
-def plans_within(task: Task, bound: float, clock: BudgetClock
-                 ) -> Iterator[tuple[Plan, int]]:
-    """Every plan of cost ``<= bound`` with its cost (depth-first, pruned by ``h*``).
+def plans_within(task: Task, bound: float, clock: BudgetClock,
+                 lower: LowerBound | None = None) -> Iterator[tuple[Plan, int]]:
+    """Every plan of cost ``<= bound`` with its cost (depth-first, pruned by ``h*``;
+    ``lower`` as for :func:`goal_distances`).
 
     Raises :class:`InfinitelyManyPlans` when a zero-cost cycle lies on such plans.
     """
-    distance = goal_distances(task, bound, clock)
+    distance = goal_distances(task, bound, clock, lower)
     if task.init not in distance:
         return
     prefix: list[GroundAction] = []
