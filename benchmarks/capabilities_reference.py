@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from xaip.errors import InputError  # noqa: E402
 
@@ -308,13 +309,43 @@ def select_rows(games: Sequence[str], quick: bool) -> list[tuple[str, int, int]]
     return rows
 
 
+def measured_columns(row: dict[str, Any], measured: Any) -> dict[str, Any]:
+    """The row's reference columns again, from the reference code run here
+    (``measured``: a :class:`capabilities_icaml.ReferenceMeasurement`)."""
+    out: dict[str, Any] = {"here": measured.to_dict()}
+    if measured.status != "complete" or measured.pal_tuples <= 0:
+        return out
+    run_here = ReferenceRun(measured.queries, measured.seconds, measured.pal_tuples, 0)
+    target = min(row["target_tuples"], measured.pal_tuples)
+    ref_q, ref_s, exact = reference_at(run_here, target)
+    out.update({
+        "target_tuples": target,
+        "reference_queries": ref_q,
+        "reference_seconds": ref_s,
+        "reference_exact": exact,
+        "query_ratio": row["queries"] / ref_q if ref_q and target == row["target_tuples"]
+        else None,
+        "speedup": ref_s / row["seconds"] if row["seconds"] > 0 and ref_s
+        and target == row["target_tuples"] else None,
+    })
+    return out
+
+
 def run(keys: Sequence[tuple[str, int, int]], agents: Sequence[str], seed: int, repeat: int,
-        max_seconds: float | None, say: Callable[[str], None]) -> list[dict[str, Any]]:
+        max_seconds: float | None, say: Callable[[str], None],
+        reference_code: Any = None, reference_timeout: float = 600.0) -> list[dict[str, Any]]:
     """Every row ``repeat`` times (the same queries each time, checked); a row's time to
-    the target is the best of its runs (slow phases of a shared machine only add time)."""
+    the target is the best of its runs (slow phases of a shared machine only add time).
+    With ``reference_code`` (a :class:`capabilities_icaml.ReferenceCode`) the reference
+    runs each level once here too, and the row gets its numbers as ``here``."""
     out = []
     for game, rows, cols in keys:
         reference = REFERENCE_RUNS[(game, rows, cols)]
+        measured = None
+        if reference_code is not None:
+            measured = reference_code.run(game, rows, cols, reference_timeout)
+            say(f"{game} {rows}x{cols} reference code here: {measured.status}, "
+                f"{measured.queries} queries, {measured.seconds:.1f} s")
         for agent in agents:
             best: dict[str, Any] | None = None
             for _ in range(max(1, repeat)):
@@ -326,6 +357,8 @@ def run(keys: Sequence[tuple[str, int, int]], agents: Sequence[str], seed: int, 
                 if best is None or row["seconds"] < best["seconds"]:
                     best = row
             assert best is not None
+            if measured is not None:
+                best["reference_here"] = measured_columns(best, measured)
             say(f"{game} {rows}x{cols} {agent}: {best['queries']} queries to "
                 f"{best['target_tuples']} tuples")
             out.append(best)
@@ -370,6 +403,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="runs per row; the best time counts (default 3)")
     parser.add_argument("--max-seconds", type=float, default=None,
                         help="budget of each run (a row cut by it says budget_exhausted)")
+    parser.add_argument("--reference-code", metavar="DIR", default=None,
+                        help="a prepared AAIR-lab/iCaML checkout: run it here too, on the "
+                             "levels it ships (see benchmarks/capabilities_icaml.py)")
+    parser.add_argument("--reference-python", metavar="PY", default=None,
+                        help="the Python that runs it (default: DIR/venv/bin/python)")
+    parser.add_argument("--reference-timeout", type=float, default=600.0,
+                        help="seconds per reference run (default 600)")
     args = parser.parse_args(argv)
     try:
         games = [get_game(g.strip()).name for g in args.games.split(",")]
@@ -385,11 +425,30 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     keys = select_rows(games, args.quick)
+    reference_code = None
+    if args.reference_code is not None:
+        from capabilities_icaml import ReferenceCode
+
+        checkout = Path(args.reference_code).resolve()
+        python = args.reference_python or str(checkout / "venv" / "bin" / "python")
+        if not Path(python).is_file():
+            print(f"error: no Python at {python}: give --reference-python", file=sys.stderr)
+            return 2
+        try:
+            reference_code = ReferenceCode(checkout, python)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    rows = run(keys, agents, args.seed, args.repeat, args.max_seconds, say)
+    try:
+        rows = run(keys, agents, args.seed, args.repeat, args.max_seconds, say,
+                   reference_code, args.reference_timeout)
+    finally:
+        if reference_code is not None:
+            reference_code.close()
     if args.json:
         print(json.dumps({"mode": "grounded", "seed": args.seed, "rows": rows}, indent=2))
     else:
@@ -402,6 +461,16 @@ def main(argv: list[str] | None = None) -> int:
               "phase);\nrun s: our whole run (traces, game-over guard included); ~ = the "
               "reference's totals scaled to the target (its files log no per-query "
               "progress)")
+        here = [r for r in rows if "reference_here" in r]
+        if here:
+            print("\nThe reference code run here (its shipped levels; its clock):")
+            print(HEADER)
+            for row in here:
+                got = row["reference_here"]["here"]
+                per = got["queries"] / got["pal_tuples"] if got["pal_tuples"] else 0.0
+                print(line({**row, **row["reference_here"], "reference_tuples":
+                            got["pal_tuples"], "reference_queries_per_tuple": per})
+                      + f"  [{got['status']}]")
     return 0 if all(r["status"] == "complete" for r in rows) else 1
 
 
