@@ -209,3 +209,46 @@ def test_fig3_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert out["mode"] == "grounded" and len(out["runs"]) == 2
     assert {r["agent"] for r in out["rows"]} == {"search", "policy"}
     assert all(r["queries"] > 0 for r in out["runs"])
+
+
+icaml = _load("capabilities_icaml")
+
+
+def test_reference_driver_output_is_parsed() -> None:
+    text = "noise\nQuery Count:  235\nXAIP-REFERENCE 235 3.75 288\nWALL 3.9\n"
+    assert icaml.parse_output(text) == (235, 3.75, 288)
+    assert icaml.parse_output("Query Count: 235\n") is None
+    assert icaml.parse_output("XAIP-REFERENCE 1 x 2\n") is None
+
+
+def test_reference_levels_and_checkout_are_checked(tmp_path: Path) -> None:
+    """Only levels with the shipped person-made inputs run; a folder that is not a
+    prepared checkout is refused with a one-line reason."""
+    level = tmp_path / "gvg_agents" / "files" / "zelda" / "3_4"
+    level.mkdir(parents=True)
+    for name in ("high_traces", "random_states"):
+        (level / name).write_bytes(b"")
+    assert not icaml.has_level(tmp_path, "zelda", 3, 4)
+    (level / "high_actions_dict").write_bytes(b"")
+    assert icaml.has_level(tmp_path, "zelda", 3, 4)
+    assert not icaml.has_level(tmp_path, "zelda", 4, 5)
+    with pytest.raises(ValueError, match="not an iCaML checkout"):
+        icaml.ReferenceCode(tmp_path, "python")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text("")
+    with pytest.raises(ValueError, match="FF is not compiled"):
+        icaml.ReferenceCode(tmp_path, "python")
+
+
+def test_measured_reference_columns() -> None:
+    """The reference run here replaces the published numbers at the same target; a run
+    that did not complete adds only its status."""
+    row = {"target_tuples": 100, "queries": 20, "seconds": 1.0}
+    done = icaml.ReferenceMeasurement("complete", 200, 8.0, 400, 9.0)
+    cols = ref.measured_columns(row, done)
+    assert cols["target_tuples"] == 100 and not cols["reference_exact"]
+    assert cols["reference_queries"] == pytest.approx(50.0)
+    assert cols["speedup"] == pytest.approx(2.0) and cols["query_ratio"] == pytest.approx(0.4)
+    assert ref.measured_columns(row, icaml.ReferenceMeasurement("timeout", wall=5.0)) == {
+        "here": {"status": "timeout", "queries": 0, "seconds": 0.0, "pal_tuples": 0,
+                 "wall": 5.0}}
