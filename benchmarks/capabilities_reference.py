@@ -21,12 +21,15 @@ everything our run resolves, and then the reference's queries and seconds for th
 tuples are its totals scaled pro rata (marked ``~``: an estimate that assumes its tuples
 cost the same on average; a per-query log would replace it).
 
-The reference code cannot run here: its planner (FF, C sources with flex/bison grammars)
-needs flex and bison, which this machine lacks; its driver imports ``gym==0.17.1``,
-OpenCV 4.2, ``cv_bridge`` (ROS) and ``xlwt`` pinned for Python 3.6-3.8, and it calls
-``IPython.embed()``. So its published result files are the reference (read as data with a
-restricted unpickler; none of its code ran or is copied). Its levels are its own random
-levels; ours are seeded random levels of the same size (about 20% walls, as in the paper).
+The reference's published result files are the default reference (read as data with a
+restricted unpickler; none of its code is copied; the paper reports a 5.0 GHz i9), on
+its own levels; ours are seeded random levels of the same size (about 20% walls).
+``--reference-code DIR`` also runs the reference code here, in its own process, on the
+levels it ships (its traces and start states were made by a person playing: see
+``benchmarks/capabilities_icaml.py`` for how to prepare ``DIR``), and prints its numbers
+measured here in a second table.
+
+    python benchmarks/capabilities_reference.py --games zelda --reference-code ~/iCaML
 """
 
 from __future__ import annotations
