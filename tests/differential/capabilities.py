@@ -309,10 +309,16 @@ def _discovery_instance(seed: int) -> str | None:
         return (f"{game} {rows}x{cols} level {level} lifted={bool(lifted)}: discovery "
                 f"presents {', '.join(sorted(wrong))} as sound (finished, reliable) with "
                 "predictions no actions realise")
-    world = _World(states, abstraction, reaches, objects,
-                   lambda target, state: refine(target | frozenset(
-                       a for a in vocab.abstract(state) if a.predicate in types), state)
-                   is not None)
+    described: dict[tuple[frozenset[Any], Any], bool] = {}
+
+    def is_state(target: frozenset[Any], state: Any) -> bool:
+        key = (target, state)
+        if key not in described:
+            typed = frozenset(a for a in vocab.abstract(state) if a.predicate in types)
+            described[key] = refine(target | typed, state) is not None
+        return described[key]
+
+    world = _World(states, abstraction, reaches, objects, is_state)
     literal = _literal_disagreement(result.model, sim, vocab, world, rng)
     if literal is not None:
         return f"{game} {rows}x{cols} level {level} lifted={bool(lifted)}: {literal}"
@@ -324,7 +330,7 @@ def _discovery_instance(seed: int) -> str | None:
 #: Levels with more reachable states than this are not scored literal by literal here.
 LITERAL_STATES = 200
 #: Capabilities and tuples per capability whose true modes are counted by brute force.
-LITERAL_CAPS = 8
+LITERAL_CAPS = 4
 LITERAL_TUPLES = 6
 
 
@@ -380,12 +386,12 @@ def _brute_counts(cap: Any, elsewhere: dict[Any, set[frozenset[Any]]], location:
         eff = [(a, p) for a, p in eff if a != atom] + \
             ([(atom, mode == "+")] if mode != "0" else [])
     r = u = 0
-    for state in world.states:
-        fluent = world.abstraction[state]
-        for binding in _ground(cap, world.objects):
-            target = _predictions([(_sub(a, binding), p) for a, p in pre],
-                                  {_sub(a, binding) for a, p in eff if not p},
-                                  {_sub(a, binding) for a, p in eff if p}, fluent)
+    for binding in _ground(cap, world.objects):
+        ground_pre = [(_sub(a, binding), p) for a, p in pre]
+        delete = {_sub(a, binding) for a, p in eff if not p}
+        add = {_sub(a, binding) for a, p in eff if p}
+        for state in world.states:
+            target = _predictions(ground_pre, delete, add, world.abstraction[state])
             if target is None:
                 continue
             hit = target in world.reaches[state]
