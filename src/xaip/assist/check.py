@@ -11,18 +11,27 @@ What it checks, claim by claim, sharing no search with :mod:`xaip.assist.assista
 * optimality of the completion and of the robot's plan, "no completion avoids the vetoes",
   the suggestion's cost with and without it, and each claimed landmark (no plan from the
   prefix's end avoids making it true): re-proved by :func:`uniform_cost`, the planning
-  core's A* with h^max (not the assistant's LM-cut) on a fresh grounding
+  core's A* with the reconciliation checker's heuristic
+  (:func:`xaip.reconcile.checks.check_heuristic`: the *certified* LM-cut, h^max without
+  the compiled core or on conditional effects) on a fresh grounding
   (:func:`xaip.planning.grounding.ground`) restricted by the vetoes and started from the
   prefix's end state;
 * the goal facts and landmarks a suggestion claims to make true: false before the step and
   true after it, on the lifted model's state trace.
 
 Shared with the search: the PDDL reader, the lifted validator, the grounder (the same
-code the search's task comes from; the checker grounds afresh) and the planning core's A*
-loop (with another heuristic, as the reconciliation checker uses it). An earlier version
+code the search's task comes from; the checker grounds afresh), the planning core's A*
+loop and LM-cut, as an **untrusted oracle** only: for every state the core's certificate
+checker (``src/xaip/_native/certify.c``, no code shared with LM-cut) accepts LM-cut's cuts
+only if each is a landmark of the delete relaxation from that state and their charges are
+a cost partition; a state whose certificate fails gets h^max (counted by
+:func:`xaip.planning.engines.compiled.search_counts`), so a fault in LM-cut can slow the
+proof, never make it wrong. The core runs h^max instead on tasks with conditional effects
+(LM-cut's cuts are not certified there) and without the compiled core. An earlier version
 ran its own Python A* with its own h^max; it could not prove the RADAR firefighting
-robot's optimum within 150 s, the core's A* + h^max does in about 16 s. It runs under the user's
-budget started afresh; running out gives "unverified: checker budget".
+robot's optimum within 150 s, the core's A* + h^max did in about 16 s (1.1 million states),
+the certified LM-cut in about 1 s. It runs under the user's budget started afresh; running
+out gives "unverified: checker budget".
 """
 
 from __future__ import annotations
@@ -39,11 +48,13 @@ from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, validate
 from xaip.planning.task import GroundAction, State, Task, bits
+from xaip.reconcile.checks import CHECK_ALGORITHM, check_heuristic
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock
 
-#: The checker's optimal search: A* with h^max, not the assistant's LM-cut.
-CHECK_SEARCH, CHECK_HEURISTIC = "astar", "hmax"
+#: The checker's optimal search: the reconciliation checker's A* (the certified LM-cut where
+#: the compiled core runs, else h^max; see the module docstring).
+CHECK_SEARCH = CHECK_ALGORITHM
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -67,8 +78,9 @@ def _steps(texts: Sequence[str]) -> list[PlanStep]:
 def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], bool],
                  clock: BudgetClock, bound: int | None = None) -> int | None:
     """The cost of a cheapest plan from ``start`` using only ``allowed`` actions, or
-    ``None`` when none exists: A* with h^max (admissible, so the first goal reached is
-    optimal) from the planning core, on the checker's fresh grounding restricted here.
+    ``None`` when none exists: the planning core's A* with :func:`check_heuristic` (the
+    certified LM-cut, or h^max; admissible either way, so the first goal reached is
+    optimal), on the checker's fresh grounding restricted here.
     Raises BudgetExhausted when ``clock`` runs out.
 
     ``bound``: the cost of a plan the caller has *validated*; the search then only has to
@@ -77,8 +89,8 @@ def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], boo
                                      actions=tuple(a for a in task.actions if allowed(a)))
     if not clock.tick():
         raise BudgetExhausted("checker budget exhausted", phase="checking")
-    answer = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC
-                        ).solve(restricted, optimal=True, cost_bound=bound,
+    answer = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH,
+                        heuristic=check_heuristic(DEFAULT_ENGINE)).solve(restricted, optimal=True, cost_bound=bound,
                                 budget=clock.remaining())
     clock.charge(answer.expanded)
     if answer.status == Status.BUDGET_EXHAUSTED:
