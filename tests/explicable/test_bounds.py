@@ -115,3 +115,24 @@ def test_radar_explicable_suggestion_is_checked_within_a_small_budget() -> None:
     wrong = ExplicablePlan(Status.FOUND, plan, 12, 12, 1 / 6, "action", "enumerate", 12,
                            tuple(rest), 1, 111, 0.0)
     assert check(task, wrong, expected=expected, budget=Budget(max_nodes=100_000)).ok is False
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 10))
+def test_negative_preconditions_and_zero_costs_keep_the_distances(seed: int) -> None:
+    """The planning family's random tasks (negative preconditions, zero-cost actions,
+    declared costs with and without the metric): the certified LM-cut ignores negative
+    conditions, which only lowers it; the distances must not change."""
+    from xaip.explicable.problem import ground_model
+    from xaip.planning import parse_domain, parse_problem
+
+    from ..differential.planning import domain_text, problem_text
+    from ..differential.planning import generate as planning_task
+
+    instance = planning_task(seed)
+    task = ground_model(parse_domain(domain_text(instance)),
+                        parse_problem(problem_text(instance)))
+    h = certified_bound(task)
+    for bound in (3, 6):
+        plain = goal_distances(task, bound, Budget().start(), lower=zero)
+        assert goal_distances(task, bound, Budget().start()) == plain
+        assert all(h(state) <= d for state, d in plain.items())
