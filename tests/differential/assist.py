@@ -26,6 +26,8 @@ import random
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from tests.differential.certificates import counting_rejections
+
 CI_INSTANCES = 240
 
 Ground = tuple[str, tuple[str, ...]]  # (predicate, args)
@@ -212,6 +214,7 @@ def pddl(inst: Instance) -> tuple[str, str]:
     return domain, problem
 
 
+@counting_rejections
 def check(seed: int) -> str | None:
     from xaip.assist import Assistant
     from xaip.planning.pddl import parse_domain, parse_problem

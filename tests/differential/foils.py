@@ -32,6 +32,8 @@ import random
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from tests.differential.certificates import counting_rejections
+
 CI_INSTANCES = 200
 #: The oracle enumerates every plan of at most this many steps.
 DEPTH = 5
@@ -282,6 +284,7 @@ def _parsed(steps: tuple[str, ...]) -> list[Ground]:
     return out
 
 
+@counting_rejections
 def check(seed: int) -> str | None:
     inst, result, found = run(seed)
     n = len(inst.constraints)

@@ -32,6 +32,7 @@ import itertools
 import random
 from dataclasses import dataclass, field
 
+from tests.differential.certificates import counting_rejections
 from xaip.errors import InputError
 from xaip.generate import random_mrp
 from xaip.planning.pddl import parse_domain, parse_problem
@@ -225,6 +226,7 @@ def _apply(model: Model, edits: list[tuple[str, str, str, str]]) -> Model:
     return human
 
 
+@counting_rejections
 def check(seed: int) -> str | None:
     rng = random.Random(seed)
     model = _random_model(rng)

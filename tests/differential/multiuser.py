@@ -33,6 +33,8 @@ import itertools
 import random
 from dataclasses import dataclass, field
 
+from tests.differential.certificates import counting_rejections
+
 CI_INSTANCES = 200
 
 # A feature: (kind, action, predicate); problem kinds have action "".
@@ -417,6 +419,7 @@ def run(seed: int) -> tuple[Instance, dict[str, object]]:
     return inst, result.to_dict()
 
 
+@counting_rejections
 def check(seed: int) -> str | None:
     inst, out = run(seed)
     if not out["verified"]:

@@ -32,6 +32,7 @@ import random
 from collections import deque
 from dataclasses import dataclass, replace
 
+from tests.differential.certificates import counting_rejections
 from tests.differential.strips_text import Action, State, domain_text, price, problem_text
 
 CI_INSTANCES = 300
@@ -142,6 +143,7 @@ def _text(fact: str, positive: bool = True) -> str:
     return f"({fact})" if positive else f"(not ({fact}))"
 
 
+@counting_rejections
 def check(seed: int) -> str | None:
     from xaip.planning.pddl.reader import parse_domain, parse_problem
     from xaip.planning.plans import parse_plan

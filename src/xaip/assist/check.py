@@ -89,9 +89,9 @@ def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], boo
                                      actions=tuple(a for a in task.actions if allowed(a)))
     if not clock.tick():
         raise BudgetExhausted("checker budget exhausted", phase="checking")
-    answer = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH,
-                        heuristic=check_heuristic(DEFAULT_ENGINE)).solve(restricted, optimal=True, cost_bound=bound,
-                                budget=clock.remaining())
+    engine = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH,
+                        heuristic=check_heuristic(DEFAULT_ENGINE))
+    answer = engine.solve(restricted, optimal=True, cost_bound=bound, budget=clock.remaining())
     clock.charge(answer.expanded)
     if answer.status == Status.BUDGET_EXHAUSTED:
         raise BudgetExhausted("checker budget exhausted", phase="checking")

@@ -7,10 +7,18 @@ constraint on the plan's action sequence with its own interpreter
 (:mod:`xaip.foils.interpret`), and proves costs and (un)realisability by optimal search
 on its own product of a fresh grounding with the interpreter's automata
 (:func:`product_task`: one-hot automaton states, transitions read off the interpreter),
-with A* and h^max. What it shares: the PDDL reader, the grounder, the engine's successor
-generator and A* (with h^max, never the search's LM-cut), the action-pattern matching
-(:meth:`~xaip.foils.language.Pattern.matches`) and the cost semantics
-(:mod:`xaip.planning.semantics`).
+with A* and the reconciliation checker's heuristic
+(:func:`xaip.reconcile.checks.check_heuristic`: the *certified* LM-cut). What it shares:
+the PDDL reader, the grounder, the engine's successor generator and A*, the action-pattern
+matching (:meth:`~xaip.foils.language.Pattern.matches`), the cost semantics
+(:mod:`xaip.planning.semantics`) and LM-cut as an **untrusted oracle**: on every state of
+the product the core's certificate checker (``src/xaip/_native/certify.c``, no code shared
+with LM-cut) accepts LM-cut's cuts only when each is a landmark of the delete relaxation
+and their charges are a cost partition, else the state gets h^max (counted by
+:func:`xaip.planning.engines.compiled.search_counts`), so a fault in LM-cut can slow a
+proof, never make it wrong. On tasks with conditional effects, and without the compiled
+core, the A* uses h^max. LM-cut runs on the checker's product, not on the search's
+compiled task.
 
 Claims checked: the witness is a valid plan of the task, satisfies every constraint, and
 costs what is reported; no plan satisfying the constraints is cheaper (product search); the
@@ -41,12 +49,14 @@ from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.planning.plans import PlanStep, validate
 from xaip.planning.semantics import action_cost, counts_action_costs
 from xaip.planning.task import GroundAction, Task
+from xaip.reconcile.checks import CHECK_ALGORITHM, check_heuristic
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock
 
-#: The checker's search: A* with h^max (admissible; not the search's LM-cut). On the shared
-#: RADAR firefighting model it expands 1.1M states where uniform-cost search expands 1.5M.
-CHECK_SEARCH, CHECK_HEURISTIC = "astar", "hmax"
+#: The checker's search: A* with :func:`check_heuristic` (the certified LM-cut, admissible
+#: whatever LM-cut computes). On the shared RADAR firefighting model the robot's optimum
+#: takes it 25,724 states, where h^max took 1.1M and uniform-cost search 1.5M.
+CHECK_SEARCH = CHECK_ALGORITHM
 
 
 def product_task(task: Task, constraints: Sequence[Constraint]) -> Task:
@@ -98,10 +108,11 @@ def cheapest(task: Task, constraints: Sequence[Constraint], counts: bool,
              ) -> tuple[Cost, tuple[str, ...]] | None:
     """The cheapest plan satisfying every constraint (cost, actions), or ``None`` when none
     does (with ``claimed``: none costing at most ``claimed``, the bound ``claimed + 1``
-    pruning the rest): A* with h^max on :func:`product_task`. Raises
+    pruning the rest): A* with the certified LM-cut on :func:`product_task`. Raises
     :class:`~xaip.errors.BudgetExhausted` when ``clock`` runs out."""
     product = product_task(task, constraints)
-    engine = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC)
+    engine = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH,
+                        heuristic=check_heuristic(DEFAULT_ENGINE))
     bound = claimed + 1 if isinstance(claimed, int) else None
     found = engine.solve(product, optimal=True, cost_bound=bound, budget=clock.remaining())
     clock.charge(max(found.expanded, 1))

@@ -6,14 +6,21 @@ and test conformance by Prop. 7; a bug in any of that must not confirm its own a
 What the checker **shares** with the search, exactly: the PDDL model classes,
 ``model_features`` and :func:`~xaip.planning.features.apply.apply_edits` (the definition of
 a model's features and of "a model updated by edits"), the lifted plan validator, the
-grounder and the planning core's uniform-cost search (h^max only prunes) and greedy
-best-first search (h_FF; it only proposes cheaper plans, each replayed by the validator),
-and the privacy map's parsed rules (:meth:`Rule.matches`: what a rule names).
+grounder, the planning core's greedy best-first search (h_FF; it only proposes cheaper
+plans, each replayed by the validator) and its A* with the reconciliation checker's
+heuristic (:func:`xaip.reconcile.checks.check_heuristic`): LM-cut as an **untrusted
+oracle**, whose cuts the core's certificate checker (``src/xaip/_native/certify.c``, no
+code shared with LM-cut) accepts only when each is a landmark of the delete relaxation and
+their charges a cost partition (a state whose certificate fails gets h^max, and is counted
+by :func:`xaip.planning.engines.compiled.search_counts`); h^max on tasks with conditional
+effects and without the compiled core. And the privacy map's parsed rules
+(:meth:`Rule.matches`: what a rule names).
 
 What it does **not** share: the users' differences (it derives them from the two feature
 sets), the privacy decision (its own reading of the three conditions), the merge (it
 recomputes who holds what), the labels of the shared edits, the search order, the
-search's witness plans and its A* + LM-cut goal test. Conformance (book Def. 30) is decided
+search's witness plans and its A* + LM-cut goal test (LM-cut's values count in the
+checker only through verified certificates). Conformance (book Def. 30) is decided
 by the checker's own two representative completions when every precondition is positive
 (the book's Prop. 7 read both ways: those two are completions, and they decide all others),
 else by enumerating every completion.
@@ -27,7 +34,7 @@ smaller such set is, the merged model's holders are right and each user's view l
 exactly the edits that are news to them.
 
 Budget: the user's budget afresh (seconds for the whole check, the node limit for each
-uniform-cost search and for the edit sets examined per user and for the group, as the
+optimality proof and for the edit sets examined per user and for the group, as the
 searches count them); running out is "unverified: checker
 budget" (:func:`xaip.contract.run_checker`).
 """
@@ -52,10 +59,11 @@ from xaip.planning.features.feature import FUNCTIONAL_KINDS
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, validate
+from xaip.reconcile.checks import CHECK_ALGORITHM, check_heuristic
 from xaip.runtime import Budget, BudgetClock, Status
 
 Model = tuple[Domain, Problem]
-#: Nodes of the greedy search that looks for a cheaper plan before uniform-cost search.
+#: Nodes of the greedy search that looks for a cheaper plan before the A* proof.
 QUICK_NODES = 5000
 #: Conditions that, realised, can only make a plan fail (never make another plan possible).
 _BREAKING = frozenset({FeatureKind.PRECONDITION, FeatureKind.DELETE_EFFECT, FeatureKind.GOAL,
@@ -67,17 +75,19 @@ class _Failed(Exception):
 
 
 class _Prover:
-    """The checker's own "valid and optimal?": lifted validation, then uniform-cost search
-    on a fresh grounding bounded by the plan's cost; cheaper plans it finds are kept and
+    """The checker's own "valid and optimal?": lifted validation, then A* with the
+    certified LM-cut (:func:`xaip.reconcile.checks.check_heuristic`) on a fresh grounding
+    under the strict bound of the plan's cost; cheaper plans it finds are kept and
     replayed on later models."""
 
     def __init__(self, plan: Sequence[PlanStep], budget: Budget) -> None:
         self.plan = tuple(plan)
         self.budget = budget
         self.clock: BudgetClock = budget.start()
-        self.engine = get_engine(DEFAULT_ENGINE, search="ucs", heuristic="hmax")
-        #: Finds cheaper plans fast where the model is loose (uniform-cost search then
-        #: wanders through every cheap state); it only proposes witnesses, each replayed.
+        self.engine = get_engine(DEFAULT_ENGINE, search=CHECK_ALGORITHM,
+                                 heuristic=check_heuristic(DEFAULT_ENGINE))
+        #: Finds cheaper plans fast where the model is loose (the A* proof then expands
+        #: every state below the bound); it only proposes witnesses, each replayed.
         self.greedy = get_engine(DEFAULT_ENGINE, search="gbfs", heuristic="hff")
         self.found: list[tuple[PlanStep, ...]] = []
         self.examined = 0
@@ -98,7 +108,7 @@ class _Prover:
         return Budget(self.budget.max_nodes, left)
 
     def _quick_budget(self) -> Budget:
-        """The greedy attempt's share: a few thousand nodes (uniform-cost search decides
+        """The greedy attempt's share: a few thousand nodes (the A* proof decides
         whatever it leaves open, under the user's budget)."""
         whole = self._search_budget()
         nodes = QUICK_NODES if whole.max_nodes is None else min(QUICK_NODES, whole.max_nodes)
@@ -139,7 +149,7 @@ class _Prover:
         result = self.engine.solve(task, optimal=True, cost_bound=cost,
                                    budget=self._search_budget())
         if str(result.status) == "budget_exhausted":
-            raise BudgetExhausted("uniform-cost search", phase="check")
+            raise BudgetExhausted("the checker's A* proof", phase="check")
         if str(result.status) == "solved":
             self.found.append(tuple(parse_plan(format_plan(result.plan))))
             return False
