@@ -252,9 +252,11 @@ def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]]
     while work:
         cap, known = work.pop()
         offending = offending_of(cap) if known is None else still_holding(cap, known)
+        # a literal leaves the executions as they are (only a split filters them, and
+        # its parts are new work): their keys are computed once per capability
+        executions = [(b, _keys(before)) for b, before in cap.executions]
         for _ in range(MAX_LITERALS + 1):
             check_deadline()
-            executions = [(b, _keys(before)) for b, before in cap.executions]
             if not offending:
                 out.append(cap)
                 break
