@@ -35,6 +35,12 @@ of the problem and the one cost semantics (:mod:`xaip.planning.semantics`: each 
 priced by its own domain and problem). With an observation model (B05) the plan's cost for
 the person is the watched execution of :func:`xaip.balanced.epistemic.watched_cost`, and
 the optimality proof uses its belief update :meth:`~xaip.balanced.epistemic.Watcher.step`.
+When she learns from watching (:mod:`xaip.balanced.learning`) the checker recomputes what
+she learns on the lifted models (:func:`~xaip.balanced.epistemic.watched_run`: the
+robot's lifted effects, her lifted model rebuilt after each learning step), rejects an
+answer whose learned set differs, judges the plan against ``C*`` of her final model
+``M^R_h + E ∪ L`` on a fresh grounding, and its proof carries the learned set in every
+product label; it shares the learning rule (``Rules``) with both searches.
 
 It runs under the same budget as the search (the user's ``max_seconds``/``max_nodes``,
 started afresh); running out is "unverified: checker budget"

@@ -5,8 +5,9 @@ about the fact but "even the meta-fluent provided the human doesn't hypothesize 
 conditional effect": once she has *seen* what an action does, that part of the robot's
 model needs no explanation any more. ``BalancedProblem.learn_from_watching`` turns it on.
 
-The rule (one definition, used by the MEGA* compilation, the checker and the docs; the
-differential oracle has its own copy written from the same words). She watches the
+The rule (one definition, used by the MEGA* compilation, the model-space search's
+:mod:`xaip.balanced.learning_space`, the checker and the docs; the differential oracle
+has its own copy written from the same words). She watches the
 robot execute ground action ``a(o…)``; she *sees* every fact of an observable predicate
 the robot's step asserts (its add and delete effects, fired conditional effects
 included), with its real value after the step (:mod:`xaip.balanced.epistemic`). For
