@@ -44,7 +44,8 @@ _LINE = re.compile(r"^XAIP-REFERENCE (\d+) ([0-9.eE+-]+) (\d+)$", re.MULTILINE)
 class ReferenceMeasurement:
     """One run of the reference here: its queries, its own clock's seconds (its
     interrogation), PAL tuples fixed, the process's wall seconds, and ``status``
-    (``complete``, ``timeout``, ``no level`` or ``failed: <last line>``)."""
+    (``complete``, ``timeout``, ``no level``, ``needs a person (asks for key presses)``
+    when its shipped inputs do not cover what it needs, or ``failed: <last line>``)."""
 
     status: str
     queries: int = 0
@@ -117,6 +118,9 @@ class ReferenceCode:
         wall = time.perf_counter() - began
         counts = parse_output(done.stdout)
         if counts is None:
+            if "EOF when reading a line" in done.stderr:  # its simulator wants key presses
+                return ReferenceMeasurement("needs a person (asks for key presses)",
+                                            wall=wall)
             lines = (done.stderr or done.stdout).strip().splitlines()
             return ReferenceMeasurement(f"failed: {lines[-1] if lines else done.returncode}",
                                         wall=wall)
