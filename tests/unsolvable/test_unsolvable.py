@@ -183,6 +183,26 @@ def test_checker_rejects_wrong_answers(tamper: str) -> None:
     assert report.ok is False, report
 
 
+def test_checker_proves_the_plan_is_a_cheapest_one() -> None:
+    # regression (issue 21): the answer says the plan is a cheapest one; the checker used to
+    # replay it only, so a valid plan of cost 2 where (flip-up b) costs 1 was "verified"
+    from xaip.planning.engines.compiled import CERTIFIED_LMCUT, core_available, search_counts
+
+    domain, problem, result = _run("(on b)")
+    assert result.plan == ("(flip-up b)",) and result.verified
+    before = search_counts(CERTIFIED_LMCUT)
+    assert check(domain, problem, result).ok is True
+    if core_available():  # the proof is the certified LM-cut's A*, every certificate passes
+        after = search_counts(CERTIFIED_LMCUT)
+        assert after["searches"] == before["searches"] + 1
+        assert after["rejected"] == before["rejected"]
+    detour = dataclasses.replace(result, plan=("(flip-up a)", "(flip-pair a b)"), plan_cost=2)
+    report = check(domain, problem, detour)
+    assert report.ok is False and "not a cheapest plan" in report.details, report
+    mispriced = dataclasses.replace(result, plan_cost=3)
+    assert check(domain, problem, mispriced).ok is False
+
+
 def test_checker_runs_under_the_budget() -> None:
     domain, problem, result = _run("(on a) (off a)")
     report = run_checker(lambda: check(domain, problem, result, Budget(max_nodes=2)))

@@ -7,7 +7,17 @@ shares nothing with grounding. It does *not* share the search, the goal-mask cod
 enumeration or the landmark code: it explores the reachable states again by breadth-first
 search, keeps a parent link per state, and then checks every claim:
 
-* **a plan**: it is valid (lifted validation);
+* **a plan**: it is valid and costs what the answer says (lifted validation), and it is a
+  cheapest plan: no plan is cheaper, proved on a fresh grounding by the reconciliation
+  checker's A* (:func:`xaip.reconcile.checks.cheaper_plan`) under the strict bound of its
+  cost. That A* is the planning core's, ordered and pruned by the *certified* LM-cut:
+  LM-cut is an untrusted oracle whose cuts the core's certificate checker
+  (``src/xaip/_native/certify.c``, no code shared with LM-cut) accepts only when each is a
+  landmark of the delete relaxation and their charges a cost partition (a state whose
+  certificate fails gets h^max, counted by
+  :func:`xaip.planning.engines.compiled.search_counts`); h^max on tasks with conditional
+  effects and without the compiled core. It shares nothing with the search's own
+  uniform-cost exploration;
 * **no plan**: no reachable state satisfies the goal, nor the core (the reduced task);
 * **minimality**: every proper subset of the core is solvable -- enough to check the subsets
   one literal smaller, because a subset of a solvable goal set is solvable;
@@ -137,10 +147,7 @@ def check(domain: Domain, problem: Problem, result: UnsolvableResult,
     attempted plan the result's ``trace`` verdict is about."""
     budget = budget or Budget()
     if result.solvable is True:
-        assert result.plan is not None
-        checked = validate(domain, problem, parse_plan("\n".join(result.plan)))
-        return CheckReport(checked.valid, "the plan is valid" if checked.valid
-                           else f"the plan is invalid: {checked.reason}")
+        return _cheapest(domain, problem, result, budget)
     if result.solvable is None:
         return CheckReport(None, "nothing established to check (the budget ran out)")
     checker = _Checker(domain, problem, budget)
@@ -156,6 +163,31 @@ def check(domain: Domain, problem: Problem, result: UnsolvableResult,
     witnesses = len(checker.witnessed)
     return CheckReport(True, f"confirmed on {len(checker.space.order)} reachable states with "
                              f"{witnesses} validated witness plan{'' if witnesses == 1 else 's'}")
+
+
+def _cheapest(domain: Domain, problem: Problem, result: UnsolvableResult, budget: Budget
+              ) -> CheckReport:
+    """The plan is valid, costs ``plan_cost`` and no plan is cheaper (A* with the certified
+    LM-cut on a fresh grounding, under the strict bound of the plan's cost)."""
+    from xaip.planning.engines import DEFAULT_ENGINE
+    from xaip.reconcile.checks import cheaper_plan, proof_method
+
+    assert result.plan is not None
+    checked = validate(domain, problem, parse_plan("\n".join(result.plan)))
+    if not checked.valid or checked.cost is None:
+        return CheckReport(False, f"the plan is invalid: {checked.reason}")
+    if checked.cost != result.plan_cost:
+        return CheckReport(False, f"the plan costs {checked.cost}, not {result.plan_cost}")
+    clock = budget.start()
+    task = ground(domain, problem, budget=clock)
+    status, cheaper, _ = cheaper_plan(None, None, task, int(checked.cost), clock.remaining())
+    if status == "budget_exhausted":
+        raise BudgetExhausted("the checker's optimality proof ran out of budget")
+    if status == "solved":
+        return CheckReport(False, f"the plan is not a cheapest plan: one of cost {cheaper} "
+                                  "exists")
+    return CheckReport(True, f"the plan is valid and a cheapest plan (cost {checked.cost}; "
+                             f"{proof_method(DEFAULT_ENGINE)} on a fresh grounding)")
 
 
 def _core_problems(checker: _Checker, result: UnsolvableResult) -> list[str]:
