@@ -10,7 +10,7 @@ Typical use::
     result = helper.check(plan_steps)   # first failing step, what breaks, a repair
 
 Every answer is checked by :mod:`xaip.assist.check` (lifted validation, a separate veto
-matcher and a separate uniform-cost search); see ``docs/assist.md``.
+matcher and a separate A* proof with the certified LM-cut); see ``docs/assist.md``.
 """
 
 from __future__ import annotations

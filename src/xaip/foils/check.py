@@ -55,7 +55,8 @@ from xaip.runtime.budget import BudgetClock
 
 #: The checker's search: A* with :func:`check_heuristic` (the certified LM-cut, admissible
 #: whatever LM-cut computes). On the shared RADAR firefighting model the robot's optimum
-#: takes it 25,724 states, where h^max took 1.1M and uniform-cost search 1.5M.
+#: and a witness's take it about 26,000 states each, where h^max took 1.1M and uniform-cost
+#: search 1.5M (the check: 1.2 s of CPU against h^max's 7.8 s).
 CHECK_SEARCH = CHECK_ALGORITHM
 
 
