@@ -10,7 +10,7 @@ What it checks, claim by claim, sharing no search with :mod:`xaip.assist.assista
   (not :mod:`xaip.assist.vetoes`);
 * optimality of the completion and of the robot's plan, "no completion avoids the vetoes",
   the suggestion's cost with and without it, and each claimed landmark (no plan from the
-  prefix's end avoids making it true): re-proved by :func:`uniform_cost`, the planning
+  prefix's end avoids making it true): re-proved by :func:`cheapest_cost`, the planning
   core's A* with the reconciliation checker's heuristic
   (:func:`xaip.reconcile.checks.check_heuristic`: the *certified* LM-cut, h^max without
   the compiled core or on conditional effects) on a fresh grounding
@@ -75,7 +75,7 @@ def _steps(texts: Sequence[str]) -> list[PlanStep]:
     return [PlanStep(w[0], w[1:]) for w in map(_words, texts)]
 
 
-def uniform_cost(task: Task, start: State, allowed: Callable[[GroundAction], bool],
+def cheapest_cost(task: Task, start: State, allowed: Callable[[GroundAction], bool],
                  clock: BudgetClock, bound: int | None = None) -> int | None:
     """The cost of a cheapest plan from ``start`` using only ``allowed`` actions, or
     ``None`` when none exists: the planning core's A* with :func:`check_heuristic` (the
@@ -164,7 +164,7 @@ def _problems(domain: Domain, problem: Problem, result: AssistResult,
     # the same search as the robot's when nothing is kept or vetoed: proved once
     same = start == task.init and not any(not free(a) for a in task.actions)
     if result.completion is None:
-        best = robot if same else uniform_cost(task, start, free, clock)
+        best = robot if same else cheapest_cost(task, start, free, clock)
         if best is not None:
             out.append(f"a completion avoiding the vetoes exists (cost {best})")
         return out
@@ -186,7 +186,7 @@ def _problems(domain: Domain, problem: Problem, result: AssistResult,
             return [*out, "an explicable suggestion, but no model of the person to check it"]
         from xaip.assist.human import check_explicable
 
-        best = robot if same else uniform_cost(task, start, free, clock)
+        best = robot if same else cheapest_cost(task, start, free, clock)
         if best != result.human.cheapest_cost:
             out.append(f"the cheapest completion costs {best}, not "
                        f"{result.human.cheapest_cost}")
@@ -194,7 +194,7 @@ def _problems(domain: Domain, problem: Problem, result: AssistResult,
                 result.completion_cost > best + result.human.slack:
             out.append("the suggested completion costs more than the slack allows")
         return [*out, *check_explicable(domain, problem, human, result, budget or Budget())]
-    best = robot if same else uniform_cost(task, start, free, clock, bound=bound)
+    best = robot if same else cheapest_cost(task, start, free, clock, bound=bound)
     if best != result.completion_cost:
         out.append(f"the cheapest completion costs {best}, not {result.completion_cost}")
     if result.mode == "suggest":
@@ -206,7 +206,7 @@ def _robot(domain: Domain, problem: Problem, result: AssistResult, task: Task,
            clock: BudgetClock, out: list[str]) -> int | None:
     """Check the robot's plan and return the proved optimal cost from the initial state."""
     if result.robot_plan is None:
-        optimum = uniform_cost(task, task.init, lambda action: True, clock)
+        optimum = cheapest_cost(task, task.init, lambda action: True, clock)
         if optimum is not None:
             out.append(f"the task has a plan (cost {optimum}), the answer says none")
         return optimum
@@ -214,7 +214,7 @@ def _robot(domain: Domain, problem: Problem, result: AssistResult, task: Task,
     fine = robot.valid and robot.cost == result.robot_cost
     if not fine:
         out.append("the robot's plan is not valid or costs something else")
-    optimum = uniform_cost(task, task.init, lambda action: True, clock,
+    optimum = cheapest_cost(task, task.init, lambda action: True, clock,
                            bound=robot.cost if robot.valid else None)
     if optimum != result.robot_cost:
         out.append(f"the robot's optimal cost is {optimum}, not {result.robot_cost}")
@@ -233,7 +233,7 @@ def _suggestion(result: AssistResult, task: Task, start: State,
     if result.cost_with != result.completion_cost:
         out.append("the cost with the suggestion is not the cheapest completion's")
     action = " ".join(_words(result.suggestion or ""))
-    without = uniform_cost(task, start, lambda a: free(a) and a.name != action, clock)
+    without = cheapest_cost(task, start, lambda a: free(a) and a.name != action, clock)
     if without != result.cost_without:
         out.append(f"without the suggestion the cheapest completion costs {without}, not "
                    f"{result.cost_without}")
@@ -259,5 +259,5 @@ def _suggestion(result: AssistResult, task: Task, start: State,
             return free(action) and not action.add & mask \
                 and not any(effect.add & mask for effect in action.conditional)
 
-        if uniform_cost(task, start, avoids, clock) is not None:
+        if cheapest_cost(task, start, avoids, clock) is not None:
             out.append(f"{landmark} is not a landmark: a completion avoids it")
