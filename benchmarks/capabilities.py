@@ -18,7 +18,9 @@ and prints the query counts beside AIA's (48, 17, 68).
 
 The reference numbers come from its own levels and its grounded capability model, so the
 comparison is of scale, not of identical runs. Times include everything: traces, random
-states, lifting and queries.
+states, lifting and queries. ``benchmarks/capabilities_reference.py`` compares like for
+like (our grounded mode, to the same resolved-tuple count, optionally with the reference
+code run here) and ``benchmarks/capabilities_fig3.py`` redoes the paper's Fig. 3.
 """
 
 from __future__ import annotations
