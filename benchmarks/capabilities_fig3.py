@@ -233,7 +233,7 @@ def plot(rows: Sequence[dict[str, Any]], path: str, grounded: bool,
 
 
 def main(argv: list[str] | None = None) -> int:
-    from xaip.vocab.registry import get_game
+    from xaip.vocab.registry import check_grid, get_game
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", default="zelda,escape",
@@ -267,6 +267,8 @@ def main(argv: list[str] | None = None) -> int:
         for game, sizes in grids.items():
             if not sizes:
                 raise InputError(f"no default grids for {game}: give --grids")
+            for height, width in sizes:
+                check_grid(height, width)
         if args.max_seconds is not None and args.max_seconds <= 0:
             raise InputError("--max-seconds must be positive")
         if args.plot and Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):

@@ -433,6 +433,10 @@ def main(argv: list[str] | None = None) -> int:
         from capabilities_icaml import ReferenceCode
 
         checkout = Path(args.reference_code).resolve()
+        if not checkout.is_dir():
+            print(f"error: --reference-code {args.reference_code}: no such directory",
+                  file=sys.stderr)
+            return 2
         python = args.reference_python or str(checkout / "venv" / "bin" / "python")
         if not Path(python).is_file():
             print(f"error: no Python at {python}: give --reference-python", file=sys.stderr)

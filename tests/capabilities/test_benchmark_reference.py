@@ -120,8 +120,9 @@ def test_reference_cli_refuses_bad_input(capsys: pytest.CaptureFixture[str]) -> 
     assert ref.main(["--agents", "robot"]) == 2
     assert ref.main(["--games", "tetris"]) == 2
     assert ref.main(["--repeat", "0"]) == 2
+    assert ref.main(["--reference-code", "/nonexistent/icaml"]) == 2
     err = capsys.readouterr().err
-    assert err.count("error:") == 3 and "Traceback" not in err
+    assert err.count("error:") == 4 and "Traceback" not in err
 
 
 def test_traced_run_is_real_and_restores_discovery() -> None:
@@ -199,6 +200,7 @@ def test_plot_writes_a_figure(tmp_path: Path) -> None:
 
 def test_fig3_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert fig3.main(["--grids", "3by4"]) == 2
+    assert fig3.main(["--grids", "1x4"]) == 2
     assert fig3.main(["--agents", "robot"]) == 2
     assert fig3.main(["--seeds", "a"]) == 2
     assert fig3.main(["--plot", str(tmp_path / "f.txt")]) == 2
