@@ -114,7 +114,8 @@ def test_the_guard_in_two_rounds_is_the_guard_of_each_capability(
         compared.append(len(game_over))
         return out, count
 
-    monkeypatch.setattr(guarding, "GUARD_STATES", 7)  # several chunks on a small level
+    monkeypatch.setattr(guarding, "GUARD_UNITS", 10_000)  # many chunks on a small level
+    monkeypatch.setattr(guarding, "MIN_GUARD_STATES", 7)
     monkeypatch.setattr(rounds, "guard_all", both)
     monkeypatch.setattr("xaip.capabilities.discovery.guard_all", both)
     discover_game("zelda", 3, 4, seed=0)

@@ -13,8 +13,8 @@ guard's time. Here:
   of its chunk once, with an index per state;
 - *the guard* (:func:`guard_all`) in two rounds: first every capability's offending cases
   (a state and a binding where its precondition holds and its prediction cannot come
-  true) in every chunk of ``GUARD_STATES`` closed states, one unit per capability and
-  chunk; then one unit per capability excluding its cases
+  true) in every chunk of closed states (about ``GUARD_UNITS`` units in all), one unit
+  per capability and chunk; then one unit per capability excluding its cases
   (:func:`~xaip.capabilities.gameover.exclude`, given the cases). The cases of a
   capability are its chunks' cases in state order, exactly the list one scan of all the
   states finds (:func:`~xaip.capabilities.gameover._offending` keeps the states' order,
@@ -60,9 +60,12 @@ if TYPE_CHECKING:
 
 #: Listed states abstracted per unit: 20,000 states make 79 units, enough for 32 workers.
 ABSTRACT_CHUNK = 256
-#: Closed states per unit of the guard's first round (4,000 states: 16 chunks a
-#: capability).
-GUARD_STATES = 250
+#: The guard's first round has about this many units: each capability's scan is cut
+#: into chunks of closed states (six lifted capabilities: 11 chunks each). Why: one
+#: capability's scan of 250 states took 1 s of cookmepasta 8x8's guard, its longest unit.
+GUARD_UNITS = 64
+#: Nor chunks of fewer closed states than this.
+MIN_GUARD_STATES = 8
 
 Case = tuple[int, dict[str, str]]
 
@@ -243,8 +246,8 @@ def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[Cap
     caps = engine.caps
     if not game_over:
         return caps, 0
-    chunks = [(a, min(a + GUARD_STATES, len(game_over)))
-              for a in range(0, len(game_over), GUARD_STATES)]
+    size = max(MIN_GUARD_STATES, -(-len(game_over) // max(1, -(-GUARD_UNITS // len(caps)))))
+    chunks = [(a, min(a + size, len(game_over))) for a in range(0, len(game_over), size)]
     at = _run_deadline(engine)
     state = GuardState(caps, game_over, dict(engine.matcher.object_type),
                        engine.matcher.max_bindings, engine.config, chunks, at)
@@ -308,4 +311,4 @@ def _exclude_all(engine: QueryEngine, dispatch: Dispatch, caps: list[CapState],
     return out, marked
 
 
-__all__ = ["ABSTRACT_CHUNK", "GUARD_STATES", "abstract_states", "guard_all"]
+__all__ = ["ABSTRACT_CHUNK", "GUARD_UNITS", "abstract_states", "guard_all"]
