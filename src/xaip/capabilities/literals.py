@@ -191,7 +191,9 @@ def tuple_counts(cap: Capability, model: CapabilityModel, found: Enumeration,
     docstring; ``claimed`` is :func:`claims`, computed here when not given), counted pair
     by pair: most tuples are false before and after a pair and
     get the same counts, so those are added once per pair (``default``) and only the
-    atoms true before or after, and those whose toggle is reachable, are counted apart."""
+    atoms true before or after, and those whose addition is reached, are counted apart
+    (their effect variants applied exactly: another literal may ground to the same
+    atom)."""
     atoms = tuple_atoms(cap, model)
     known = set(atoms)
     if claimed is None:
@@ -204,6 +206,14 @@ def tuple_counts(cap: Capability, model: CapabilityModel, found: Enumeration,
     special_pre: dict[Atom, dict[str, list[int]]] = {}
     special_eff: dict[Atom, dict[str, int]] = {}
     valid: dict[tuple[State, int], bool] = {}
+    constants = {name for name, _ in model.constants}
+    variants: dict[tuple[Atom, str], Capability] = {}
+
+    def variant(atom: Atom, mode: str) -> Capability:
+        key = (atom, mode)
+        if key not in variants:
+            variants[key] = with_mode(cap, "eff", atom, mode)
+        return variants[key]
 
     def describes(target: State, node: int) -> bool:
         if is_state is None:
@@ -218,8 +228,13 @@ def tuple_counts(cap: Capability, model: CapabilityModel, found: Enumeration,
             _charge(clock, "counting literals against the truth")
             inverse = {obj: var for var, obj in binding.items()}
 
-            def lift(atom: Atom, inverse: dict[str, str] = inverse) -> Atom:
-                return Atom(atom.predicate, tuple(inverse.get(a, a) for a in atom.args))
+            def lift(atom: Atom, inverse: dict[str, str] = inverse) -> list[Atom]:
+                """Every tuple atom that grounds to ``atom`` (a bound object may also be
+                a constant of the model: ``?cell1`` and ``cell_1_2`` alike)."""
+                options = [[inverse[a], a] if a in inverse and a in constants else
+                           [inverse.get(a, a)] for a in atom.args]
+                return [Atom(atom.predicate, args) for args in itertools.product(*options)
+                        if Atom(atom.predicate, args) in known]
 
             target = apply(cap, binding, fluent)
             predicted = target != fluent and describes(target, node)
@@ -237,32 +252,26 @@ def tuple_counts(cap: Capability, model: CapabilityModel, found: Enumeration,
                 pre_default[mode][0] += hit
                 pre_default[mode][1] += miss
             for ground in fluent:
-                atom = lift(ground)
-                if atom in known:
+                for atom in lift(ground):
                     row = special_pre.setdefault(atom, {m: [0, 0] for m in MODES})
                     row["+"][0] += hit
                     row["+"][1] += miss
                     row["-"][0] -= hit  # the default counted the value as false
                     row["-"][1] -= miss
-            # effects: each mode's target is the learned one or the learned one toggled
+            # effects: an atom false before and after (and not added where a larger
+            # abstraction is reached) keeps the learned result under - and 0 and is not
+            # realised under + (the default); the others are applied exactly
             base = int(target != fluent and found.realised(node, target))
             eff_default["-"] += base
             eff_default["0"] += base
-            touched = {lift(g): g for g in fluent | target}
-            for ground in _toggles(found, node, target, fluent):
-                touched.setdefault(lift(ground), ground)
-            for atom, ground in touched.items():
-                if atom not in known:
-                    continue
-                before, after = ground in fluent, ground in target
-                toggled = target ^ {ground}
-                flip = int(toggled != fluent and found.realised(node, toggled))
-                exact = {"+": base if after else flip, "-": flip if after else base,
-                         "0": base if before == after else flip}
+            grounds = set(fluent | target) | set(_toggles(found, node, target, fluent))
+            touched = {atom for g in grounds for atom in lift(g)}
+            for atom in touched:
                 row2 = special_eff.setdefault(atom, dict.fromkeys(MODES, 0))
-                row2["+"] += exact["+"]
-                row2["-"] += exact["-"] - base
-                row2["0"] += exact["0"] - base
+                for mode in MODES:
+                    changed = apply(variant(atom, mode), binding, fluent)
+                    exact = int(changed != fluent and found.realised(node, changed))
+                    row2[mode] += exact - (0 if mode == "+" else base)
     for atom in atoms:
         row = special_pre.get(atom, {m: [0, 0] for m in MODES})
         for mode in MODES:
