@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import xaip.planning.proofs as proof_choice
 from xaip.errors import InputError
 from xaip.generate import random_mrp, robot_plan
 from xaip.generate.mrp import edit_pool
@@ -44,7 +45,7 @@ from xaip.planning.engines.fast_downward import fd_available, fd_solve
 from xaip.planning.features import FeatureKind
 from xaip.planning.pddl import read_domain, read_problem, write_domain, write_problem
 from xaip.planning.plans import validate
-from xaip.reconcile import BudgetExhausted, checks, explain, load_mrp, make_mrp, parse_foil
+from xaip.reconcile import BudgetExhausted, explain, load_mrp, make_mrp, parse_foil
 from xaip.reconcile.goals import Verdict
 from xaip.reconcile.search import mce_search
 from xaip.reconcile.space import ModelSpace
@@ -176,13 +177,13 @@ def scaling(name: str, ks: Sequence[int], seeds: int) -> list[dict[str, Any]]:
 
 def timed(mrp: Any, kind: str, seconds: float, **options: Any) -> dict[str, Any]:
     """One explanation: the search's and the checker's seconds and their ratio, and the
-    states expanded by the checker's proofs (its A* runs with :data:`checks.
-    CHECK_HEURISTIC`; the explainers never use that heuristic)."""
-    proofs = search_counts(checks.CHECK_HEURISTIC)
+    states expanded by the checker's proofs (its A* runs with
+    :data:`xaip.planning.proofs.CHECK_HEURISTIC`; the explainers never use that heuristic)."""
+    proofs = search_counts(proof_choice.CHECK_HEURISTIC)
     began = time.perf_counter()
     explanation = explain(mrp, kind, budget=Budget(max_seconds=seconds), **options)
     total = time.perf_counter() - began
-    after = search_counts(checks.CHECK_HEURISTIC)
+    after = search_counts(proof_choice.CHECK_HEURISTIC)
     check = float(explanation.stats.get("check_seconds", 0.0))
     search = total - check
     # the model-space search alone (without the session's set-up: compiling the model
@@ -292,11 +293,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="with --checker: random MRPs of the differential generator")
     parser.add_argument("--types", default="mce",
                         help="with --checker: explanation types, comma-separated")
-    parser.add_argument("--check-heuristic", default=checks.CHECK_HEURISTIC,
+    parser.add_argument("--check-heuristic", default=proof_choice.CHECK_HEURISTIC,
                         choices=(CERTIFIED_LMCUT, "hmax"),
                         help="with --checker: the heuristic of the checker's proofs")
     args = parser.parse_args(argv)
-    checks.CHECK_HEURISTIC = args.check_heuristic
+    proof_choice.CHECK_HEURISTIC = args.check_heuristic
     if not DATA.is_dir():
         print(f"shared data not found at {DATA}", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 """The generator's checker proves optimality with A* and the certified LM-cut (issue 21).
 
 It used the planning core's uniform-cost proof; now it is
-:func:`xaip.reconcile.checks.cheaper_plan`'s A*, LM-cut an untrusted oracle whose cuts the
+:func:`xaip.planning.proofs.cheaper_plan`'s A*, LM-cut an untrusted oracle whose cuts the
 core verifies. The tests fail if the proof goes back to a weaker heuristic, if a
 certificate is rejected, or if a plan that is not optimal gets through.
 """

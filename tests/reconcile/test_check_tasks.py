@@ -120,7 +120,7 @@ def test_the_checkers_astar_finds_the_cheapest_cheaper_plan(seed: int) -> None:
     search does (the cheapest plan below the bound, or none): its witnesses are optimal, so
     a verdict never depends on the heuristic beyond pruning."""
     from xaip.planning.engines import get_engine
-    from xaip.reconcile.checks import cheaper_plan
+    from xaip.planning.proofs import cheaper_plan
 
     case = instance(seed)
     if case.mrp is None or not case.differences:

@@ -12,7 +12,7 @@ What it checks, claim by claim, sharing no search with :mod:`xaip.assist.assista
   the suggestion's cost with and without it, and each claimed landmark (no plan from the
   prefix's end avoids making it true): re-proved by :func:`cheapest_cost`, the planning
   core's A* with the reconciliation checker's heuristic
-  (:func:`xaip.reconcile.checks.check_heuristic`: the *certified* LM-cut, h^max without
+  (:func:`xaip.planning.proofs.check_heuristic`: the *certified* LM-cut, h^max without
   the compiled core or on conditional effects) on a fresh grounding
   (:func:`xaip.planning.grounding.ground`) restricted by the vetoes and started from the
   prefix's end state;
@@ -47,8 +47,8 @@ from xaip.planning.engines import DEFAULT_ENGINE, get_engine
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, validate
+from xaip.planning.proofs import CHECK_ALGORITHM, check_heuristic
 from xaip.planning.task import GroundAction, State, Task, bits
-from xaip.reconcile.checks import CHECK_ALGORITHM, check_heuristic
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock
 

@@ -112,9 +112,10 @@ def applicable(task: Task) -> Applicable:
     return known[1]
 
 
-#: ``C*`` comes from the planning core's compiled uniform-cost search with h_max pruning of
-#: dead ends (the planner uses A* with LM-cut in the pure-Python engine): another search.
-CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
+#: ``C*`` of a large task comes from the checkers' proof search
+#: (:mod:`xaip.planning.proofs`: the compiled core's A* with the *certified* LM-cut, whose
+#: every cut is verified by ``certify.c``; h^max without the core). The planner uses A* with
+#: the pure-Python LM-cut: another implementation, whose values the checker never reads.
 
 
 #: Below this many actions the checker's own uniform-cost search is quicker than handing the
@@ -144,17 +145,20 @@ def relaxed_reachable(task: Task) -> bool:
 
 
 def cheapest(task: Task, clock: BudgetClock) -> tuple[int, Plan] | None:
-    """``C*`` and an optimal plan by uniform-cost search (``None``: no plan)."""
+    """``C*`` and an optimal plan (``None``: no plan): the checker's own uniform-cost search
+    on small tasks, the checkers' proof search (:mod:`xaip.planning.proofs`) on large ones."""
     if not task.is_goal(task.init) and not relaxed_reachable(task):
         return None
     if len(task.actions) < SMALL_TASK:
         return _uniform_cost(task, clock)
     from xaip.planning.engines import get_engine
+    from xaip.planning.proofs import CHECK_ALGORITHM, check_heuristic
     from xaip.runtime import Status
 
     if not clock.tick():
         raise BudgetExhausted("the checker ran out of its budget", phase="check")
-    found = get_engine("default", search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC).solve(
+    found = get_engine("default", search=CHECK_ALGORITHM,
+                       heuristic=check_heuristic("default")).solve(
         task, optimal=True, budget=clock.remaining())
     clock.charge(max(0, found.expanded))
     if found.status == Status.BUDGET_EXHAUSTED:

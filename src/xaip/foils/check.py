@@ -8,7 +8,7 @@ constraint on the plan's action sequence with its own interpreter
 on its own product of a fresh grounding with the interpreter's automata
 (:func:`product_task`: one-hot automaton states, transitions read off the interpreter),
 with A* and the reconciliation checker's heuristic
-(:func:`xaip.reconcile.checks.check_heuristic`: the *certified* LM-cut). What it shares:
+(:func:`xaip.planning.proofs.check_heuristic`: the *certified* LM-cut). What it shares:
 the PDDL reader, the grounder, the engine's successor generator and A*, the action-pattern
 matching (:meth:`~xaip.foils.language.Pattern.matches`), the cost semantics
 (:mod:`xaip.planning.semantics`) and LM-cut as an **untrusted oracle**: on every state of
@@ -47,9 +47,9 @@ from xaip.planning.engines import DEFAULT_ENGINE, get_engine
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Atom, Domain, Problem
 from xaip.planning.plans import PlanStep, validate
+from xaip.planning.proofs import CHECK_ALGORITHM, check_heuristic
 from xaip.planning.semantics import action_cost, counts_action_costs
 from xaip.planning.task import GroundAction, Task
-from xaip.reconcile.checks import CHECK_ALGORITHM, check_heuristic
 from xaip.runtime import Budget, Status
 from xaip.runtime.budget import BudgetClock
 

@@ -5,7 +5,7 @@ An instance claims (1) ``π`` is valid and optimal in the robot's model at ``pla
 optimum ``human_optimal_cost``. (1) and the human optimum are both planner answers, so both
 are re-derived here: the plan is replayed on the *lifted* model by the validator, and
 optimality is proved on a *fresh grounding* by the reconciliation checker's A*
-(:func:`xaip.reconcile.checks.cheaper_plan`) under the strict bound of the plan's cost (an
+(:func:`xaip.planning.proofs.cheaper_plan`) under the strict bound of the plan's cost (an
 exhausted search proves that no plan is cheaper).
 
 What it shares with the search: the PDDL reader, the grounder, the planning core's A* loop
@@ -33,8 +33,8 @@ from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import validate
+from xaip.planning.proofs import cheaper_plan, proof_method
 from xaip.planning.search.result import PlanResult
-from xaip.reconcile.checks import cheaper_plan, proof_method
 from xaip.runtime import Budget
 
 

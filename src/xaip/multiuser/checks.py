@@ -8,7 +8,7 @@ What the checker **shares** with the search, exactly: the PDDL model classes,
 a model's features and of "a model updated by edits"), the lifted plan validator, the
 grounder, the planning core's greedy best-first search (h_FF; it only proposes cheaper
 plans, each replayed by the validator) and its A* with the reconciliation checker's
-heuristic (:func:`xaip.reconcile.checks.check_heuristic`): LM-cut as an **untrusted
+heuristic (:func:`xaip.planning.proofs.check_heuristic`): LM-cut as an **untrusted
 oracle**, whose cuts the core's certificate checker (``src/xaip/_native/certify.c``, no
 code shared with LM-cut) accepts only when each is a landmark of the delete relaxation and
 their charges a cost partition (a state whose certificate fails gets h^max, and is counted
@@ -59,7 +59,7 @@ from xaip.planning.features.feature import FUNCTIONAL_KINDS
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, format_plan, parse_plan, validate
-from xaip.reconcile.checks import CHECK_ALGORITHM, check_heuristic
+from xaip.planning.proofs import CHECK_ALGORITHM, check_heuristic
 from xaip.runtime import Budget, BudgetClock, Status
 
 Model = tuple[Domain, Problem]
@@ -76,7 +76,7 @@ class _Failed(Exception):
 
 class _Prover:
     """The checker's own "valid and optimal?": lifted validation, then A* with the
-    certified LM-cut (:func:`xaip.reconcile.checks.check_heuristic`) on a fresh grounding
+    certified LM-cut (:func:`xaip.planning.proofs.check_heuristic`) on a fresh grounding
     under the strict bound of the plan's cost; cheaper plans it finds are kept and
     replayed on later models."""
 

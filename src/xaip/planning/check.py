@@ -9,10 +9,12 @@ What it checks and what it shares with the search:
 
 * *valid, and its cost*: the plan is replayed on the **lifted** model by
   :func:`xaip.planning.plans.validate` (shares only the PDDL reader; no grounding, no search);
-* *optimal* / *no cheaper plan* / *no plan*: a **uniform-cost search** (h^max only prunes
-  nodes that cannot beat the bound) on a **fresh grounding** of the model, bounded by the
-  plan's cost. It shares the grounder and the engine's successor generator with the search,
-  never its A* + LM-cut (or GBFS + h_FF) or its open list.
+* *optimal* / *no cheaper plan* / *no plan*: the checkers' proof
+  (:func:`xaip.planning.proofs.cheaper_plan`): A* with the **certified LM-cut** (LM-cut as
+  an untrusted oracle whose every cut ``certify.c`` verifies; h^max without the compiled
+  core) on a **fresh grounding** of the model, under the strict bound of the plan's cost.
+  It shares the grounder and the core's A* loop with its successor generator with the
+  search, never its heuristic's values (or GBFS + h_FF) or its open list.
 
 It runs under the same budget as the search, started afresh; out of budget it says
 "unverified: checker budget" (:data:`xaip.contract.CHECKER_BUDGET`).
@@ -22,26 +24,21 @@ from __future__ import annotations
 
 from xaip.contract import CheckReport, run_checker
 from xaip.errors import BudgetExhausted
-from xaip.planning.engines import DEFAULT_ENGINE, get_engine
-from xaip.planning.grounding import ground
+from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import validate
+from xaip.planning.proofs import cheaper_plan, proof_method
 from xaip.planning.search.result import PlanResult
 from xaip.runtime import Budget, Status
-
-#: The checker's search: uniform-cost search, h^max as an admissible pruning bound only.
-CHECK_SEARCH, CHECK_HEURISTIC = "ucs", "hmax"
 
 
 def _no_plan_cheaper(domain: Domain, problem: Problem, bound: int | None,
                      budget: Budget) -> tuple[str, int | None]:
     """Status and cost of the cheapest plan cheaper than ``bound`` (any plan when None)."""
-    task = ground(domain, problem, budget=budget)
-    engine = get_engine(DEFAULT_ENGINE, search=CHECK_SEARCH, heuristic=CHECK_HEURISTIC)
-    result = engine.solve(task, optimal=True, cost_bound=bound, budget=budget)
-    if result.status == Status.BUDGET_EXHAUSTED:
-        raise BudgetExhausted("the uniform-cost proof ran out of budget", phase="check")
-    return str(result.status), (None if result.cost is None else int(result.cost))
+    status, cost, _ = cheaper_plan(domain, problem, None, bound, budget)
+    if status == Status.BUDGET_EXHAUSTED:
+        raise BudgetExhausted("the optimality proof ran out of budget", phase="check")
+    return status, cost
 
 
 def check_plan(domain: Domain, problem: Problem, result: PlanResult,
@@ -63,7 +60,7 @@ def _check(domain: Domain, problem: Problem, result: PlanResult, cost_bound: int
             return CheckReport(False, f"a plan of cost {cost} exists"
                                + ("" if cost_bound is None else f" (bound {cost_bound})"))
         what = "no plan" if cost_bound is None else f"no plan cheaper than {cost_bound}"
-        return CheckReport(True, f"{what}: uniform-cost search on a fresh grounding")
+        return CheckReport(True, f"{what}: {proof_method(DEFAULT_ENGINE)} on a fresh grounding")
     replay = validate(domain, problem, result.steps())
     if not replay.valid:
         return CheckReport(False, f"the plan is not valid on the lifted model: {replay.reason}")
@@ -76,5 +73,5 @@ def _check(domain: Domain, problem: Problem, result: PlanResult, cost_bound: int
     status, cost = _no_plan_cheaper(domain, problem, int(replay.cost or 0), budget)
     if status == "solved":
         return CheckReport(False, f"not optimal: a plan of cost {cost} exists")
-    return CheckReport(True, "valid (replayed on the lifted model) and optimal (uniform-cost "
-                             "search on a fresh grounding)")
+    return CheckReport(True, "valid (replayed on the lifted model) and optimal "
+                             f"({proof_method(DEFAULT_ENGINE)} on a fresh grounding)")

@@ -4,7 +4,7 @@ What each type claims, and how the checker confirms it (each under the same budg
 search, started afresh: ``max_nodes`` per search, ``max_seconds`` for the whole check):
 
 * every type: the plan's cost in the human model before the explanation, the human's
-  optimal cost then (the checker's A*: :func:`~xaip.reconcile.checks.cheaper_plan`), and
+  optimal cost then (the checker's A*: :func:`~xaip.planning.proofs.cheaper_plan`), and
   the expected plan's cost (validation);
 * ``mce``: complete (the plan is valid and optimal in the updated model) and *minimal*
   (no edit set of lower edit cost, or equal cost and fewer edits, is complete:
@@ -34,6 +34,7 @@ from xaip.contract import CheckReport
 from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.features import Edit, Feature, diff, model_features
 from xaip.planning.plans import PlanStep, validate
+from xaip.planning.proofs import OWN_ENGINES, cheaper_plan, proof_method
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
 from xaip.reconcile.check_minimal import prove_minimal
 from xaip.reconcile.check_tasks import (
@@ -42,14 +43,7 @@ from xaip.reconcile.check_tasks import (
     contrastive_on_task,
     usable,
 )
-from xaip.reconcile.checks import (
-    OWN_ENGINES,
-    cheaper_plan,
-    contrastive_verdict,
-    is_complete,
-    proof_method,
-    updated_model,
-)
+from xaip.reconcile.checks import contrastive_verdict, is_complete, updated_model
 from xaip.reconcile.problem import MRP
 from xaip.reconcile.results import Explanation
 from xaip.runtime import Budget, BudgetClock

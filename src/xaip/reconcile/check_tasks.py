@@ -333,7 +333,8 @@ def contrastive_on_task(task: Task, plan: Sequence[str], foils: Sequence[Any],
                         budget: Budget) -> tuple[bool | None, str, tuple[str, ...] | None]:
     """:func:`~xaip.reconcile.checks.contrastive_verdict` on an updated task built here:
     the plan valid and no foil cheaper (the checker's A* on the foil's compilation)."""
-    from xaip.reconcile.checks import _foil_task, cheaper_plan
+    from xaip.planning.proofs import cheaper_plan
+    from xaip.reconcile.checks import _foil_task
 
     cost = run_plan(task, plan)
     if cost is None:
@@ -361,9 +362,9 @@ def complete_on_task(task: Task, plan: Sequence[str], budget: Budget, engine: st
     """(complete, valid, plan cost, cheaper cost, cheaper plan) of ``plan`` (step names) in
     ``task``: simulated step by step; then, with ``quick``, greedy best-first search with
     h_FF under the cost bound looks for *some* cheaper plan (a witness, not a proof); only
-    when it finds none does :func:`~xaip.reconcile.checks.cheaper_plan`'s A* (certified
+    when it finds none does :func:`~xaip.planning.proofs.cheaper_plan`'s A* (certified
     LM-cut) prove optimality (``complete`` None: the budget ran out)."""
-    from xaip.reconcile.checks import cheaper_plan
+    from xaip.planning.proofs import cheaper_plan
 
     cost = run_plan(task, plan)
     if cost is None:

@@ -61,13 +61,13 @@ from typing import Any
 
 from xaip.contract import CheckReport, run_checker
 from xaip.errors import BudgetExhausted, InputError
-from xaip.planning.engines import DEFAULT_ENGINE, get_engine
-from xaip.planning.engines.compiled import CERTIFIED_LMCUT, core_available
+from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.features import Edit
 from xaip.planning.features.apply import apply_edits
 from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, parse_plan, validate
+from xaip.planning.proofs import cheaper_plan, proof_method
 from xaip.planning.task import GroundAction, Task
 from xaip.reconcile.annotated import AnnotatedMRP
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete
@@ -84,34 +84,6 @@ __all__ = ["CheckResult", "brute_force_complete", "check", "cheaper_plan",
            "contrastive_verdict", "is_complete", "is_monotonic", "policy_explains",
            "robustness", "updated_model"]
 
-#: The checker's own optimal search: A* ordered and pruned by the certified LM-cut (LM-cut's
-#: cuts, each verified by the core before it counts; see the module docstring). Why not
-#: h^max alone (the heuristic before): a proof that *no* plan beats the bound expands every
-#: state with ``g + h`` below it, in any order, and h^max is weak: on the shared MCEs' proofs
-#: 1,548,416 states (logistics d1 p4 alone 7.3 million) against LM-cut's 3,567. Why A*
-#: rather than uniform-cost search: when a cheaper plan exists (the human's optimum before,
-#: the minimality proof's unexplained edit sets, foils) A* pops it after expanding only
-#: states with ``g + h`` below its cost.
-CHECK_ALGORITHM, CHECK_HEURISTIC = "astar", CERTIFIED_LMCUT
-#: Where the compiled core is missing (or ``engine="builtin"``): h^max in Python.
-FALLBACK_HEURISTIC = "hmax"
-#: Engines that run xaip's searches (the checker asks them for its A*).
-OWN_ENGINES = frozenset({"builtin", "compiled", DEFAULT_ENGINE})
-
-
-def check_heuristic(engine: str) -> str:
-    """The heuristic of the checker's A* on ``engine`` (one of :data:`OWN_ENGINES`): the
-    certified LM-cut where the compiled core runs the search, else h^max."""
-    return CHECK_HEURISTIC if engine != "builtin" and core_available() else FALLBACK_HEURISTIC
-
-
-def proof_method(engine: str) -> str:
-    """How the checker's A* is guided on ``engine``, in words for its reports."""
-    if check_heuristic(engine) == CERTIFIED_LMCUT:
-        return "A* + certified LM-cut"
-    return "A* + h^max"
-
-
 def _lifted_only(edits: Iterable[Edit]) -> list[Edit]:
     edits = list(edits)
     if any(e.feature.is_action_feature and not e.feature.is_lifted and e.feature.parameters
@@ -126,33 +98,6 @@ def _updated(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:
         source_domain=mrp.robot_domain, source_problem=mrp.robot_problem)
     assert problem is not None
     return domain, problem
-
-
-def cheaper_plan(domain: Domain | None, problem: Problem | None, task: Task | None,
-                 bound: int | None,
-                 budget: Budget, engine: str = DEFAULT_ENGINE
-                 ) -> tuple[str, int | None, tuple[str, ...] | None]:
-    """(status, cost, step names) of the cheapest plan cheaper than ``bound`` (any plan
-    when ``bound`` is None): status "solved", "unsolvable" or "budget_exhausted".
-
-    xaip's own engines (``builtin``, ``compiled``, ``default``) answer with A* and
-    :func:`check_heuristic` (the certified LM-cut, or h^max without the compiled core) on
-    ``task`` (grounded here when not given); an
-    external engine (``"fd"``) reads the model as lifted PDDL and grounds it itself,
-    sharing nothing with our grounding or search.
-    """
-    if engine in OWN_ENGINES:
-        if task is None:
-            assert domain is not None and problem is not None
-            task = ground(domain, problem, budget=budget)
-        result = get_engine(engine, search=CHECK_ALGORITHM, heuristic=check_heuristic(engine)
-                            ).solve(task, optimal=True, cost_bound=bound, budget=budget)
-    else:
-        assert domain is not None and problem is not None
-        result = get_engine(engine).solve_model(domain, problem, optimal=True,
-                                                cost_bound=bound, budget=budget)
-    names = tuple(a.name for a in result.plan) if str(result.status) == "solved" else None
-    return str(result.status), (None if result.cost is None else int(result.cost)), names
 
 
 def updated_model(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:

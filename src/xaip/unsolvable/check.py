@@ -9,7 +9,7 @@ search, keeps a parent link per state, and then checks every claim:
 
 * **a plan**: it is valid and costs what the answer says (lifted validation), and it is a
   cheapest plan: no plan is cheaper, proved on a fresh grounding by the reconciliation
-  checker's A* (:func:`xaip.reconcile.checks.cheaper_plan`) under the strict bound of its
+  checker's A* (:func:`xaip.planning.proofs.cheaper_plan`) under the strict bound of its
   cost. That A* is the planning core's, ordered and pruned by the *certified* LM-cut:
   LM-cut is an untrusted oracle whose cuts the core's certificate checker
   (``src/xaip/_native/certify.c``, no code shared with LM-cut) accepts only when each is a
@@ -170,7 +170,7 @@ def _cheapest(domain: Domain, problem: Problem, result: UnsolvableResult, budget
     """The plan is valid, costs ``plan_cost`` and no plan is cheaper (A* with the certified
     LM-cut on a fresh grounding, under the strict bound of the plan's cost)."""
     from xaip.planning.engines import DEFAULT_ENGINE
-    from xaip.reconcile.checks import cheaper_plan, proof_method
+    from xaip.planning.proofs import cheaper_plan, proof_method
 
     assert result.plan is not None
     checked = validate(domain, problem, parse_plan("\n".join(result.plan)))
