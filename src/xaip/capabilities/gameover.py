@@ -66,16 +66,16 @@ def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor
     explore`: every state reachable from ``roots`` -- default ``known`` -- as far as the
     listing goes, and those at most ``depth`` actions from the other ``known`` states), each
     with the abstractions reachable from it; game-over states (no action) are among them,
-    reaching nothing else. ``live``, when given, receives one state per abstraction with an
-    action (at most ``limit``): real states the generalisation test may try capabilities
-    in. ``abstract`` abstracts the listed states (see :func:`~xaip.capabilities.region.
-    explore`)."""
+    reaching nothing else (all of them: the guard must see every one). ``live``, when
+    given, receives one state per abstraction with an action (at most ``limit``): real
+    states the generalisation test may try capabilities in. ``abstract`` abstracts the
+    listed states (see :func:`~xaip.capabilities.region.explore`)."""
     known = list(known)
     region = explore(simulator, known if roots is None else roots, known, abstractor,
                      visits=visits, depth=depth, abstract=abstract)
     if live is not None:
         live.extend(region.others(limit))
-    return list(region.places(limit))
+    return list(region.places())
 
 
 def precondition(cap: CapState) -> list[Requirement]:

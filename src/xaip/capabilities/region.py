@@ -11,21 +11,29 @@ it ends the game, so the player cannot walk back). Discovery found the first kin
 
 What this module does, with the simulator only (no agent, no checker code): list the
 states reachable from the level's start and the traces' states (breadth-first, every
-depth, at most ``ROOT_VISITS`` states), then the states at most ``DEPTH`` actions from the
-other known states (queries' constructed starts, at most ``VISITS`` more). A listed state
-is *closed* when every state reachable from it was listed too (it reaches no state whose
-successors were cut off); for a closed state the set of abstractions reachable from it is
-exact, computed once over the strongly connected components (a bit per distinct
-abstraction). The guard (:mod:`~xaip.capabilities.gameover`) then excludes from every
-capability's precondition the closed states where its prediction is not in that set: the
-simulator proves no agent can do it. States that are not closed give lower bounds only:
-the generalisation test (:mod:`~xaip.capabilities.generalise`) asks the agent about
-predictions there that the listed part does not confirm before any other.
+depth, at most ``ROOT_VISITS`` states, under the run's budget), then the states at most
+``DEPTH`` actions from the other known states (queries' constructed starts, at most
+``VISITS`` more). A listed state is *closed* when every state reachable from it was
+listed too (it reaches no state whose successors were cut off); for a closed state the
+set of abstractions reachable from it is exact, computed once over the strongly
+connected components (a bit per distinct abstraction). The guard
+(:mod:`~xaip.capabilities.gameover`) then excludes from every capability's precondition
+the closed states where its prediction is not in that set: the simulator proves no agent
+can do it. States that are not closed give lower bounds only: the generalisation test
+(:mod:`~xaip.capabilities.generalise`) asks the agent about predictions there that the
+listed part does not confirm before any other.
 
-On the bundled games' small levels (up to some thousands of states) everything reachable
-from the start is listed and closed, so every prediction on a reachable state is tested;
-on larger ones the guard covers the states near the known ones whose future is small
-(game-over states, endings), and the rest is sampled by queries.
+Every closed state's abstraction goes to the guard (no cap on them): the guard must see
+every reachable state where a prediction cannot come true. With a fixed listing of 20,000
+states and at most 4,000 abstractions, Snowman 4x5 seed 0 (58,686 states reachable from
+the known ones) was listed in part, the guard never saw the states where "pick up the
+bottom piece at cell_1_0" is boxed in, and the checker refuted the model (5 of the 36
+runs of the capability matrix). Now everything reachable from the start is listed and
+closed on levels of up to ``ROOT_VISITS`` states (the bundled games' levels up to 5x5,
+Snowman's 500,000 included), so every prediction on a reachable state is tested; the
+run's ``max_seconds`` bounds the listing (budget_exhausted, never a silent cut). Beyond
+``ROOT_VISITS`` the guard covers the closed states only and the listing says so
+(:attr:`Region.truncated`).
 """
 
 from __future__ import annotations
@@ -40,14 +48,15 @@ from xaip.capabilities.pool import PoolState, index_state
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.capabilities.truth import components
 
-#: States listed breadth-first from the start and the traces' states, at every depth.
-ROOT_VISITS = 20_000
+#: States listed breadth-first from the start and the traces' states, at every depth (a
+#: memory bound; the run's budget bounds the time).
+ROOT_VISITS = 2_000_000
 #: States listed around the other known states, at most ``DEPTH`` actions from them.
 VISITS = 20_000
 #: How many actions away from the other known states the listing goes.
 DEPTH = 8
-#: At most this many distinct abstractions of closed states are handed to the guard (the
-#: guard's cost is linear in them), nearest the start first.
+#: At most this many live states (one per abstraction) are handed to the generalisation
+#: test, nearest the start first.
 MAX_STATES = 4_000
 
 
@@ -80,14 +89,17 @@ class Region:
     index: dict[Any, int]
     closed: list[bool] = field(default_factory=list)
     reach: list[int] = field(default_factory=list)
+    #: Whether the listing from the roots stopped at ``root_visits`` with states left.
+    truncated: bool = False
 
     def _reachable(self, reach: int, target: AbstractState) -> bool:
         tid = self.ids.get(target)
         return tid is not None and bool(reach >> tid & 1)
 
-    def places(self, limit: int = MAX_STATES) -> list[Place]:
+    def places(self, limit: int | None = None) -> list[Place]:
         """The abstractions of closed states, in listing order (nearest the roots first),
-        each with what every one of its states reaches."""
+        each with what every one of its states reaches (at most ``limit``; ``None``: all
+        of them, what the guard needs)."""
         by_id: dict[int, Place] = {}
         for node, fid in enumerate(self.fluents):
             if not self.closed[node]:
@@ -96,7 +108,7 @@ class Region:
             dead = not self.edges[node]
             place = by_id.get(fid)
             if place is None:
-                if len(by_id) >= limit:
+                if limit is not None and len(by_id) >= limit:
                     continue
                 fluent = self.abstractions[fid]
                 by_id[fid] = Place(self.nodes[node], fluent, index_state(fluent),
@@ -186,6 +198,7 @@ def explore(simulator: Any, roots: Iterable[Any], known: Iterable[Any],
         for nxt in expand(node):
             if edges[nxt] is None:
                 queue.append(nxt)
+    truncated = any(edges[n] is None for n in queue)
     # a few actions around the other known states
     frontier = [add(s) for s in known]
     spent = 0
@@ -211,7 +224,7 @@ def explore(simulator: Any, roots: Iterable[Any], known: Iterable[Any],
             fid = ids[fluent] = len(abstractions)
             abstractions.append(fluent)
         fluents.append(fid)
-    region = Region(nodes, fluents, abstractions, ids, edges, index)
+    region = Region(nodes, fluents, abstractions, ids, edges, index, truncated=truncated)
     region.closed = _closed(edges)
     region.reach = _reach(edges, fluents)
     return region
