@@ -279,6 +279,13 @@ def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]]
             out.append(cap)
             break
         else:
+            # MAX_LITERALS literals left cases: split (each part starts afresh with the
+            # cases left) before giving up -- Snowman 5x5 seed 0's "pick up the bottom
+            # piece" had 2,088 boxed-in cases no dozen literals could exclude
+            parts = None if len(cap.name) > MAX_NAME else _split(cap, offending, executions)
+            if parts is not None:
+                work.extend((part, offending) for part in reversed(parts))
+                continue
             cap.mark(f"claimed {where} (too many cases to exclude)")
             marked += 1
             out.append(cap)
