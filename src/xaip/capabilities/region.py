@@ -29,8 +29,7 @@ states and at most 4,000 abstractions, Snowman 4x5 seed 0 (58,686 states reachab
 the known ones) was listed in part, the guard never saw the states where "pick up the
 bottom piece at cell_1_0" is boxed in, and the checker refuted the model (5 of the 36
 runs of the capability matrix). Now everything reachable from the start is listed and
-closed on levels of up to ``ROOT_VISITS`` states (the bundled games' levels up to 5x5,
-Snowman's 500,000 included), so every prediction on a reachable state is tested; the
+closed on levels of up to ``ROOT_VISITS`` states (Snowman 5x5 seeds 0-2 included), so every prediction on a reachable state is tested; the
 run's ``max_seconds`` bounds the listing (budget_exhausted, never a silent cut). Beyond
 ``ROOT_VISITS`` the guard covers the closed states only and the listing says so
 (:attr:`Region.truncated`).
