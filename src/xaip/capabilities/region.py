@@ -24,15 +24,15 @@ can do it. States that are not closed give lower bounds only: the generalisation
 listed part does not confirm before any other.
 
 Every closed state's abstraction goes to the guard (no cap on them): the guard must see
-every reachable state where a prediction cannot come true. With a fixed listing of 20,000
-states and at most 4,000 abstractions, Snowman 4x5 seed 0 (58,686 states reachable from
-the known ones) was listed in part, the guard never saw the states where "pick up the
-bottom piece at cell_1_0" is boxed in, and the checker refuted the model (5 of the 36
-runs of the capability matrix). Now everything reachable from the start is listed and
-closed on levels of up to ``ROOT_VISITS`` states (Snowman 5x5 seeds 0-2 included), so every prediction on a reachable state is tested; the
-run's ``max_seconds`` bounds the listing (budget_exhausted, never a silent cut). Beyond
-``ROOT_VISITS`` the guard covers the closed states only and the listing says so
-(:attr:`Region.truncated`).
+every reachable state where a prediction cannot come true. With a fixed listing of
+20,000 states and at most 4,000 abstractions, Snowman 4x5 seed 0 (58,686 states
+reachable from the known ones) was listed in part, the guard never saw the states where
+"pick up the bottom piece at cell_1_0" is boxed in, and the checker refuted the model (5
+of the 36 runs of the capability matrix). Now everything reachable from the start is
+listed and closed on levels of up to ``ROOT_VISITS`` states (Snowman 5x5 seeds 0-2
+included), so every prediction on a reachable state is tested; the run's ``max_seconds``
+bounds the listing (budget_exhausted, never a silent cut). Beyond ``ROOT_VISITS`` the
+guard covers the closed states only and the listing says so (:attr:`Region.truncated`).
 """
 
 from __future__ import annotations
