@@ -237,8 +237,9 @@ def exclude(caps: list[CapState], offending_of: Callable[[CapState], list[Case]]
             where: str) -> tuple[list[CapState], int]:
     """Make every capability's precondition false in the cases ``offending_of`` finds
     (a known state and a binding under which the capability's prediction fails): one
-    literal at a time that every execution seen meets, else a split (:func:`_split`),
-    else the capability is marked unreliable with ``where`` in the reason. Returns the
+    literal at a time that every execution seen meets, else a split (:func:`_split`; also
+    when ``MAX_LITERALS`` literals left cases), else the capability is marked unreliable
+    with ``where`` in the reason. Returns the
     capabilities (split ones replaced by their parts) and how many were marked.
 
     ``offending_of`` runs once per capability: a literal or a split only makes the
