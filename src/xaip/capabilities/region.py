@@ -49,7 +49,7 @@ from xaip.capabilities.truth import components
 
 #: States listed breadth-first from the start and the traces' states, at every depth (a
 #: memory bound; the run's budget bounds the time).
-ROOT_VISITS = 2_000_000
+ROOT_VISITS = 1_000_000
 #: States listed around the other known states, at most ``DEPTH`` actions from them.
 VISITS = 20_000
 #: How many actions away from the other known states the listing goes.
