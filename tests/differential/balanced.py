@@ -473,6 +473,24 @@ def score(o: dict[str, object], g_r: int, c_e: float, g_h: int | None, best_h: i
     return c_e, total
 
 
+def compare_answer(where: str, result: object, value: tuple[float, float],
+                   costs: tuple[int, int | None, int | None], best: float) -> str | None:
+    """The answer ``result`` against the oracle's ``value`` (its score and total) of the same
+    plan and edits, its ``costs`` (robot plan, human plan, human optimum) and the best
+    score ``best``: ``None`` when they agree, else the disagreement."""
+    g_r, g_h, best_h = costs
+    got = (result.plan_cost, result.human_cost, result.human_optimum)  # type: ignore[attr-defined]
+    if costs != got:
+        return (f"{where}: plan/human cost/optimum {g_r}/{g_h}/{best_h}, xaip "
+                f"{got[0]}/{got[1]}/{got[2]}")
+    total = result.total  # type: ignore[attr-defined]
+    if not math.isclose(value[1], total, rel_tol=1e-6, abs_tol=1e-6):
+        return f"{where}: total {value[1]}, xaip {total}"
+    if not math.isclose(value[0], best, rel_tol=1e-6, abs_tol=1e-6):
+        return f"{where}: the answer scores {value[0]}, the optimum is {best}"
+    return None
+
+
 def oracle(robot: Model, human: Model, o: dict[str, object]) -> float | None:
     """The optimum over every (plan, edit set) pair (``None``: the robot has no plan)."""
     r_ground = ground_features(robot, features(robot))
@@ -616,13 +634,9 @@ def check(seed: int) -> str | None:
         value = None if g_r is None else score(o, g_r, c_e, g_h, best_h, robot_optimum)
         if value is None:
             return f"{where}: the answer {result.plan} with {chosen} is infeasible"
-        if (g_r, g_h, best_h) != (result.plan_cost, result.human_cost, result.human_optimum):
-            return (f"{where}: plan/human cost/optimum {g_r}/{g_h}/{best_h}, xaip "
-                    f"{result.plan_cost}/{result.human_cost}/{result.human_optimum}")
-        if not math.isclose(value[1], result.total, rel_tol=1e-6, abs_tol=1e-6):
-            return f"{where}: total {value[1]}, xaip {result.total}"
-        if not math.isclose(value[0], best, rel_tol=1e-6, abs_tol=1e-6):
-            return f"{where}: the answer scores {value[0]}, the optimum is {best}"
+        disagreement = compare_answer(where, result, value, (g_r, g_h, best_h), best)
+        if disagreement is not None:
+            return disagreement
     return None
 
 

@@ -39,6 +39,7 @@ from tests.differential.balanced import (
     apply,
     candidates,
     cheapest,
+    compare_answer,
     domain_text,
     features,
     generate,
@@ -309,14 +310,7 @@ def _compare(method: str, problem: object, robot: Model, human: Model,
     value = score(o, g_r, len(told) * float(o["cost"]), g_h, best_h, found[0])  # type: ignore[arg-type]
     if value is None:
         return f"{where}: the answer {result.plan} with {sorted(told)} is infeasible"
-    if (g_r, g_h, best_h) != (result.plan_cost, result.human_cost, result.human_optimum):
-        return (f"{where}: plan/human cost/optimum {g_r}/{g_h}/{best_h}, xaip "
-                f"{result.plan_cost}/{result.human_cost}/{result.human_optimum}")
-    if not math.isclose(value[1], result.total, rel_tol=1e-6, abs_tol=1e-6):
-        return f"{where}: total {value[1]}, xaip {result.total}"
-    if not math.isclose(value[0], best, rel_tol=1e-6, abs_tol=1e-6):
-        return f"{where}: the answer scores {value[0]}, the optimum is {best}"
-    return None
+    return compare_answer(where, result, value, (g_r, g_h, best_h), best)
 
 
 if __name__ == "__main__":  # pragma: no cover - a quick look at one seed
