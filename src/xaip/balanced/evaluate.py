@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from xaip.balanced.objectives import BalancedProblem
 from xaip.errors import BudgetExhausted
 from xaip.explicable.problem import ExplicableProblem, plan_in
-from xaip.explicable.product import product_search
+from xaip.explicable.product import ProductAnswer, product_search
 from xaip.planning.engines import DEFAULT_ENGINE, Engine, get_engine
 from xaip.planning.task import GroundAction, Task
 from xaip.runtime import Status
@@ -65,6 +65,17 @@ def optimal_plan(engine: Engine, task: Task, clock: BudgetClock,
     if result.status != Status.SOLVED or result.cost is None:
         return None
     return result.plan, int(result.cost)
+
+
+def product_point(answer: ProductAnswer) -> Point | None:
+    """A product search's answer as a :class:`Point` (``None``: no plan within its bound);
+    :class:`OutOfBudget` when the search ran out. Shared by both methods' product calls."""
+    if answer.status == Status.BUDGET_EXHAUSTED:
+        raise OutOfBudget("budget exhausted", phase="product search")
+    if answer.plan is None:
+        return None
+    assert answer.robot_cost is not None and answer.human_cost is not None
+    return Point(tuple(a.name for a in answer.plan), answer.robot_cost, answer.human_cost)
 
 
 class Evaluator:
@@ -152,13 +163,7 @@ class Evaluator:
             answer = watched_product_search(self.problem, explicable, max_robot, self.clock)
         else:
             answer = product_search(explicable, max_robot, self.clock)
-        if answer.status == Status.BUDGET_EXHAUSTED:
-            raise OutOfBudget("budget exhausted", phase="product search")
-        if answer.plan is None:
-            return None
-        assert answer.robot_cost is not None and answer.human_cost is not None
-        return Point(tuple(a.name for a in answer.plan), answer.robot_cost,
-                     answer.human_cost)
+        return product_point(answer)
 
     def best_explicable(self, subset: tuple[int, ...], max_robot: int | None = None
                         ) -> Point | None:

@@ -20,7 +20,7 @@ import itertools
 from dataclasses import replace
 
 from xaip.balanced.epistemic import Watcher, watched_cost_in
-from xaip.balanced.evaluate import Evaluator, OutOfBudget, Point
+from xaip.balanced.evaluate import Evaluator, Point, product_point
 from xaip.balanced.learning import Learner
 from xaip.balanced.objectives import BalancedProblem, Objective
 from xaip.balanced.results import objective_value
@@ -29,7 +29,6 @@ from xaip.explicable.problem import ExplicableProblem
 from xaip.explicable.product import product_search
 from xaip.planning.pddl.model import Atom
 from xaip.planning.task import GroundAction, State, Task, bits
-from xaip.runtime import Status
 
 #: (value the objective minimises, plan point, C* of her final model, learned candidates)
 Best = tuple[float, Point, int | None, tuple[int, ...]]
@@ -85,13 +84,7 @@ class LearningSpace:
                                    self.ev.robot_task, human)
         self.ev.product_calls += 1
         answer = product_search(models, max_robot, self.ev.clock, step=step)
-        if answer.status == Status.BUDGET_EXHAUSTED:
-            raise OutOfBudget("budget exhausted", phase="product search")
-        if answer.plan is None:
-            return None
-        assert answer.robot_cost is not None and answer.human_cost is not None
-        return Point(tuple(a.name for a in answer.plan), answer.robot_cost,
-                     answer.human_cost)
+        return product_point(answer)
 
     def best(self, subset: tuple[int, ...], robot_optimum: int, cost_e: float) -> Best | None:
         """The best pair with explanation ``subset`` under the problem's objective."""
