@@ -276,7 +276,18 @@ class Domain:
         return dict(self.types)
 
     def subtypes_closure(self) -> dict[str, frozenset[str]]:
-        """Map each type to the set of types that are (reflexively) below it."""
+        """Map each type to the set of types that are (reflexively) below it.
+
+        Computed once per domain (it is immutable): grounding, validation and the checks
+        each ask, and finding the ``either`` types walks every action (a fifth of grounding
+        and validating a small task)."""
+        cached: dict[str, frozenset[str]] | None = self.__dict__.get("_subtypes_closure")
+        if cached is None:
+            cached = self._subtypes_closure()
+            object.__setattr__(self, "_subtypes_closure", cached)
+        return dict(cached)
+
+    def _subtypes_closure(self) -> dict[str, frozenset[str]]:
         parents = dict(self.types)
         names = {OBJECT, *parents, *parents.values()}
         below: dict[str, set[str]] = {name: {name} for name in names}
