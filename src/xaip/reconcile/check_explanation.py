@@ -37,6 +37,7 @@ from xaip.planning.plans import PlanStep, validate
 from xaip.planning.proofs import OWN_ENGINES, cheaper_plan, proof_method
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
 from xaip.reconcile.check_minimal import prove_minimal
+from xaip.reconcile.check_models import CheckModels
 from xaip.reconcile.check_tasks import (
     FeatureTasks,
     complete_on_task,
@@ -61,6 +62,9 @@ class _Session:
         self._verdicts: dict[frozenset[Edit], CheckResult] = {}
         self._candidates: tuple[list[Edit], list[int]] | None = None
         self._human: frozenset[Feature] | None = None
+        # each edit set's lifted model built, validated, grounded and searched once: the
+        # person's model before is asked about again when the answer is empty
+        self.models = CheckModels(mrp, result.engine)
 
     def human(self) -> frozenset[Feature]:
         """The human model's features, read once per check (the toggled tasks and the
@@ -123,8 +127,7 @@ class _Session:
         tasks = self.tasks() if self.proofs_ahead() else None
         if tasks is None:
             return self.complete(edits)
-        domain, problem = updated_model(self.mrp, edits)
-        lifted = validate(domain, problem, self.mrp.plan)
+        lifted = self.models.validation(edits)
         if not lifted.valid:
             return CheckResult(False, False, None, None, lifted.reason or "invalid")
         outcome = self.node(edits, quick=False)  # expected complete: no witness to look for
@@ -150,7 +153,8 @@ class _Session:
         if self.result.grounded:
             outcome = brute_force_complete(self.mrp, edits, self.search_budget())
         else:
-            outcome = is_complete(self.mrp, edits, self.search_budget(), self.result.engine)
+            outcome = is_complete(self.mrp, edits, self.search_budget(), self.result.engine,
+                                  models=self.models)
         if outcome.complete is None:
             raise BudgetExhausted(outcome.reason)
         return outcome
@@ -212,7 +216,7 @@ def check_explanation(mrp: MRP, result: Explanation, budget: Budget) -> CheckRep
 def _check_before(session: _Session) -> CheckReport | None:
     """The claims about the human model before any explanation."""
     mrp, result = session.mrp, session.result
-    before = validate(mrp.human_domain, mrp.human_problem, mrp.plan)
+    before = session.models.validation(())
     claimed = result.human_plan_cost_before
     cost = None if not before.valid or before.cost is None else int(before.cost)
     if cost != claimed:
@@ -221,10 +225,12 @@ def _check_before(session: _Session) -> CheckReport | None:
     optimum = result.human_optimal_cost_before
     if optimum is not None:
         tasks = session.tasks() if session.proofs_ahead() else None
-        status, found, _ = cheaper_plan(mrp.human_domain, mrp.human_problem,
-                                        None if tasks is None else tasks.task(()),
-                                        optimum + 1, session.search_budget(),
-                                        result.engine)
+        if tasks is None:  # (its proof answers an empty answer's optimality too)
+            status, found, _ = session.models.cheaper((), optimum + 1,
+                                                      session.search_budget())
+        else:
+            status, found, _ = cheaper_plan(None, None, tasks.task(()), optimum + 1,
+                                            session.search_budget(), result.engine)
         if status == "budget_exhausted":
             raise BudgetExhausted("the checker's budget ran out")
         if found != optimum:
@@ -366,13 +372,13 @@ def _contrastive(session: _Session) -> CheckReport:
                                                  result.foils, session.search_budget())
         else:
             ok, _, cheaper = contrastive_verdict(session.mrp, edits, result.foils,
-                                                 session.search_budget())
+                                                 session.search_budget(), session.models)
         if ok is None:
             raise BudgetExhausted("the checker's budget ran out")
         return ok, cheaper
 
     ok, why, _ = contrastive_verdict(session.mrp, list(result.edits), result.foils,
-                                     session.search_budget())
+                                     session.search_budget(), session.models)
     if ok is None:
         raise BudgetExhausted("the checker's budget ran out")
     if not ok:

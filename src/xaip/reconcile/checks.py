@@ -38,7 +38,9 @@ certificate fails), never wrong. When both models are
 wholly features (:mod:`.check_tasks`), the updated tasks are instead built by toggling
 features on one grounding of a relaxation (the minimality and monotonicity proofs ask
 about hundreds of edit sets); the answer's plan is then still validated on the lifted
-PDDL, and both readings must agree. Grounded edits, which have no
+PDDL, and both readings must agree. Within one check, each edit set's lifted model is
+built, validated, grounded and searched once (:mod:`.check_models`: the person's model
+before is asked about again when the answer is empty). Grounded edits, which have no
 lifted PDDL form, are checked by
 :func:`~xaip.reconcile.brute_force.brute_force_complete`, which shares nothing but the
 feature semantics. Minimality is proved by the checker's own branch-and-bound
@@ -64,13 +66,13 @@ from xaip.errors import BudgetExhausted, InputError
 from xaip.planning.engines import DEFAULT_ENGINE
 from xaip.planning.features import Edit
 from xaip.planning.features.apply import apply_edits
-from xaip.planning.grounding import ground
 from xaip.planning.pddl.model import Domain, Problem
 from xaip.planning.plans import PlanStep, parse_plan, validate
 from xaip.planning.proofs import cheaper_plan, proof_method
 from xaip.planning.task import GroundAction, Task
 from xaip.reconcile.annotated import AnnotatedMRP
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete
+from xaip.reconcile.check_models import CheckModels, updated
 from xaip.reconcile.problem import MRP
 from xaip.reconcile.results import (
     Dialogue,
@@ -84,50 +86,32 @@ __all__ = ["CheckResult", "brute_force_complete", "check", "cheaper_plan",
            "contrastive_verdict", "is_complete", "is_monotonic", "policy_explains",
            "robustness", "updated_model"]
 
-def _lifted_only(edits: Iterable[Edit]) -> list[Edit]:
-    edits = list(edits)
-    if any(e.feature.is_action_feature and not e.feature.is_lifted and e.feature.parameters
-           for e in edits):
-        raise ValueError("grounded edits: use brute_force_complete")
-    return edits
-
-
-def _updated(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:
-    domain, problem = apply_edits(
-        mrp.human_domain, mrp.human_problem, _lifted_only(edits),
-        source_domain=mrp.robot_domain, source_problem=mrp.robot_problem)
-    assert problem is not None
-    return domain, problem
-
-
 def updated_model(mrp: MRP, edits: Iterable[Edit]) -> tuple[Domain, Problem]:
     """The human model of ``mrp`` updated by lifted ``edits``, as PDDL."""
-    return _updated(mrp, edits)
+    return updated(mrp, edits)
 
 
 def is_complete(mrp: MRP, edits: Iterable[Edit], budget: Budget | None = None,
-                engine: str = DEFAULT_ENGINE, plan: Sequence[PlanStep] | None = None
-                ) -> CheckResult:
+                engine: str = DEFAULT_ENGINE, plan: Sequence[PlanStep] | None = None,
+                models: CheckModels | None = None) -> CheckResult:
     """Is the plan valid and optimal in the human model updated by lifted ``edits``?
 
     Rebuilds the updated model as PDDL, validates the plan (``mrp.plan`` unless ``plan``
     is given) on the lifted model and asks for a cheaper plan on a fresh grounding with
     the checker's A* (:func:`cheaper_plan`) under the strict cost bound (``engine="fd"``:
-    Fast Downward).
+    Fast Downward). ``models``: one check's :class:`~.check_models.CheckModels` (each edit
+    set's model built, validated, grounded and searched once per check).
     ``complete`` is None when ``budget`` (default: 300 s) runs out.
     """
     budget = budget or Budget(max_seconds=300)
-    domain, problem = _updated(mrp, edits)
-    steps = mrp.plan if plan is None else tuple(plan)
-    result = validate(domain, problem, steps)
+    models = models or CheckModels(mrp, engine, plan)
+    edits = list(edits)
+    result = models.validation(edits)
     if not result.valid:
         return CheckResult(False, False, None, None, result.reason or "invalid")
     assert result.cost is not None
     plan_cost = int(result.cost)
-    try:
-        status, cost, names = cheaper_plan(domain, problem, None, plan_cost, budget, engine)
-    except BudgetExhausted:
-        status, cost, names = "budget_exhausted", None, None
+    status, cost, names = models.cheaper(edits, plan_cost, budget)
     if status == "budget_exhausted":
         return CheckResult(None, True, plan_cost, None, "the checker's budget ran out")
     if status == "solved":
@@ -222,11 +206,14 @@ def _plain(inputs: MRP | AnnotatedMRP) -> MRP:
 
 
 def contrastive_verdict(mrp: MRP, edits: Sequence[Edit], foils: Sequence[Any],
-                        budget: Budget) -> tuple[bool | None, str, tuple[str, ...] | None]:
+                        budget: Budget, models: CheckModels | None = None
+                        ) -> tuple[bool | None, str, tuple[str, ...] | None]:
     """Is the plan valid and no foil cheaper in ``H + edits``? ``(ok, why, cheaper foil
-    plan)``; ``ok`` is None when ``budget`` ran out."""
-    domain, problem = _updated(mrp, edits)
-    mine = validate(domain, problem, mrp.plan)
+    plan)``; ``ok`` is None when ``budget`` ran out. ``models``: as for
+    :func:`is_complete`."""
+    models = models or CheckModels(mrp)
+    domain, problem = models.model(edits)
+    mine = models.validation(edits)
     if not mine.valid or mine.cost is None:
         return False, f"the plan is invalid in the updated model: {mine.reason}", None
     cost = int(mine.cost)
@@ -240,7 +227,7 @@ def contrastive_verdict(mrp: MRP, edits: Sequence[Edit], foils: Sequence[Any],
                 return False, f"{text} costs {other.cost}, less than {cost}", foil.steps
             continue
         try:
-            task = task or ground(domain, problem, budget=budget)
+            task = task or models.task(edits, budget)
             status, found, names = cheaper_plan(
                 domain, problem, _foil_task(task, foil.kind, foil.action), cost, budget)
         except BudgetExhausted:
