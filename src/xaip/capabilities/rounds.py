@@ -59,6 +59,14 @@ from xaip.capabilities.answers import Answer, Asker, MemoryStore, query_key, wal
 from xaip.capabilities.pal import CapState, observe, refute
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
+from xaip.capabilities.schedule import (
+    MIN_TUPLES,
+    UNITS_PER_PASS,
+    History,
+    Unit,
+    deal,
+    plan_pass,
+)
 from xaip.capabilities.traces import Abstractor
 from xaip.planning.pddl.model import Atom
 from xaip.runtime.budget import Budget, BudgetClock
@@ -84,6 +92,9 @@ class Dispatch:
     #: could share them (the benchmark schedules them). CPU, not wall-clock, time: on a
     #: machine busy with other work a unit's wall time is mostly waiting for a core.
     batches: list[list[float]] = field(default_factory=list)
+    #: Per capability, the tuples tried and queries posed in its last pass: how the next
+    #: pass is cut (:mod:`~xaip.capabilities.schedule`; counts, the same in every run).
+    history: History = field(default_factory=History)
 
     @property
     def remote(self) -> bool:
@@ -200,68 +211,17 @@ class _LoggingAsker(Asker):
         return out
 
 
-#: A pass is cut into at least this many units (where its capabilities have that many
-#: open tuples to share out): enough for 32 workers to share unevenly sized units.
-UNITS_PER_PASS = 64
-#: Nor into units of fewer open tuples than this (a unit's fixed cost: copying the pool,
-#: a fresh engine, an agent without memory).
-MIN_TUPLES = 2
 #: Where in the state pool a capability's later parts start looking for start states
 #: (the first part starts where the capability's last pass stopped).
 PART_STRIDE = 7 * 1_009
 
-#: One unit of a pass: the capability's position, the part, and its tuples (``None``:
-#: every open tuple of the capability, the unit of a capability that is not cut).
-Unit = tuple[int, int, list[tuple[str, Atom]] | None]
-
 
 def plan_units(caps: Sequence[CapState], todo: Sequence[int], max_tries: int = 3,
-               units: int = UNITS_PER_PASS, smallest: int = MIN_TUPLES) -> list[Unit]:
-    """The units of a pass over the capabilities ``todo``: each cut into contiguous parts
-    of its open tuples, as many parts as it takes for the pass to have about ``units``
-    units, none with fewer than ``smallest`` tuples. The cut depends on the pass only (the
-    number of capabilities and their tuples), never on the workers, so every executor
-    runs the same units. Tuples a unit would skip at once (marked unobservable with the
-    pool not yet doubled, or tried the most times) are spread like the rest but weigh
-    nothing: parts hold equal numbers of tuples that will be tried."""
-    if not todo:
-        return []
-    parts = max(1, -(-units // len(todo)))
-    out: list[Unit] = []
-    for index in todo:
-        cap = caps[index]
-        tuples = cap.open_tuples()
-        live = [not _skipped(cap, key, max_tries) for key in tuples]
-        count = min(parts, max(1, sum(live) // smallest))
-        if count <= 1:
-            out.append((index, 0, None))
-            continue
-        bounds = _cut(live, count)
-        out += [(index, j, tuples[a:b]) for j, (a, b) in enumerate(bounds)]
-    return out
-
-
-def _skipped(cap: CapState, key: tuple[str, Atom], max_tries: int) -> bool:
-    """Whether :meth:`~xaip.capabilities.queries.QueryEngine.complete_capability` would
-    pass over ``key`` at once (a tuple left unobservable is retried once the pool has
-    doubled: a unit cannot know that, so it counts as tried only when the capability has
-    no such mark)."""
-    return key in cap.unobservable or cap.tried.get(key, 0) >= max_tries
-
-
-def _cut(live: list[bool], count: int) -> list[tuple[int, int]]:
-    """``count`` contiguous ranges covering ``live``, each with about as many true
-    entries (every range has at least one)."""
-    total = sum(live)
-    bounds: list[tuple[int, int]] = []
-    start, seen, j = 0, 0, 1
-    for position, flag in enumerate(live):
-        seen += flag
-        if j < count and flag and seen >= total * j / count:
-            bounds.append((start, position + 1))
-            start, j = position + 1, j + 1
-    bounds.append((start, len(live)))
-    return [b for b in bounds if b[0] < b[1]]
+               units: int = UNITS_PER_PASS, smallest: int = MIN_TUPLES,
+               history: History | None = None) -> list[Unit]:
+    """The units of a pass over the capabilities ``todo``, cut by estimated cost
+    (:func:`~xaip.capabilities.schedule.plan_pass`)."""
+    return plan_pass(caps, todo, max_tries, history, units, smallest)[0]
 
 
 def _pass_unit(state: PassState, base: StatePool, unit: Unit, abstractor: Abstractor,
@@ -273,6 +233,13 @@ def _pass_unit(state: PassState, base: StatePool, unit: Unit, abstractor: Abstra
     forget = getattr(agent, "forget", None)
     if callable(forget):
         forget()  # an answer must not depend on what this process searched before
+    # Nor does the agent remember what it exhausts inside the unit: the reachable set a
+    # search agent completes for its memory cost as much again as the search, and within
+    # a unit of a few tuples it answered 8 of 937 queries (cookmepasta 8x8; the units'
+    # CPU fell from 9.2 s to 7.7 s without it). Answers are the same either way.
+    memory = getattr(agent, "memory", None)
+    if isinstance(memory, int) and memory > 0:
+        agent.memory = 0
     caps = list(state.caps)  # read only, but for the unit's own copy of its capability
     caps[index] = _fresh(caps[index])
     pool = _copy_pool(base)
@@ -298,6 +265,8 @@ def _pass_unit(state: PassState, base: StatePool, unit: Unit, abstractor: Abstra
             # nor what the process asks after it: the main process asks its own agent
             # after a pass, and that agent ran the units only in a serial run
             forget()
+        if isinstance(memory, int) and memory > 0:
+            agent.memory = memory
     return PassResult(cap, [ps.concrete for ps in pool.states[known:]], asker.log,
                       asker.computed, engine._offset, engine.plans,  # noqa: SLF001
                       progress, finished, time.perf_counter() - began,
@@ -366,9 +335,11 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
                       dict(engine.abstractor.objects), engine.config, dict(offsets),
                       known_answers(asker), asker.query_budget, nodes, wall_deadline(clock))
     todo = [i for i, cap in enumerate(caps) if cap.open_tuples()]
-    units = plan_units(caps, todo, engine.config.max_tries)
+    units, costs, lives = plan_pass(caps, todo, engine.config.max_tries, dispatch.history,
+                                    pool=len(engine.pool))
     foreign: list[tuple[Any, ...]] = []
-    results = _map_units(dispatch, engine, state, units)
+    results = _map_units(dispatch, engine, state, units, costs)
+    _record_history(dispatch.history, caps, units, lives, results)
     store = asker.store
     asker.store = _MergeStore(store, {key for r in results for key, _, _ in r.stored})
     try:
@@ -385,6 +356,19 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
         else:
             progress |= refute(other, binding, before, target, effects=effects)
     return progress, finished
+
+
+def _record_history(history: History, caps: Sequence[CapState], units: list[Unit],
+                    lives: list[int], results: list[PassResult]) -> None:
+    """Keep, per capability of the pass, the tuples its units tried and the queries they
+    posed (what cuts its next pass)."""
+    counts: dict[str, list[int]] = {}
+    for (index, _, _), live, result in zip(units, lives, results, strict=True):
+        seen = counts.setdefault(caps[index].name, [0, 0])
+        seen[0] += live
+        seen[1] += len(result.asked)
+    for name, (tried, posed) in counts.items():
+        history.record(name, tried, posed)
 
 
 def _merge(engine: QueryEngine, clock: BudgetClock | None, units: list[Unit],
@@ -547,19 +531,36 @@ def send_units(dispatch: Dispatch, fn: Callable[..., list[Any]], state: Any,
         yield starts[position], batch
 
 
+def send_dealt(dispatch: Dispatch, fn: Callable[..., list[Any]], state: Any,
+               units: list[Any], costs: Sequence[float]) -> Iterator[tuple[list[int], list[Any]]]:
+    """Run ``fn`` over ``units`` on the workers, dealt into tasks by their estimated
+    ``costs`` (:func:`~xaip.capabilities.schedule.deal`, three tasks per worker, the
+    heaviest sent first; the state pickled once): ``(positions, results)`` as each task
+    comes back."""
+    assert dispatch.executor is not None and dispatch.context is not None
+    data = dumps(state)
+    token = new_token()
+    groups = deal(costs, 3 * dispatch.executor.workers)
+    tasks = [(fn, dispatch.context, token, data, [units[k] for k in group])
+             for group in groups]
+    for index, batch in dispatch.executor.completed(run_units, tasks):
+        yield groups[index], batch
+
+
 def _map_units(dispatch: Dispatch, engine: QueryEngine, state: PassState,
-               units: list[Unit]) -> list[PassResult]:
-    """The pass's ``units`` run on the workers when there are any (batched, the state
-    pickled once), else here; results in the order of ``units``. Units never change the
-    state they start from, so where they run and how they are batched does not change
-    their results."""
+               units: list[Unit], costs: list[float] | None = None) -> list[PassResult]:
+    """The pass's ``units`` run on the workers when there are any (dealt into tasks by
+    their estimated ``costs``, the state pickled once), else here; results in the order
+    of ``units``. Units never change the state they start from, so where they run and how
+    they are batched does not change their results."""
     if not units:
         return []
     if dispatch.remote:
         done: dict[int, PassResult] = {}
-        for first, batch in send_units(dispatch, pass_units, state, units):
-            for offset, result in enumerate(batch):
-                done[first + offset] = result
+        weights = costs if costs is not None else [1.0] * len(units)
+        for positions, batch in send_dealt(dispatch, pass_units, state, units, weights):
+            for position, result in zip(positions, batch, strict=True):
+                done[position] = result
                 for key, name, answer in result.stored:  # kept at once (a killed run)
                     engine.asker.store.put_answer(key, name, answer)
             _report_units(engine, "pass", len(done), len(units))
