@@ -72,6 +72,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     discover.add_argument("--pictures", default=None, metavar="DIR",
                           help="write PNGs of an example transition per capability "
                                "(NAME-before.png, NAME-after.png)")
+    discover.add_argument("--listing-limit", type=positive_int, default=None, metavar="N",
+                          help="states the guard lists from the start (default "
+                          "1,000,000); a level with more is guarded on the closed "
+                          "states listed, and the answer says the listing was cut")
     discover.add_argument("--max-seconds", type=non_negative_float, default=None,
                           metavar="S", help="stop asking queries after S seconds (the model "
                                             "is built from what was learned)")
@@ -142,6 +146,7 @@ def _discover(args: argparse.Namespace) -> int:
     from xaip.capabilities.checks import DiscoveryInputs, run_checks
     from xaip.capabilities.discovery import DiscoveryConfig, discover_game, game_refine
     from xaip.capabilities.focus import parse_focus
+    from xaip.capabilities.region import ROOT_VISITS
     from xaip.capabilities.store import SQLiteStore
     from xaip.contract import checker_budget_report, with_check
     from xaip.errors import BudgetExhausted
@@ -172,7 +177,8 @@ def _discover(args: argparse.Namespace) -> int:
     focus = parse_focus(args.focus, spec.vocabulary())
     config = DiscoveryConfig(seed=args.seed, tasks=args.tasks, lifted_types=lifted,
                              recheck=args.recheck, budget=_budget(args),
-                             split=not args.no_split, focus=focus)
+                             split=not args.no_split, focus=focus,
+                             listing_limit=args.listing_limit or ROOT_VISITS)
     store = None
     if args.store:
         store = SQLiteStore(args.store, {

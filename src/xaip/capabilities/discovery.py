@@ -49,6 +49,7 @@ from xaip.capabilities.pal import (
 )
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
+from xaip.capabilities.region import ROOT_VISITS, Listing
 from xaip.capabilities.rounds import Dispatch, Recipe, abstract_states, guard_all
 from xaip.capabilities.split import grounded_caps, refuted, replace, unfinished
 from xaip.capabilities.traces import (
@@ -104,6 +105,10 @@ class DiscoveryConfig:
     split: bool = True
     #: Capability or predicate names to ask about only (:mod:`~xaip.capabilities.focus`).
     focus: tuple[str, ...] = ()
+    #: States the guard's listing goes to from the start (``--listing-limit``; beyond it
+    #: the listing is cut and the answer says so: :class:`~xaip.capabilities.region.
+    #: Listing`).
+    listing_limit: int = ROOT_VISITS
 
 
 @dataclass(frozen=True)
@@ -128,6 +133,9 @@ class DiscoveryResult:
     #: The seconds of each unit, per batch that could run side by side (serial runs).
     unit_batches: tuple[tuple[float, ...], ...] = field(default=(), compare=False,
                                                         repr=False)
+    #: What the guard's listing covered (``None``: the run ended before it); its
+    #: ``truncated`` says the guard saw part of the level only.
+    listing: Listing | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         model = self.model.to_dict()
@@ -140,6 +148,7 @@ class DiscoveryResult:
             "seconds": self.seconds,
             "seconds_per_query": self.stats.seconds_per_query,
             "stats": self.stats.to_dict(),
+            "listing": None if self.listing is None else self.listing.to_dict(),
             "model": {
                 "predicates": model["predicates"],
                 "types": list(self.model.types),
@@ -260,6 +269,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     trace_seconds = 0.0
     transitions = pal = settled_traces = 0
     skipped: list[CapState] = []  # not examined (--focus)
+    listing: Listing | None = None  # what the guard's listing covered
     try:
         abstractor.full(first)
         check_deadline()
@@ -312,7 +322,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         engine = QueryEngine(asker, abstractor, refine, caps, pool, cfg.engine, progress)
         engine.dispatch = dispatch
         finished = engine.complete(clock)
-        game_over: list[Any] = []
+        game_over: Any = []
         nearby: list[Any] = []
         # Each step below makes the model's claims sounder: one skipped because the budget
         # ran out leaves the run unfinished (budget_exhausted), never silently complete.
@@ -322,8 +332,10 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
             known += [s for trace in traces for s in trace.states]
             roots = [first, *(s for trace in traces for s in trace.states)]
             game_over = probe_game_over(simulator, known, abstractor, live=nearby,
-                                        roots=roots, abstract=lambda states: abstract_states(
-                                            engine, states))
+                                        roots=roots, abstract=lambda states, table:
+                                        abstract_states(engine, states, table),
+                                        root_visits=cfg.listing_limit)
+            listing = game_over.listing()
             caps[:], game_over_claims = guard_all(engine, game_over)
         finished = finished and not (cfg.generalise and _out(clock))
         if finished and cfg.generalise:
@@ -390,7 +402,8 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
     return DiscoveryResult(model, status, stats, seconds, tuple(traces),
                            tuple(abstract_traces), records, first,
                            parallel_seconds=min(seconds, dispatch.unit_seconds),
-                           unit_batches=tuple(tuple(b) for b in dispatch.batches))
+                           unit_batches=tuple(tuple(b) for b in dispatch.batches),
+                           listing=listing)
 
 
 def _out(clock: BudgetClock | None) -> bool:

@@ -38,7 +38,17 @@ from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.matching import Matcher, Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, apply_capability, default_pre
 from xaip.capabilities.pool import Key, PoolState, gkey
-from xaip.capabilities.region import DEPTH, MAX_STATES, VISITS, Abstract, Place, explore
+from xaip.capabilities.region import (
+    DEPTH,
+    MAX_STATES,
+    ROOT_VISITS,
+    VISITS,
+    Abstract,
+    Closed,
+    Place,
+    explore,
+)
+from xaip.capabilities.screen import Screen
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.planning.pddl.model import Atom
 
@@ -60,22 +70,26 @@ def probe_game_over(simulator: Any, known: Iterable[Any], abstractor: Abstractor
                     visits: int = MAX_VISITS,
                     live: list[PoolState] | None = None,
                     roots: Iterable[Any] | None = None,
-                    abstract: Abstract | None = None) -> list[PoolState]:
-    """The states the guard excludes predictions in: one :class:`~xaip.capabilities.region.
-    Place` per abstraction of the *closed* listed states (:func:`~xaip.capabilities.region.
-    explore`: every state reachable from ``roots`` -- default ``known`` -- as far as the
-    listing goes, and those at most ``depth`` actions from the other ``known`` states), each
-    with the abstractions reachable from it; game-over states (no action) are among them,
-    reaching nothing else (all of them: the guard must see every one). ``live``, when
-    given, receives one state per abstraction with an action (at most ``limit``): real
-    states the generalisation test may try capabilities in. ``abstract`` abstracts the
-    listed states (see :func:`~xaip.capabilities.region.explore`)."""
+                    abstract: Abstract | None = None,
+                    root_visits: int = ROOT_VISITS) -> Closed:
+    """The states the guard excludes predictions in: one entry per abstraction of the
+    *closed* listed states (:func:`~xaip.capabilities.region.explore`: every state
+    reachable from ``roots`` -- default ``known`` -- up to ``root_visits`` states, and
+    those at most ``depth`` actions from the other ``known`` states), each with the
+    abstractions reachable from it, as a :class:`~xaip.capabilities.region.Closed` view
+    (its entries become :class:`~xaip.capabilities.region.Place` objects only where the
+    guard needs one); game-over states (no action) are among them, reaching nothing else
+    (all of them: the guard must see every one). The view says whether the listing was
+    cut (``truncated``). ``live``, when given, receives one state per abstraction with an
+    action (at most ``limit``): real states the generalisation test may try capabilities
+    in. ``abstract`` abstracts the listed states (see
+    :func:`~xaip.capabilities.region.explore`)."""
     known = list(known)
     region = explore(simulator, known if roots is None else roots, known, abstractor,
-                     visits=visits, depth=depth, abstract=abstract)
+                     visits=visits, depth=depth, abstract=abstract, root_visits=root_visits)
     if live is not None:
         live.extend(region.others(limit))
-    return list(region.places())
+    return region.closed_view()
 
 
 def precondition(cap: CapState) -> list[Requirement]:
@@ -190,14 +204,14 @@ def _keys(state: AbstractState) -> frozenset[Any]:
     return frozenset((x.predicate, x.args) for x in state)
 
 
-def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
+def guard(caps: list[CapState], states: list[PoolState] | Closed, matcher: Matcher,
           describes: Callable[[AbstractState, Any], bool]) -> tuple[list[CapState], int]:
     """Exclude from every capability's precondition the ``states`` where its prediction
-    cannot come true (module docstring: :class:`~xaip.capabilities.region.Place` entries
-    know what they reach; a plain pool state is taken as a game-over state, reaching
-    nothing), splitting a capability in two where no single literal can. Returns the
-    capabilities (split ones replaced by their parts, in place) and how many had to be
-    marked unreliable.
+    cannot come true (module docstring: a :class:`~xaip.capabilities.region.Closed` view
+    or :class:`~xaip.capabilities.region.Place` entries know what they reach; a plain
+    pool state is taken as a game-over state, reaching nothing), splitting a capability
+    in two where no single literal can. Returns the capabilities (split ones replaced by
+    their parts, in place) and how many had to be marked unreliable.
 
     Every binding of a state counts, not the first ``matcher.max_bindings`` the query
     engine looks at (a state can hold more: a move between two free cells on a 5x5 grid),
@@ -205,9 +219,30 @@ def guard(caps: list[CapState], states: list[PoolState], matcher: Matcher,
     if not states:
         return caps, 0
     every = Matcher(matcher.object_type, max(matcher.max_bindings, ALL_BINDINGS))
+    if isinstance(states, Closed):
+        view = states
+        return exclude(caps, lambda cap: offending_in(cap, view, range(len(view)), every,
+                                                      describes), GUARD_WHERE)
     index = _index(states)
     return exclude(caps, lambda cap: _offending(cap, states, every, describes, index),
                    GUARD_WHERE)
+
+
+def offending_in(cap: CapState, view: Closed, positions: Iterable[int], matcher: Matcher,
+                 describes: Callable[[AbstractState, Any], bool],
+                 screen: Screen | None = None) -> list[Case]:
+    """:func:`_offending` over the entries ``positions`` of ``view``, in order: the
+    entries :class:`~xaip.capabilities.screen.Screen` clears hold no case (it is sound),
+    the others are tested exactly as :class:`~xaip.capabilities.region.Place` objects,
+    so the cases and their order are those of :func:`_offending` over every entry."""
+    screen = screen if screen is not None else Screen(cap, view, matcher)
+    out: list[Case] = []
+    for count, k in enumerate(positions):
+        if count & 255 == 0:
+            check_deadline()
+        if screen.suspect(k):
+            out += _offending(cap, [view.place(k)], matcher, describes)
+    return out
 
 
 #: Where the guard's unreliable capabilities claimed their prediction (in their note).

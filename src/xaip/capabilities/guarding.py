@@ -32,18 +32,18 @@ from typing import TYPE_CHECKING, Any
 
 from xaip.agents.simulator import check_deadline, deadline
 from xaip.capabilities.answers import wall_deadline
+from xaip.capabilities.compact import AtomTable
 from xaip.capabilities.gameover import (
     ALL_BINDINGS,
     GUARD_WHERE,
-    _index,
-    _offending,
     exclude,
+    offending_in,
 )
 from xaip.capabilities.matching import Matcher
 from xaip.capabilities.pal import CapState
 from xaip.capabilities.pool import PoolState, StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine
-from xaip.capabilities.region import abstract_here
+from xaip.capabilities.region import Closed, abstract_bits, abstract_here
 from xaip.capabilities.rounds import (
     Dispatch,
     _report_units,
@@ -52,6 +52,7 @@ from xaip.capabilities.rounds import (
     run_units,
     send_units,
 )
+from xaip.capabilities.screen import Screen
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.runtime.budget import Budget, BudgetClock
 
@@ -86,22 +87,25 @@ def _clock(at: float | None) -> BudgetClock | None:
 # --------------------------------------------------------------------------- the listing
 
 
-def abstract_states(engine: QueryEngine, states: list[Any]) -> list[AbstractState]:
+def abstract_states(engine: QueryEngine, states: list[Any],
+                    table: AtomTable | None = None) -> Any:
     """The abstractions of ``states`` in order (what
-    :func:`~xaip.capabilities.region.explore` needs), computed on the workers of
-    ``engine``'s dispatch in chunks when there are any, else here chunk by chunk (the
-    chunks' seconds are a batch of units). The objects the workers met join the
-    abstractor's, as abstracting here would add them."""
+    :func:`~xaip.capabilities.region.explore` needs: with ``table``, as its bits, else as
+    atoms), computed on the workers of ``engine``'s dispatch in chunks when there are
+    any, else here chunk by chunk (the chunks' seconds are a batch of units). The
+    objects the workers met join the abstractor's, as abstracting here would add them."""
     dispatch: Dispatch = engine.dispatch or Dispatch()
     abstractor = engine.abstractor
     starts = list(range(0, len(states), ABSTRACT_CHUNK))
     if not dispatch.remote:
-        out: list[AbstractState] = []
+        out: list[Any] = []
         times: list[float] = []
         cpus: list[float] = []
         for a in starts:
             began, cpu = time.perf_counter(), time.process_time()
-            out += abstract_here(abstractor, states[a:a + ABSTRACT_CHUNK])
+            chunk = states[a:a + ABSTRACT_CHUNK]
+            out += abstract_here(abstractor, chunk) if table is None else \
+                abstract_bits(abstractor, chunk, table)
             times.append(time.perf_counter() - began)
             cpus.append(time.process_time() - cpu)
         dispatch.unit_seconds += sum(times)
@@ -113,16 +117,19 @@ def abstract_states(engine: QueryEngine, states: list[Any]) -> list[AbstractStat
     # most of the listing's cost again)
     tasks = [(abstract_units, dispatch.context, new_token(),
               dumps(states[a:a + ABSTRACT_CHUNK]), [at]) for a in starts]
-    done: dict[int, list[AbstractState]] = {}
+    done: dict[int, list[Any]] = {}
     for position, (blob, seconds) in _completed(dispatch, tasks):
         check_deadline()
         objects, distinct, ids = pickle.loads(blob)
         for name, kind in objects:
             abstractor.objects.setdefault(name, kind)
+        if table is not None:  # numbered here, in chunk order below
+            distinct = [frozenset(f) for f in distinct]
         done[position] = [distinct[i] for i in ids]
         dispatch.unit_seconds += seconds
         _report_units(engine, "listing", len(done), len(tasks))
-    return [fluent for position in range(len(tasks)) for fluent in done[position]]
+    listed = [fluent for position in range(len(tasks)) for fluent in done[position]]
+    return listed if table is None else [table.encode(fluent) for fluent in listed]
 
 
 def _completed(dispatch: Dispatch, tasks: list[Any]) -> Any:
@@ -151,11 +158,11 @@ def abstract_units(states: list[Any], units: list[Any], abstractor: Abstractor,
 @dataclass
 class GuardState:
     """What every guard unit starts from: the capabilities, the closed states
-    (:func:`~xaip.capabilities.gameover.probe_game_over`'s places, as they are), the
+    (:func:`~xaip.capabilities.gameover.probe_game_over`'s view, as it is), the
     matcher's settings, the chunks of states and the run's wall-clock deadline."""
 
     caps: list[CapState]
-    states: list[PoolState]
+    states: Closed
     objects: dict[str, str]
     max_bindings: int
     config: EngineConfig = field(default_factory=EngineConfig)
@@ -174,23 +181,28 @@ class ExcludeState:
 
 
 class _Scan:
-    """One process's view of a :class:`GuardState`: the matcher over every binding, the
-    chunks' atom indexes and the refinement test (built once per state)."""
+    """One process's view of a :class:`GuardState`: the matcher over every binding, a
+    screen per capability (:class:`~xaip.capabilities.screen.Screen`, built once) and the
+    refinement test."""
 
     def __init__(self, state: GuardState, abstractor: Abstractor,
                  describes: Callable[[AbstractState, Any], bool]) -> None:
         self.state = state
         self.every = Matcher(state.objects, max(state.max_bindings, ALL_BINDINGS))
         self.describes = describes
-        self.parts = [state.states[a:b] for a, b in state.chunks]
-        self.indexes = [dict(_index(part)) for part in self.parts]
-        self.positions = {id(ps): k for k, ps in enumerate(state.states)}
+        self.screens: dict[int, Screen] = {}
 
     def cases(self, index: int, chunk: int) -> list[Case]:
-        """The offending cases of capability ``index`` in chunk ``chunk``."""
-        found = _offending(self.state.caps[index], self.parts[chunk], self.every,
-                           self.describes, self.indexes[chunk])
-        return [(self.positions[id(ps)], binding) for ps, binding in found]
+        """The offending cases of capability ``index`` in chunk ``chunk``, by entry."""
+        cap = self.state.caps[index]
+        view = self.state.states
+        screen = self.screens.get(index)
+        if screen is None:
+            screen = self.screens[index] = Screen(cap, view, self.every)
+        a, b = self.state.chunks[chunk]
+        found = offending_in(cap, view, range(a, b), self.every, self.describes, screen)
+        positions = {id(view.place(k)): k for k in range(a, b) if k in view.made}
+        return [(positions[id(ps)], binding) for ps, binding in found]
 
 
 #: Per worker process: the scan of the last guard state (by identity).
@@ -239,12 +251,12 @@ def _exclude_one(cap: CapState, cases: list[tuple[PoolState, dict[str, str]]]) \
     return parts, marked, time.perf_counter() - began
 
 
-def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[CapState], int]:
+def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[CapState], int]:
     """:func:`~xaip.capabilities.gameover.guard` of each of ``engine``'s capabilities in
     units (module docstring): the same capabilities, in order, and the same count."""
     dispatch: Dispatch = engine.dispatch or Dispatch()
     caps = engine.caps
-    if not game_over:
+    if not game_over or not isinstance(game_over, Closed):
         return caps, 0
     size = max(MIN_GUARD_STATES, -(-len(game_over) // max(1, -(-GUARD_UNITS // len(caps)))))
     chunks = [(a, min(a + size, len(game_over))) for a in range(0, len(game_over), size)]
@@ -270,8 +282,8 @@ def guard_all(engine: QueryEngine, game_over: list[PoolState]) -> tuple[list[Cap
             cpus.append(time.process_time() - cpu)
         dispatch.unit_seconds += sum(times)
         dispatch.batches.append(cpus)
-    cases = [[(game_over[k], binding) for c in range(len(chunks)) for k, binding in found[i, c]]
-             for i in range(len(caps))]
+    cases = [[(game_over.place(k), binding) for c in range(len(chunks))
+              for k, binding in found[i, c]] for i in range(len(caps))]
     return _exclude_all(engine, dispatch, caps, cases, at)
 
 
@@ -284,7 +296,11 @@ def _exclude_all(engine: QueryEngine, dispatch: Dispatch, caps: list[CapState],
     results: dict[int, tuple[list[CapState], int, float]] = {}
     if dispatch.remote and todo:
         # a unit reads only its own capability and cases: the state carries only those
-        state = ExcludeState([caps[i] for i in todo], [cases[i] for i in todo], at)
+        # (as plain pool states: a place would carry the whole view with it)
+        plain = {id(ps): PoolState(ps.concrete, ps.fluent, ps.index, ps.keys)
+                 for i in todo for ps, _ in cases[i]}
+        state = ExcludeState([caps[i] for i in todo],
+                             [[(plain[id(ps)], b) for ps, b in cases[i]] for i in todo], at)
         units = list(range(len(todo)))
         for first, batch in send_units(dispatch, exclude_units, state, units):
             for offset, result in enumerate(batch):

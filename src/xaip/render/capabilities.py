@@ -143,6 +143,8 @@ def discovery_text(result: DiscoveryResult) -> str:
              f"{1000 * st.seconds_per_query:.2f} ms/query")
     if result.verified:
         text += "; verified independently (trace consistency, realisability)"
+    if result.listing is not None:
+        text += "\nguard: " + result.listing.text()
     return text
 
 
