@@ -123,3 +123,40 @@ def test_a_non_minimal_mce_is_refused() -> None:
         assert report.ok is False, report.details
         refused += 1
     assert refused
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_edit_sets_with_the_same_toggled_task_get_that_tasks_verdict(seed: int) -> None:
+    """The session answers an edit set whose toggled task equals an earlier one's with the
+    earlier verdict: it must be what a search on that edit set's own task says."""
+    import itertools
+
+    from xaip.reconcile.check_explanation import _Session
+    from xaip.reconcile.check_tasks import FeatureTasks, complete_on_task
+
+    mrp, answer = _answers("mme", 10, empty=True)[seed % 10]
+    session = _Session(mrp, answer, BUDGET)
+    candidates, _ = session.candidates()
+    if session.tasks() is None:
+        pytest.skip("not toggled")
+    fresh = FeatureTasks(mrp, candidates, BUDGET)
+    for size in range(len(candidates) + 1):
+        for subset in itertools.combinations(candidates, size):
+            got = session.node(list(subset), quick=False)
+            want = complete_on_task(fresh.task(list(subset)), mrp.plan_names, BUDGET,
+                                    answer.engine, quick=False)
+            assert (got.complete, got.valid, got.plan_cost) == want[:3], subset
+
+
+def test_wrong_mme_answers_are_refused() -> None:
+    refused = 0
+    for mrp, answer in _answers("mme", 8):
+        everything = list(model_diff(mrp.human_domain, mrp.robot_domain, mrp.human_problem,
+                                     mrp.robot_problem).edits())
+        for wrong in (answer.edits[1:], tuple(everything)):
+            if set(wrong) == set(answer.edits):
+                continue
+            report = check(mrp, dataclasses.replace(answer, edits=tuple(wrong)), BUDGET)
+            assert report.ok is False, report.details
+            refused += 1
+    assert refused
