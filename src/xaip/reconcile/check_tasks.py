@@ -144,6 +144,10 @@ class FeatureTasks:
         self._made: dict[tuple[object, ...], tuple[GroundAction, ...]] = {}
         self._changes: dict[int, int] = {}  # id of a made tuple -> what its actions change
         self._kept: dict[tuple[int, int, int], tuple[GroundAction, ...]] = {}
+        # the tasks' indexes built once (as the task constructor would per task): the
+        # names per kept tuple, the fact index per number of facts (facts only grow)
+        self._names: dict[int, list[str]] = {}
+        self._index: tuple[tuple[Atom, ...], dict[Atom, int]] = ((), {})
 
     def _bit(self, atom: Atom) -> int:
         key = (atom.predicate, atom.args)
@@ -210,14 +214,23 @@ class FeatureTasks:
         for made in groups:
             changed |= self._changes[id(made)]
         kept: list[GroundAction] = []
+        names: list[str] = []
         for made in groups:
             key = (id(made), changed, init)
             simple = self._kept.get(key)
             if simple is None:
                 simple = self._kept[key] = tuple(_simplify(made, changed, init))
+                self._names[id(simple)] = [action.name for action in simple]
             kept.extend(simple)
-        return Task("check", tuple(self._facts), tuple(kept), init, goal, neg_goal,
-                    frozenset(), self.has_costs)
+            names.extend(self._names[id(simple)])
+        facts, index = self._index
+        if len(facts) != len(self._facts):
+            facts = tuple(self._facts)
+            index = {fact: number for number, fact in enumerate(facts)}
+            self._index = (facts, index)
+        return Task.sharing_index(index, names, name="check", facts=facts,
+                                  actions=tuple(kept), init=init, goal=goal,
+                                  goal_neg=neg_goal, has_costs=self.has_costs)
 
     def _ground_schema(self, schema: str, instances: Sequence[tuple[str, ...]],
                        features: frozenset[Feature],
