@@ -56,9 +56,10 @@ from typing import Any
 from xaip.agents.simulator import OutOfTime, deadline
 from xaip.capabilities import answers as answers_module
 from xaip.capabilities.answers import Answer, Asker, MemoryStore, query_key, wall_deadline
+from xaip.capabilities.merging import PassResult, merge, record_history, slim
 from xaip.capabilities.pal import CapState, observe, refute
 from xaip.capabilities.pool import StatePool
-from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
+from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine
 from xaip.capabilities.schedule import (
     MIN_TUPLES,
     UNITS_PER_PASS,
@@ -118,34 +119,6 @@ class PassState:
     query_budget: Budget
     nodes: int | None
     deadline: float | None
-
-
-@dataclass
-class PassResult:
-    """One capability's pass: its tables, the states it added to the pool (in order), the
-    queries it posed (in order) with the answers it computed, and its counters."""
-
-    cap: CapState
-    added: list[Any]
-    asked: list[tuple[str, Any, Any]]
-    computed: dict[str, Answer]
-    offset: int
-    plans: int
-    progress: bool
-    finished: bool
-    seconds: float = 0.0
-    #: The unit's CPU seconds (its process's).
-    cpu: float = 0.0
-    #: Evidence about other capabilities (means-ends steps), applied after the merge.
-    foreign: list[tuple[Any, ...]] = field(default_factory=list)
-    #: The answers the unit would have stored: ``(key, capability, answer)``.
-    stored: list[tuple[str, str, Answer]] = field(default_factory=list)
-    #: Which part of the capability's tuples this unit completed (0: the first, or all).
-    part: int = 0
-    #: The tuples it completed (``None``: all the capability's open tuples).
-    tuples: list[tuple[str, Atom]] | None = None
-    #: Its evidence about its capability, in order (later parts are merged by it).
-    evidence: list[tuple[Any, ...]] = field(default_factory=list)
 
 
 class _SnapshotStore(MemoryStore):
@@ -334,16 +307,15 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
     state = PassState(caps, [ps.concrete for ps in engine.pool.states],
                       dict(engine.abstractor.objects), engine.config, dict(offsets),
                       known_answers(asker), asker.query_budget, nodes, wall_deadline(clock))
-    todo = [i for i, cap in enumerate(caps) if cap.open_tuples()]
-    units, costs, lives = plan_pass(caps, todo, engine.config.max_tries, dispatch.history,
-                                    pool=len(engine.pool))
+    units, costs, lives = plan_pass(caps, range(len(caps)), engine.config.max_tries,
+                                    dispatch.history, pool=len(engine.pool))
     foreign: list[tuple[Any, ...]] = []
     results = _map_units(dispatch, engine, state, units, costs)
-    _record_history(dispatch.history, caps, units, lives, results)
+    record_history(dispatch.history, caps, units, lives, results)
     store = asker.store
     asker.store = _MergeStore(store, {key for r in results for key, _, _ in r.stored})
     try:
-        progress, finished = _merge(engine, clock, units, results, foreign)
+        progress, finished = merge(engine, clock, units, results, foreign)
     finally:
         asker.store = store
     by_name = {cap.name: cap for cap in caps}
@@ -356,82 +328,6 @@ def run_pass(engine: QueryEngine, clock: BudgetClock | None) -> tuple[bool, bool
         else:
             progress |= refute(other, binding, before, target, effects=effects)
     return progress, finished
-
-
-def _record_history(history: History, caps: Sequence[CapState], units: list[Unit],
-                    lives: list[int], results: list[PassResult]) -> None:
-    """Keep, per capability of the pass, the tuples its units tried and the queries they
-    posed (what cuts its next pass)."""
-    counts: dict[str, list[int]] = {}
-    for (index, _, _), live, result in zip(units, lives, results, strict=True):
-        seen = counts.setdefault(caps[index].name, [0, 0])
-        seen[0] += live
-        seen[1] += len(result.asked)
-    for name, (tried, posed) in counts.items():
-        history.record(name, tried, posed)
-
-
-def _merge(engine: QueryEngine, clock: BudgetClock | None, units: list[Unit],
-           results: list[PassResult], foreign: list[tuple[Any, ...]]) -> tuple[bool, bool]:
-    """Merge a pass's ``results`` (of ``units``) in order, until the run's budget is
-    spent; evidence about other capabilities goes to ``foreign``."""
-    asker = engine.asker
-    caps = engine.caps
-    progress, finished = False, True
-    unexplained = {i: caps[i].unexplained for i, _, _ in units}
-    for (i, part, _), result in zip(units, results, strict=True):
-        if clock is not None and spent(clock):
-            finished = False
-            break
-        cap = caps[i]
-        if part == 0:
-            cap.__dict__.update(result.cap.__dict__)  # same object: lists elsewhere hold it
-        else:
-            progress |= _apply_part(cap, result, unexplained[i])
-        for concrete in result.added:
-            engine.pool.add(concrete)
-        before = len(asker.records)
-        asker._ahead.update(result.computed)  # noqa: SLF001 - answered, as a look-ahead is
-        asker.ask_many(result.asked)
-        if clock is not None:
-            clock.nodes += len(asker.records) - before
-        engine.offsets[cap.name] = result.offset
-        engine.plans += result.plans
-        progress |= result.progress
-        finished &= result.finished
-        foreign += result.foreign
-        if engine.progress is not None:
-            settled = sum(1 for c in caps if c.settled())
-            report(engine.progress, "queries", len(asker.records), None,
-                   f"settled {settled}/{len(caps)} capabilities")
-    return progress, finished
-
-
-def _apply_part(cap: CapState, result: PassResult, unexplained: int) -> bool:
-    """Merge a later part of a capability's pass into ``cap`` (its first part merged
-    already): its executions and failures applied again in order, and what it noted about
-    its own tuples (tries, unobservable marks, starts used, queried) copied."""
-    changed = False
-    for kind, binding, before, target, *rest in result.evidence:
-        if kind == "observe":
-            changed |= observe(cap, binding, before, target)
-        else:
-            changed |= refute(cap, binding, before, target, effects=rest[0])
-    done = result.cap
-    for key in result.tuples or ():
-        if key in done.tried:
-            cap.tried[key] = done.tried[key]
-        if key in done.unobservable:
-            cap.unobservable[key] = done.unobservable[key]
-        else:
-            cap.unobservable.pop(key, None)
-        if key in done.used_starts:
-            cap.used_starts[key] = done.used_starts[key]
-        if key in done.queried:
-            cap.queried.add(key)
-    cap.unexplained += done.unexplained - unexplained
-    cap.effect_cache = None
-    return changed
 
 
 def known_answers(asker: Asker) -> dict[str, Answer]:
@@ -499,10 +395,12 @@ def resident(token: Any, blob: bytes) -> Any:
 
 def pass_units(state: PassState, units: list[Unit], abstractor: Abstractor,
                refine: Refine | None) -> list[PassResult]:
-    """A worker's share of a pass: its units, from one pool built from the state."""
+    """A worker's share of a pass: its units, from one pool built from the state (a later
+    part sends back its notes, not its capability's tables: :func:`~xaip.capabilities.
+    merging.slim`)."""
     base = _worker_pool(state, abstractor)
     agent = answers_module._WORKER_AGENT  # noqa: SLF001 - this worker's agent
-    return [_pass_unit(state, base, unit, abstractor, refine, agent) for unit in units]
+    return [slim(_pass_unit(state, base, unit, abstractor, refine, agent)) for unit in units]
 
 
 #: Per worker process: the pool built from the last pass's state (by identity).

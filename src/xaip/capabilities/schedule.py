@@ -82,8 +82,9 @@ def plan_pass(caps: Sequence[CapState], todo: Sequence[int], max_tries: int = 3,
               history: History | None = None, units: int = UNITS_PER_PASS,
               smallest: int = MIN_TUPLES, pool: int = 0) \
         -> tuple[list[Unit], list[float], list[int]]:
-    """The units of a pass over the capabilities ``todo`` (module docstring), with each
-    unit's estimated cost and its number of live tuples. A capability is cut into
+    """The units of a pass over those of the capabilities ``todo`` with open tuples
+    (module docstring), with each unit's estimated cost and its number of live tuples
+    (tuples it will try). A capability is cut into
     contiguous parts of its open tuples, each with about as many live tuples, as many
     parts as its estimated cost holds ``total / units`` (at least one; none with fewer
     than ``smallest`` live tuples). Tuples a unit would skip at once are spread like the
@@ -93,6 +94,8 @@ def plan_pass(caps: Sequence[CapState], todo: Sequence[int], max_tries: int = 3,
     for index in todo:
         cap = caps[index]
         tuples = cap.open_tuples()
+        if not tuples:
+            continue  # nothing to complete: no unit
         live = [not skipped(cap, key, max_tries, pool) for key in tuples]
         plans.append((index, tuples, live, known.tuple_cost(cap.name)))
     total = sum(sum(live) * each for _, _, live, each in plans)
