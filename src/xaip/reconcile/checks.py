@@ -4,7 +4,8 @@ Why independent: an explanation we cannot verify is a bug, and a checker that re
 search's reasoning would repeat its bugs. What the checker **shares** with the explainers,
 exactly:
 
-* the PDDL model classes and :func:`~xaip.planning.features.apply.apply_edits` (the
+* the PDDL model classes (with what a parsed domain computes once for whoever asks
+  first: its type closure) and :func:`~xaip.planning.features.apply.apply_edits` (the
   definition of "the human model updated by these edits");
 * the grounder (:func:`~xaip.planning.grounding.ground`), the plan validator
   (:func:`~xaip.planning.plans.validate`), ``update_features`` and the planning core's
