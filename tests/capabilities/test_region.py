@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.capabilities.conftest import LampWorld, lamp_vocabulary, reachable
+from xaip.capabilities.compact import has
 from xaip.capabilities.region import explore
 from xaip.capabilities.traces import Abstractor
 from xaip.planning.pddl.model import Atom
@@ -70,7 +71,7 @@ def _agrees_with_brute_force(world: Any, abstractor: Abstractor, region: Any) ->
         assert region.closed[node] == closed, state
         truth = {abstractor.fluent(s) for s in future}
         got = {region.table.decode(region.abstractions[i])
-               for i in range(len(region.abstractions)) if region.reach[node] >> i & 1}
+               for i in range(len(region.abstractions)) if has(region.reach[node], i)}
         if closed:  # every closed state is abstracted, and what it reaches is exact
             assert region.fluent(node) == abstractor.fluent(state)
             assert got == truth, state

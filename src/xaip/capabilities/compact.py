@@ -139,6 +139,25 @@ class CompactAbstractor:
         return bits
 
 
+def has(bitmap: bytes, i: int) -> bool:
+    """Whether bit ``i`` is set in a little-endian ``bitmap``. Why bytes and not an int:
+    testing bit ``i`` of an int (``n >> i & 1``) copies the int's upper part, and the sets
+    of abstractions reachable from a state are ints of hundreds of thousands of bits (a
+    copy of tens of kilobytes per test, millions of tests in a guard)."""
+    byte = i >> 3
+    return byte < len(bitmap) and bool(bitmap[byte] >> (i & 7) & 1)
+
+
+def bitmap(bits: int) -> bytes:
+    """``bits`` as a little-endian bitmap (see :func:`has`)."""
+    return bits.to_bytes((bits.bit_length() + 7) // 8, "little")
+
+
+def both(a: bytes, b: bytes) -> bytes:
+    """The bits set in both bitmaps."""
+    return bitmap(int.from_bytes(a, "little") & int.from_bytes(b, "little"))
+
+
 def compact_abstractor(abstractor: Abstractor, table: AtomTable) -> CompactAbstractor:
     """The compact abstractor of ``abstractor`` filling ``table`` (one per table: its
     cache of validated argument tuples lasts as long as the table)."""
@@ -163,4 +182,4 @@ def _validate(vocabulary: Vocabulary, pred: Any, args: tuple[str, ...],
         vocabulary._validate(pred, frozenset((args,)), typed, state)
 
 
-__all__ = ["AtomTable", "CompactAbstractor", "compact_abstractor"]
+__all__ = ["AtomTable", "CompactAbstractor", "bitmap", "both", "compact_abstractor", "has"]

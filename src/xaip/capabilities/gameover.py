@@ -232,16 +232,26 @@ def offending_in(cap: CapState, view: Closed, positions: Iterable[int], matcher:
                  describes: Callable[[AbstractState, Any], bool],
                  screen: Screen | None = None) -> list[Case]:
     """:func:`_offending` over the entries ``positions`` of ``view``, in order: the
-    entries :class:`~xaip.capabilities.screen.Screen` clears hold no case (it is sound),
-    the others are tested exactly as :class:`~xaip.capabilities.region.Place` objects,
-    so the cases and their order are those of :func:`_offending` over every entry."""
+    entries :class:`~xaip.capabilities.screen.Screen` clears hold no case (it is sound);
+    in the others the matcher's bindings are taken in its order, as :func:`_offending`
+    takes them, and each prediction is tested on bits (:meth:`~xaip.capabilities.screen.
+    Screen.offends`, the same test) before the refinement test. So the cases and their
+    order are those of :func:`_offending` over every entry as a
+    :class:`~xaip.capabilities.region.Place`."""
     screen = screen if screen is not None else Screen(cap, view, matcher)
+    compiled = compile_requirements(precondition(cap))
     out: list[Case] = []
     for count, k in enumerate(positions):
         if count & 255 == 0:
             check_deadline()
-        if screen.suspect(k):
-            out += _offending(cap, [view.place(k)], matcher, describes)
+        if not screen.suspect(k):
+            continue
+        ps = view.place(k)
+        for binding in matcher.match(cap, compiled, ps, {}):
+            if screen.offends(k, binding):
+                target = apply_capability(cap, binding, ps.fluent)
+                if describes(target, ps.concrete):
+                    out.append((ps, dict(binding)))
     return out
 
 

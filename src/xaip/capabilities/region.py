@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.agents.simulator import check_deadline
-from xaip.capabilities.compact import AtomTable, compact_abstractor
+from xaip.capabilities.compact import AtomTable, bitmap, both, compact_abstractor, has
 from xaip.capabilities.pool import PoolState, index_state
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.capabilities.truth import components
@@ -98,7 +98,7 @@ class Place(PoolState):
     abstraction (``reach``, a bit per abstraction id of ``view``; Def. 7 must hold in each
     of them). ``dead``: one of them has no action."""
 
-    reach: int = 0
+    reach: bytes = b""
     view: Closed | None = None
     dead: bool = False
 
@@ -149,7 +149,7 @@ class Closed:
 
     table: AtomTable
     bits: list[int]
-    reach: list[int]
+    reach: list[bytes]
     ids: dict[int, int]
     nodes: list[Any]
     dead: list[bool]
@@ -179,11 +179,11 @@ class Closed:
                                          reach=self.reach[k], view=self, dead=self.dead[k])
         return found
 
-    def reaches(self, reach: int, target: AbstractState) -> bool:
+    def reaches(self, reach: bytes, target: AbstractState) -> bool:
         """Whether ``target`` is among the abstractions ``reach`` holds."""
         bits = self.table.encode_known(target)
         tid = None if bits is None else self.ids.get(bits)
-        return tid is not None and bool(reach >> tid & 1)
+        return tid is not None and has(reach, tid)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "made": {}}
@@ -194,8 +194,9 @@ class Region:
     """The listed states (see the module docstring). ``fluents[node]`` is the id of the
     node's abstraction (``abstractions[id]``, bits of ``table``), ``-1`` where it was not
     needed: every closed state is abstracted, the others only as :meth:`others` reads
-    them. ``reach[node]``: the abstraction ids reachable from a closed node (exact), 0 for
-    the others (not computed: on a cut listing they are most states)."""
+    them. ``reach[node]``: the abstraction ids reachable from a closed node (exact; a
+    bitmap, :func:`~xaip.capabilities.compact.has`), empty for the others (not computed:
+    on a cut listing they are most states)."""
 
     nodes: list[Any]
     edges: list[list[int] | None]
@@ -207,7 +208,7 @@ class Region:
     fluents: list[int] = field(default_factory=list)
     abstractions: list[int] = field(default_factory=list)
     ids: dict[int, int] = field(default_factory=dict)
-    reach: list[int] = field(default_factory=list)
+    reach: list[bytes] = field(default_factory=list)
     #: Whether the listing from the roots stopped at ``limit`` with states left.
     truncated: bool = False
     limit: int = ROOT_VISITS
@@ -235,7 +236,7 @@ class Region:
         """The abstractions of closed states for the guard (:class:`Closed`)."""
         by_id: dict[int, int] = {}
         bits: list[int] = []
-        reach: list[int] = []
+        reach: list[bytes] = []
         nodes: list[Any] = []
         dead: list[bool] = []
         for node, fid in enumerate(self.fluents):
@@ -252,7 +253,7 @@ class Region:
                 dead.append(stuck)
             else:
                 if reach[k] is not mine:  # one component's set is shared, not copied
-                    reach[k] &= mine
+                    reach[k] = both(reach[k], mine)
                 dead[k] = dead[k] or stuck
         return Closed(self.table, bits, reach, self.ids, nodes, dead, self.truncated,
                       len(self.nodes), sum(self.closed), self.limit)
@@ -386,9 +387,11 @@ def _closed(edges: list[list[int] | None]) -> list[bool]:
     return closed
 
 
-def _reach(edges: list[list[int] | None], closed: list[bool], fluents: list[int]) -> list[int]:
+def _reach(edges: list[list[int] | None], closed: list[bool],
+           fluents: list[int]) -> list[bytes]:
     """Per closed node, the abstractions (bits by id) of the listed states it reaches
-    (exact: everything a closed node reaches is closed); 0 for the other nodes. A strongly
+    (exact: everything a closed node reaches is closed) as a bitmap; empty for the
+    other nodes. A strongly
     connected component's set is its members' bits and its successors' sets;
     :func:`~xaip.capabilities.truth.components` numbers components successors first, so
     one pass in that order fills them. The components are those of the closed nodes only
@@ -408,9 +411,11 @@ def _reach(edges: list[list[int] | None], closed: list[bool], fluents: list[int]
                 if comp[nxt] != c:
                     bits |= comp_bits[comp[nxt]]
         comp_bits[c] = bits
-    reach = [0] * len(edges)
+    maps = [bitmap(bits) for bits in comp_bits]
+    del comp_bits
+    reach = [b""] * len(edges)
     for k, node in enumerate(members):
-        reach[node] = comp_bits[comp[k]]
+        reach[node] = maps[comp[k]]
     return reach
 
 

@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from xaip.capabilities.candidates import POS
+from xaip.capabilities.compact import has
 from xaip.capabilities.matching import Matcher, compile_requirements
 from xaip.capabilities.pal import CapState, _effect_list
 from xaip.capabilities.pool import gkey
@@ -125,9 +126,27 @@ class Screen:
             if target == bits:
                 continue
             tid = ids.get(target)
-            if tid is None or not reach >> tid & 1:
+            if tid is None or not has(reach, tid):
                 return True
         return False
+
+    def offends(self, k: int, binding: dict[str, str]) -> bool:
+        """Whether the prediction under ``binding`` (one the matcher found in place ``k``)
+        differs from the place's abstraction and is not among those it reaches: the test
+        :func:`~xaip.capabilities.gameover._offending` makes with atom sets, on bits."""
+        values = tuple(binding[v] for v in self.params)
+        found = self._masks.get(values)
+        if found is None:
+            found = self._masks[values] = self._ground(values)
+        _, adds, deletes, unknown = found
+        if unknown:
+            return True
+        bits = self.view.bits[k]
+        target = (bits & ~deletes) | adds
+        if target == bits:
+            return False
+        tid = self.view.ids.get(target)
+        return tid is None or not has(self.view.reach[k], tid)
 
     def _ground(self, values: tuple[str, ...]) -> Masks:
         binding = dict(zip(self.params, values, strict=True))
