@@ -231,16 +231,25 @@ def guard(caps: list[CapState], states: list[PoolState] | Closed, matcher: Match
 def offending_in(cap: CapState, view: Closed, positions: Iterable[int], matcher: Matcher,
                  describes: Callable[[AbstractState, Any], bool],
                  screen: Screen | None = None) -> list[Case]:
-    """:func:`_offending` over the entries ``positions`` of ``view``, in order: the
-    entries :class:`~xaip.capabilities.screen.Screen` clears hold no case (it is sound);
-    in the others the matcher's bindings are taken in its order, as :func:`_offending`
-    takes them, and each prediction is tested on bits (:meth:`~xaip.capabilities.screen.
-    Screen.offends`, the same test) before the refinement test. So the cases and their
-    order are those of :func:`_offending` over every entry as a
-    :class:`~xaip.capabilities.region.Place`."""
+    """:func:`_offending` over the entries ``positions`` of ``view``, in order (the
+    cases of :func:`offending_at` with their places)."""
+    return [(view.place(k), binding)
+            for k, binding in offending_at(cap, view, positions, matcher, describes, screen)]
+
+
+def offending_at(cap: CapState, view: Closed, positions: Iterable[int], matcher: Matcher,
+                 describes: Callable[[AbstractState, Any], bool],
+                 screen: Screen | None = None) -> list[tuple[int, dict[str, str]]]:
+    """The cases of :func:`_offending` over the entries ``positions`` of ``view``, in
+    order, by entry: the entries :class:`~xaip.capabilities.screen.Screen` clears hold
+    no case (it is sound); in the others the matcher's bindings are taken in its order,
+    as :func:`_offending` takes them, and each prediction is tested on bits
+    (:meth:`~xaip.capabilities.screen.Screen.offends`, the same test) before the
+    refinement test. So the cases and their order are those of :func:`_offending` over
+    every entry as a :class:`~xaip.capabilities.region.Place`."""
     screen = screen if screen is not None else Screen(cap, view, matcher)
     compiled = compile_requirements(precondition(cap))
-    out: list[Case] = []
+    out: list[tuple[int, dict[str, str]]] = []
     for count, k in enumerate(positions):
         if count & 255 == 0:
             check_deadline()
@@ -251,7 +260,7 @@ def offending_in(cap: CapState, view: Closed, positions: Iterable[int], matcher:
             if screen.offends(k, binding):
                 target = apply_capability(cap, binding, ps.fluent)
                 if describes(target, ps.concrete):
-                    out.append((ps, dict(binding)))
+                    out.append((k, dict(binding)))
     return out
 
 

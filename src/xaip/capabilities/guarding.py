@@ -37,7 +37,7 @@ from xaip.capabilities.gameover import (
     ALL_BINDINGS,
     GUARD_WHERE,
     exclude,
-    offending_in,
+    offending_at,
 )
 from xaip.capabilities.matching import Matcher
 from xaip.capabilities.pal import CapState
@@ -200,9 +200,7 @@ class _Scan:
         if screen is None:
             screen = self.screens[index] = Screen(cap, view, self.every)
         a, b = self.state.chunks[chunk]
-        found = offending_in(cap, view, range(a, b), self.every, self.describes, screen)
-        positions = {id(view.place(k)): k for k in range(a, b) if k in view.made}
-        return [(positions[id(ps)], binding) for ps, binding in found]
+        return offending_at(cap, view, range(a, b), self.every, self.describes, screen)
 
 
 #: Per worker process: the scan of the last guard state (by identity).
