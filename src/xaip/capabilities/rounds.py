@@ -465,9 +465,9 @@ def _map_units(dispatch: Dispatch, engine: QueryEngine, state: PassState,
         results = [done[k] for k in range(len(units))]
         dispatch.unit_seconds += sum(r.seconds for r in results)
         return results
-    began = time.perf_counter()
-    base = _base_pool(state, engine.abstractor)
-    dispatch.unit_seconds += time.perf_counter() - began
+    # the pass's pool is the engine's, as it is when the pass starts (a worker builds it
+    # from the states: :func:`_worker_pool`); units copy it and never change its states
+    base = _copy_pool(engine.pool)
     out = []
     for unit in units:
         result = _pass_unit(state, base, unit, engine.abstractor, engine.refine_fn,
