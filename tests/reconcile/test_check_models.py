@@ -128,17 +128,21 @@ def test_a_non_minimal_mce_is_refused() -> None:
 @pytest.mark.parametrize("seed", range(10))
 def test_edit_sets_with_the_same_toggled_task_get_that_tasks_verdict(seed: int) -> None:
     """The session answers an edit set whose toggled task equals an earlier one's with the
-    earlier verdict: it must be what a search on that edit set's own task says."""
+    earlier verdict, and the person's model before from the proof of her optimum: each
+    must be what a search on that edit set's own task says."""
     import itertools
 
-    from xaip.reconcile.check_explanation import _Session
+    from xaip.reconcile.check_explanation import _check_before, _Session
     from xaip.reconcile.check_tasks import FeatureTasks, complete_on_task
 
-    mrp, answer = _answers("mme", 10, empty=True)[seed % 10]
+    mrp, answer = _answers("mme", 10, empty=seed % 2 == 0)[seed // 2]
     session = _Session(mrp, answer, BUDGET)
     candidates, _ = session.candidates()
     if session.tasks() is None:
         pytest.skip("not toggled")
+    assert _check_before(session) is None  # keeps the proof of her optimum before
+    # the kept proof the nodes ask first (none when the person has no plan at all)
+    assert bool(session._proofs) == (answer.human_optimal_cost_before is not None)  # noqa: SLF001
     fresh = FeatureTasks(mrp, candidates, BUDGET)
     for size in range(len(candidates) + 1):
         for subset in itertools.combinations(candidates, size):

@@ -38,11 +38,12 @@ from xaip.planning.proofs import OWN_ENGINES, cheaper_plan, proof_method
 from xaip.planning.task import Task
 from xaip.reconcile.brute_force import CheckResult, brute_force_complete, ground_candidates
 from xaip.reconcile.check_minimal import prove_minimal
-from xaip.reconcile.check_models import CheckModels
+from xaip.reconcile.check_models import CheckModels, Proof, implied
 from xaip.reconcile.check_tasks import (
     FeatureTasks,
     complete_on_task,
     contrastive_on_task,
+    run_plan,
     usable,
 )
 from xaip.reconcile.checks import contrastive_verdict, is_complete, updated_model
@@ -65,6 +66,9 @@ class _Session:
         # changes no reachable ground action) get the same verdict, a function of the task
         # and the plan alone (a third of the MME check's supersets on small instances)
         self._by_task: dict[tuple[object, ...], CheckResult] = {}
+        # proofs made on toggled tasks outside the nodes (the person's optimum before), by
+        # task: a node on the same task asks its question of that proof first
+        self._proofs: dict[tuple[object, ...], tuple[int | None, Proof]] = {}
         self._candidates: tuple[list[Edit], list[int]] | None = None
         self._human: frozenset[Feature] | None = None
         # each edit set's lifted model built, validated, grounded and searched once: the
@@ -118,8 +122,9 @@ class _Session:
         known = self._by_task.get(same)
         if known is not None:
             return known
-        complete, valid, cost, optimum, cheaper = complete_on_task(
-            task, self.mrp.plan_names, self.search_budget(), self.result.engine, quick)
+        complete, valid, cost, optimum, cheaper = self._proved(task, same) or \
+            complete_on_task(task, self.mrp.plan_names, self.search_budget(),
+                             self.result.engine, quick)
         if complete is None:
             raise BudgetExhausted("the checker's budget ran out")
         if not valid:
@@ -131,6 +136,37 @@ class _Session:
                                   cheaper)
         self._by_task[same] = outcome
         return outcome
+
+    def _proved(self, task: Task, same: tuple[object, ...]
+                ) -> tuple[bool | None, bool, int | None, int | None,
+                           tuple[str, ...] | None] | None:
+        """:func:`~.check_tasks.complete_on_task`'s answer from a proof already made on
+        this task, when that proof decides the plan's cost bound (else None)."""
+        kept = self._proofs.get(same)
+        if kept is None:
+            return None
+        cost = run_plan(task, self.mrp.plan_names)
+        if cost is None:
+            return False, False, None, None, None
+        answer = implied(*kept, cost)
+        if answer is None:
+            return None
+        status, found, names = answer
+        if status == "solved":
+            return False, True, cost, found, names
+        return True, True, cost, cost, None
+
+    def toggled_proof(self, edits: Sequence[Edit], bound: int | None) -> Proof:
+        """The checker's A* on the toggled task of ``H + edits`` under ``bound``, kept for
+        the nodes (:meth:`_proved`)."""
+        tasks = self.tasks()
+        assert tasks is not None
+        task = tasks.task(edits)
+        proof = cheaper_plan(None, None, task, bound, self.search_budget(),
+                             self.result.engine)
+        if proof[0] in ("solved", "unsolvable"):
+            self._proofs[_content(task)] = (bound, proof)
+        return proof
 
     def answer(self, edits: Sequence[Edit]) -> CheckResult:
         """Is the plan explained after the answer's own ``edits``? The plan is validated on
@@ -249,8 +285,7 @@ def _check_before(session: _Session) -> CheckReport | None:
             status, found, _ = session.models.cheaper((), optimum + 1,
                                                       session.search_budget())
         else:
-            status, found, _ = cheaper_plan(None, None, tasks.task(()), optimum + 1,
-                                            session.search_budget(), result.engine)
+            status, found, _ = session.toggled_proof((), optimum + 1)
         if status == "budget_exhausted":
             raise BudgetExhausted("the checker's budget ran out")
         if found != optimum:

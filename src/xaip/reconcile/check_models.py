@@ -111,7 +111,7 @@ class CheckModels:
         key = frozenset(edits)
         known = self._proofs.get(key)
         if known is not None:
-            answer = _implied(*known, bound)
+            answer = implied(*known, bound)
             if answer is not None:
                 return answer
         domain, problem = self.model(edits)
@@ -125,8 +125,9 @@ class CheckModels:
         return proof
 
 
-def _implied(bound: int | None, proof: Proof, wanted: int | None) -> Proof | None:
-    """What ``proof`` (made under ``bound``) says under ``wanted``, None if it does not."""
+def implied(bound: int | None, proof: Proof, wanted: int | None) -> Proof | None:
+    """What ``proof`` (made under ``bound``) says under ``wanted``, None if it does not
+    (see the module docstring)."""
     status, cost, _ = proof
     if status == "solved":  # the cheapest plan below ``bound``: the model's optimum
         assert cost is not None
