@@ -31,6 +31,7 @@ unreliable with the reason, never silently kept.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from xaip.agents.simulator import check_deadline
@@ -127,7 +128,7 @@ def _offending(cap: CapState, states: list[PoolState], matcher: Matcher,
     return out
 
 
-def _holds(atom: Atom, binding: dict[str, str], keys: frozenset[Any]) -> bool:
+def _holds(atom: Atom, binding: dict[str, str], keys: AbstractSet[Any]) -> bool:
     return gkey(atom, binding) in keys
 
 
@@ -232,8 +233,9 @@ def offending_in(cap: CapState, view: Closed, positions: Iterable[int], matcher:
                  describes: Callable[[AbstractState, Any], bool],
                  screen: Screen | None = None) -> list[Case]:
     """:func:`_offending` over the entries ``positions`` of ``view``, in order (the
-    cases of :func:`offending_at` with their places)."""
-    return [(view.place(k), binding)
+    cases of :func:`offending_at`, each with its entry's state as the exclusion reads it:
+    :meth:`~xaip.capabilities.region.Closed.case_state`)."""
+    return [(view.case_state(k), binding)
             for k, binding in offending_at(cap, view, positions, matcher, describes, screen)]
 
 

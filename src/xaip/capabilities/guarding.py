@@ -280,7 +280,7 @@ def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[
             cpus.append(time.process_time() - cpu)
         dispatch.unit_seconds += sum(times)
         dispatch.batches.append(cpus)
-    cases = [[(game_over.place(k), binding) for c in range(len(chunks))
+    cases = [[(game_over.case_state(k), binding) for c in range(len(chunks))
               for k, binding in found[i, c]] for i in range(len(caps))]
     return _exclude_all(engine, dispatch, caps, cases, at)
 

@@ -9,6 +9,7 @@ cheaper to hash and scan than ``Atom`` dataclasses.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,12 +33,13 @@ def gkey(atom: Atom, binding: Mapping[str, str]) -> Key:
 @dataclass
 class PoolState:
     """A concrete state known to exist, with its abstraction indexed by predicate (and as
-    tuple keys for fast membership tests)."""
+    tuple keys for fast membership tests: any set, the guard's cases keep theirs as bits,
+    :class:`~xaip.capabilities.compact.BitKeys`)."""
 
     concrete: Any
     fluent: AbstractState
     index: dict[str, list[tuple[str, ...]]]
-    keys: frozenset[Key] = frozenset()
+    keys: AbstractSet[Key] = frozenset()
 
     def __post_init__(self) -> None:
         if not self.keys:

@@ -43,7 +43,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xaip.agents.simulator import check_deadline
-from xaip.capabilities.compact import AtomTable, bitmap, both, compact_abstractor, has
+from xaip.capabilities.compact import (
+    AtomTable,
+    BitKeys,
+    bitmap,
+    both,
+    compact_abstractor,
+    has,
+)
 from xaip.capabilities.pool import PoolState, index_state
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.capabilities.truth import components
@@ -160,7 +167,8 @@ class Closed:
     closed_states: int = 0
     #: The listing's limit on states from the roots.
     limit: int = ROOT_VISITS
-    made: dict[int, Place] = field(default_factory=dict, repr=False)
+    #: The cases' states made so far (:meth:`case_state`), by entry.
+    made: dict[int, PoolState] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.bits)
@@ -171,12 +179,20 @@ class Closed:
                        self.truncated)
 
     def place(self, k: int) -> Place:
-        """Entry ``k`` as a :class:`Place` (made once)."""
+        """Entry ``k`` as a :class:`Place` (made afresh: the guard's scan makes one per
+        entry it cannot clear, and keeping them all was gigabytes)."""
+        fluent = self.table.decode(self.bits[k])
+        return Place(self.nodes[k], fluent, index_state(fluent), reach=self.reach[k],
+                     view=self, dead=self.dead[k])
+
+    def case_state(self, k: int) -> PoolState:
+        """Entry ``k`` as the state of a guard case: what the exclusion reads of it, its
+        atoms' keys (bits, :class:`~xaip.capabilities.compact.BitKeys`) and the concrete
+        state; its atoms and index are not made (one per entry, shared by its cases)."""
         found = self.made.get(k)
         if found is None:
-            fluent = self.table.decode(self.bits[k])
-            found = self.made[k] = Place(self.nodes[k], fluent, index_state(fluent),
-                                         reach=self.reach[k], view=self, dead=self.dead[k])
+            found = self.made[k] = PoolState(self.nodes[k], frozenset(), {},
+                                             BitKeys(self.bits[k], self.table))
         return found
 
     def reaches(self, reach: bytes, target: AbstractState) -> bool:
