@@ -164,3 +164,27 @@ def test_wrong_mme_answers_are_refused() -> None:
             assert report.ok is False, report.details
             refused += 1
     assert refused
+
+
+def test_a_contrastive_answer_is_judged_on_its_toggled_task_as_on_a_fresh_grounding(
+        ) -> None:
+    """Every edit set of the answer's size replacing a contrastive answer: the check (its
+    claim on the toggled task, the plan validated on the PDDL) accepts it exactly when a
+    fresh grounding of its updated model says the plan is valid and no foil cheaper (all
+    such sets are minimal: none smaller explains, and every edit costs 1)."""
+    import itertools
+
+    from xaip.reconcile.checks import contrastive_verdict
+
+    judged = 0
+    for mrp, answer in _answers("contrastive", 8):
+        everything = list(model_diff(mrp.human_domain, mrp.robot_domain, mrp.human_problem,
+                                     mrp.robot_problem).edits())
+        for other in itertools.combinations(everything, len(answer.edits)):
+            report = check(mrp, dataclasses.replace(answer, edits=other), BUDGET)
+            fresh, _, _ = contrastive_verdict(mrp, list(other), answer.foils, BUDGET)
+            assert report.ok is fresh, (other, report.details)
+            if fresh:
+                assert "features toggled" in report.details
+            judged += 1
+    assert judged > 8

@@ -440,13 +440,33 @@ def _contrastive(session: _Session) -> CheckReport:
             raise BudgetExhausted("the checker's budget ran out")
         return ok, cheaper
 
-    ok, why, _ = contrastive_verdict(session.mrp, list(result.edits), result.foils,
-                                     session.search_budget(), session.models)
+    tasks = session.tasks() if session.proofs_ahead() else None
+    if tasks is None:
+        ok, why, _ = contrastive_verdict(session.mrp, list(result.edits), result.foils,
+                                         session.search_budget(), session.models)
+    else:  # the toggled task the proof builds anyway, the plan validated on the PDDL too
+        ok, why = _contrastive_answer(session, tasks.task(result.edits))
     if ok is None:
         raise BudgetExhausted("the checker's budget ran out")
     if not ok:
         return CheckReport(False, why)
     return _minimal(session, why, explains)
+
+
+def _contrastive_answer(session: _Session, task: Task) -> tuple[bool | None, str]:
+    """The answer's own claim on its toggled task (:func:`.contrastive_on_task`), with the
+    plan also validated on the written lifted PDDL of the updated model: as for the other
+    types' answers, the two readings must agree."""
+    edits = session.result.edits
+    lifted = session.models.validation(edits)
+    if not lifted.valid or lifted.cost is None:
+        return False, f"the plan is invalid in the updated model: {lifted.reason}"
+    if run_plan(task, session.mrp.plan_names) != int(lifted.cost):
+        return False, ("the updated PDDL and the updated feature sets disagree about the "
+                       "plan (a checker fault)")
+    ok, why, _ = contrastive_on_task(task, session.mrp.plan_names, session.result.foils,
+                                     session.search_budget())
+    return ok, f"{why} ({session.method()})"
 
 
 __all__ = ["check_explanation", "updated_model"]
