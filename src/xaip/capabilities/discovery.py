@@ -50,8 +50,9 @@ from xaip.capabilities.pal import (
 from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine, spent
 from xaip.capabilities.region import ROOT_VISITS, Listing
+from xaip.capabilities.regrounding import grounded_units
 from xaip.capabilities.rounds import Dispatch, Recipe, abstract_states, guard_all
-from xaip.capabilities.split import grounded_caps, refuted, replace, unfinished
+from xaip.capabilities.split import refuted, replace, unfinished
 from xaip.capabilities.traces import (
     Abstractor,
     AbstractTrace,
@@ -346,7 +347,7 @@ def _discover(simulator: Any, agent: Agent[Any], vocabulary: Vocabulary, refine:
         finished = finished and not (old and _out(clock))
         if finished and old:
             sources = {f"c{i + 1}": lc for i, lc in enumerate(lifted_candidates)}
-            new = grounded_caps(old, sources, objects, predicates, pool)
+            new = grounded_units(engine, old, sources, objects, predicates, pool)
             report(progress, "regrounding", len(new), None,
                    f"{len({c.parent or c.name for c in old})} refuted lifted "
                    f"capabilities re-learned as {len(new)} grounded ones")

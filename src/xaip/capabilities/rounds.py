@@ -482,7 +482,8 @@ def _map_units(dispatch: Dispatch, engine: QueryEngine, state: PassState,
 def _report_units(engine: QueryEngine, kind: str, done: int, total: int) -> None:
     """Progress inside a pass, guard or listing: how many of its units are done."""
     if engine.progress is not None:
-        what = {"pass": "completed", "guard": "guarded", "listing": "abstracted"}
+        what = {"pass": "completed", "guard": "guarded", "listing": "abstracted",
+                "regrounding": "built"}
         report(engine.progress, kind, done, total, f"{done}/{total} units {what[kind]}")
 
 

@@ -44,11 +44,30 @@ def grounded_caps(
     """Grounded capabilities (PAL tables built from the trace transitions only) for the
     lifted ``caps``; ``sources`` maps a capability's name (or its parent's) to the lifted
     candidate it was built from."""
+    possible = ground_patterns(pool, objects)
+    return [build_grounded(item, predicates, objects, possible)
+            for item in regrounding(caps, sources, objects)]
+
+
+#: One grounded capability to build: its name, grounded candidate and note.
+Regrounding = tuple[str, LiftedCandidate, str]
+
+
+def ground_patterns(pool: StatePool, objects: Mapping[str, str]) -> set[tuple[Any, ...]]:
+    """The patterns of the atoms seen true in the pool, every object a constant."""
     possible: set[tuple[Any, ...]] = set()
     for ps in pool.states:
         for atom in ps.fluent:
             possible.add(ground_pattern(atom, objects, frozenset()))
-    out: list[CapState] = []
+    return possible
+
+
+def regrounding(caps: Sequence[CapState], sources: Mapping[str, LiftedCandidate],
+                objects: Mapping[str, str]) -> list[Regrounding]:
+    """What :func:`grounded_caps` builds, in order: each grounded capability's name,
+    grounded candidate and note (each is built on its own: :func:`build_grounded`, so
+    discovery's executor can build them side by side)."""
+    out: list[Regrounding] = []
     done: set[str] = set()
     for cap in caps:
         origin = cap.parent or cap.name
@@ -59,11 +78,18 @@ def grounded_caps(
         why = "; ".join(dict.fromkeys(n for c in caps if (c.parent or c.name) == origin
                                       for n in c.notes))
         for k, grounded in enumerate(merge(candidates, objects, frozenset()), 1):
-            new = build_capability(f"{origin}g{k}", grounded, predicates, dict(objects),
-                                   possible)
-            new.notes.append(f"re-learned grounded: the lifted {origin} was refuted ({why})")
-            out.append(new)
+            out.append((f"{origin}g{k}", grounded,
+                        f"re-learned grounded: the lifted {origin} was refuted ({why})"))
     return out
+
+
+def build_grounded(item: Regrounding, predicates: list[tuple[str, tuple[str, ...]]],
+                   objects: Mapping[str, str], possible: set[tuple[Any, ...]]) -> CapState:
+    """One grounded capability of :func:`regrounding`, its PAL tables built."""
+    name, grounded, note = item
+    new = build_capability(name, grounded, predicates, dict(objects), possible)
+    new.notes.append(note)
+    return new
 
 
 def replace(caps: Sequence[CapState], old: Sequence[CapState],
