@@ -1,20 +1,23 @@
 """Discovery's speedup curve: ``discover GAME --executor processes --workers N``.
 
 Why: capability discovery's work is split into units an executor's workers share (the
-agent's runs on the random tasks; every query pass, cut into units of a few open tuples of
-one capability; the abstraction of the listed states in chunks; the game-over guard's
-cases per capability and chunk of states, then its exclusions per capability:
-:mod:`xaip.capabilities.rounds`, :mod:`xaip.capabilities.guarding`) and what stays in the
+agent's runs on the random tasks; every query pass, cut by estimated cost into units of a
+few open tuples of one capability; the abstraction of the listed states in chunks; the
+game-over guard's cases per capability and chunk of states, then its exclusions per
+capability; the re-grounded capabilities' tables: :mod:`xaip.capabilities.rounds`,
+:mod:`~xaip.capabilities.schedule`, :mod:`~xaip.capabilities.guarding`,
+:mod:`~xaip.capabilities.regrounding`) and what stays in the
 main process (the state pool, candidates, listing the simulator's states, merging the
 units' results, the generalisation test). The speedup N workers can give is bounded by
 that split (Amdahl: 1 / ((1 - p) + p / N), p the parallel fraction), so this prints, per
 grid, the serial run's p and, from the CPU seconds of each of its units
-(``DiscoveryResult.unit_batches``), a "scheduled" bound for 16 and 32 workers: every
+(``DiscoveryResult.unit_batches``), a "scheduled" bound for 2, 4, 8, 16 and 32 workers
+(the speedup curve the split allows; 16 and 32 in the summary table): every
 batch of units that can run side by side (a pass, the listing, a round of the guard)
 placed longest first on N workers, the rest serial -- a pass of 6 units keeps at most 6
 workers busy, and a pass whose longest unit is a third of it gains at most 3x. Per worker
-count it prints the wall time, the CPU of the main process and of the workers, and the
-speedup over the serial run.
+count it prints the wall time, the speedup over the serial run beside the scheduled bound
+for that many workers, and the CPU of the main process and of the workers.
 
 p is measured in CPU seconds (the units' over the serial run's whole CPU), as is the
 scheduled bound: on a machine busy with other work, wall times are mostly waiting for a
@@ -79,11 +82,18 @@ def run_once(game: str, rows: int, cols: int, workers: int, seed: int) -> dict[s
         "parallel_seconds": round(result.parallel_seconds, 3),
         "unit_cpu_seconds": round(sum(map(sum, result.unit_batches)), 3),
         "units": sum(map(len, result.unit_batches)),
-        "scheduled_16": round(scheduled(result, 16, main_cpu), 2),
-        "scheduled_32": round(scheduled(result, 32, main_cpu), 2),
+        "scheduled_16": round(scheduled(result.unit_batches, 16, main_cpu), 2),
+        "scheduled_32": round(scheduled(result.unit_batches, 32, main_cpu), 2),
+        "scheduled_curve": {n: round(scheduled(result.unit_batches, n, main_cpu), 2)
+                            for n in CURVE},
         "longest_units": _longest(result),
         "model": json.dumps([payload.get("capabilities"), queries], sort_keys=True),
+        "batches": result.unit_batches,
     }
+
+
+#: Worker counts the scheduled bound is printed for (the speedup curve it allows).
+CURVE = (2, 4, 8, 16, 32)
 
 
 def _grid(text: str) -> tuple[int, int]:
@@ -98,19 +108,24 @@ def amdahl(p: float, workers: int) -> float:
     return 1 / ((1 - p) + p / workers)
 
 
-def scheduled(result: Any, workers: int, cpu: float) -> float:
+def scheduled(batches: Any, workers: int, cpu: float) -> float:
     """The speedup ``workers`` give a serial run of ``cpu`` CPU seconds when each batch
     of its units (a pass, the listing, a round of the guard) is shared by longest-unit-
     first scheduling and the rest stays serial: Amdahl with the batches' sizes (a pass of 6
     units keeps at most 6 workers busy)."""
-    units = sum(map(sum, result.unit_batches))
+    units = sum(map(sum, batches))
     total = max(0.0, cpu - units)
-    for batch in result.unit_batches:
+    for batch in batches:
         loads = [0.0] * workers
         for seconds in sorted(batch, reverse=True):
             loads[loads.index(min(loads))] += seconds
         total += max(loads, default=0.0)
     return cpu / max(total, 1e-9)
+
+
+def scheduled_from(serial: dict[str, Any], workers: int) -> float:
+    """The serial run's scheduled bound for ``workers``."""
+    return scheduled(serial["batches"], workers, serial["main_cpu_seconds"])
 
 
 def _longest(result: Any) -> list[dict[str, Any]]:
@@ -155,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = [run_once(args.game, rows, cols, n, args.seed) for n in counts]
         serial = runs[0]
         for run in runs:
+            run["bound"] = round(scheduled_from(serial, run["workers"]), 2)
             run["speedup"] = round(serial["wall_seconds"] / max(run["wall_seconds"], 1e-9), 2)
             run["cpu_speedup"] = round(serial["main_cpu_seconds"]
                                        / max(run["main_cpu_seconds"], 1e-9), 2)
@@ -178,9 +194,10 @@ def main(argv: list[str] | None = None) -> int:
                        "amdahl_32": round(amdahl(p, 32), 2),
                        "scheduled_16": serial["scheduled_16"],
                        "scheduled_32": serial["scheduled_32"],
+                       "scheduled_curve": serial["scheduled_curve"],
                        "serial_query_share": round(share, 3),
-                       "runs": [{k: v for k, v in run.items() if k != "model"}
-                                for run in runs]})
+                       "runs": [{k: v for k, v in run.items()
+                                 if k not in ("model", "batches")} for run in runs]})
 
     if args.json:
         print(json.dumps({"cpu_count": os.cpu_count(), "grids": report}, indent=2))
@@ -206,10 +223,14 @@ def main(argv: list[str] | None = None) -> int:
             longest = ", ".join(f"{r['longest']:.2f} s of {r['seconds']:.2f} s ({r['units']} units)"
                                 for r in entry["longest_units"])
             print(f"longest units (CPU): {longest}")
-            print(f"{'workers':>7} {'wall s':>8} {'speedup':>8} {'main CPU':>9} "
+            curve = "  ".join(f"{n}: {bound:.2f}x" for n, bound in
+                              entry["scheduled_curve"].items())
+            print(f"scheduled bound by workers (the speedup curve the split allows): {curve}")
+            print(f"{'workers':>7} {'wall s':>8} {'speedup':>8} {'bound':>7} {'main CPU':>9} "
                   f"{'CPU speedup':>12} {'workers CPU':>12} {'queries':>8}  same model")
             for run in entry["runs"]:
                 print(f"{run['workers']:>7} {run['wall_seconds']:>8.2f} {run['speedup']:>7.2f}x "
+                      f"{run['bound']:>6.2f}x "
                       f"{run['main_cpu_seconds']:>9.2f} {run['cpu_speedup']:>11.2f}x "
                       f"{run['worker_cpu_seconds']:>12.2f} "
                       f"{run['queries']!s:>8}  {'yes' if run['same_as_serial'] else 'NO'}")
