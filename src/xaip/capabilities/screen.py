@@ -38,6 +38,11 @@ from xaip.capabilities.pool import gkey
 if TYPE_CHECKING:
     from xaip.capabilities.region import Closed
 
+#: :meth:`Screen.offends`: the prediction is reached from nowhere listed ...
+OFFENDS = 1
+#: ... and some listed state has exactly its abstraction (it describes a state).
+LISTED = 2
+
 #: A binding's masks: negative literals, effects adding, effects deleting, and whether an
 #: effect adds an atom no listed state holds (the prediction is then reached from nowhere).
 Masks = tuple[int, int, int, bool]
@@ -130,23 +135,27 @@ class Screen:
                 return True
         return False
 
-    def offends(self, k: int, binding: dict[str, str]) -> bool:
+    def offends(self, k: int, binding: dict[str, str]) -> int:
         """Whether the prediction under ``binding`` (one the matcher found in place ``k``)
         differs from the place's abstraction and is not among those it reaches: the test
-        :func:`~xaip.capabilities.gameover._offending` makes with atom sets, on bits."""
+        :func:`~xaip.capabilities.gameover._offending` makes with atom sets, on bits.
+        ``OFFENDS`` it does, ``LISTED`` it does and a listed state has exactly the
+        predicted abstraction (so the prediction describes a state), 0 it does not."""
         values = tuple(binding[v] for v in self.params)
         found = self._masks.get(values)
         if found is None:
             found = self._masks[values] = self._ground(values)
         _, adds, deletes, unknown = found
         if unknown:
-            return True
+            return OFFENDS
         bits = self.view.bits[k]
         target = (bits & ~deletes) | adds
         if target == bits:
-            return False
+            return 0
         tid = self.view.ids.get(target)
-        return tid is None or not has(self.view.reach[k], tid)
+        if tid is None:
+            return OFFENDS
+        return 0 if has(self.view.reach[k], tid) else LISTED
 
     def _ground(self, values: tuple[str, ...]) -> Masks:
         binding = dict(zip(self.params, values, strict=True))
@@ -236,4 +245,4 @@ def _unify(terms: tuple[str, ...], args: tuple[str, ...], types: dict[str, str],
     return tuple(pairs.items())
 
 
-__all__ = ["Screen"]
+__all__ = ["LISTED", "OFFENDS", "Screen"]
