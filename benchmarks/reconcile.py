@@ -29,6 +29,7 @@ random instances' sub-millisecond times vary by up to 2x between runs on a busy 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
 import subprocess
@@ -186,10 +187,14 @@ def timed(mrp: Any, kind: str, seconds: float, *, repeat: int = 1, **options: An
     :data:`xaip.planning.proofs.CHECK_HEURISTIC`; the explainers never use that heuristic).
     With ``repeat`` > 1 the explanation is made that many times and each time (search,
     model-space search alone, check) is the fastest of the runs: on a busy machine one
-    run's sub-millisecond times vary by up to 2x (the proof counts are the first run's)."""
+    run's sub-millisecond times vary by up to 2x (the proof counts are the first run's).
+    Garbage is collected before each run, so that no instance pays for the collection of
+    the ones before it (a full collection costs milliseconds once the shared MRPs are
+    loaded, which used to land on the same few sub-millisecond checks in every run)."""
     searches, alones, checks = [], [], []
     proofs = search_counts(proof_choice.CHECK_HEURISTIC)
     for run in range(max(1, repeat)):
+        gc.collect()
         began = time.perf_counter()
         explanation = explain(mrp, kind, budget=Budget(max_seconds=seconds), **options)
         total = time.perf_counter() - began
