@@ -31,8 +31,18 @@ reachable from the known ones) was listed in part, the guard never saw the state
 of the 36 runs of the capability matrix). Now everything reachable from the start is
 listed and closed on levels of up to ``ROOT_VISITS`` states (Snowman 5x5 seeds 0-2
 included), so every prediction on a reachable state is tested; the run's ``max_seconds``
-bounds the listing (budget_exhausted, never a silent cut). Beyond ``ROOT_VISITS`` the
-guard covers the closed states only and the listing says so (:attr:`Region.truncated`).
+bounds the listing (budget_exhausted, never a silent cut). Beyond ``ROOT_VISITS`` (the
+run's ``--listing-limit``) the guard covers the closed states only and the answer says so
+(:attr:`Region.truncated`, reported as a :class:`Listing`).
+
+What keeps a whole listing affordable: the listing itself is the simulator's steps only;
+only closed states are abstracted (as bit sets, :mod:`~xaip.capabilities.compact`), the
+sets of reachable abstractions are bitmaps shared per strongly connected component, and
+the guard reads the closed states through a :class:`Closed` view whose entries become
+:class:`Place` objects only where its screen (:mod:`~xaip.capabilities.screen`) cannot
+clear them. Cook-Me-Pasta 8x8 seed 0 (370,317 states, each its own abstraction): the
+listing took 58 s and 5.3 GB with a frozenset per state and a ``Place`` per abstraction,
+16 s and 0.48 GB now.
 """
 
 from __future__ import annotations
