@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from xaip.capabilities import rounds
+from xaip.capabilities import merging, rounds
 from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.discovery import discover_game
 from xaip.capabilities.pal import CapState
@@ -113,3 +113,43 @@ def test_a_units_agent_keeps_no_memory_and_gets_it_back(
     monkeypatch.setattr(rounds, "_pass_unit", watch)
     discover_game("cookmepasta", 4, 4, seed=0)
     assert seen and all(before > 0 and during == 0 for before, during in seen)
+
+
+def test_a_first_part_from_a_worker_carries_what_it_added_and_merges_whole() -> None:
+    """A worker sends a first part's executions and used starts beyond the pass's (each
+    execution holds an abstract state, rebuilt atom by atom when unpickled); the merge
+    puts the pass's back in front: the same capability as sent whole."""
+    start = _cap("c", 3)
+    state = frozenset({Atom("at", ("c0",))})
+    start.executions.append(({}, state))
+    key = start.open_tuples()[0]
+    start.used_starts[key] = {state}
+    done = rounds._fresh(start)
+    done.executions.append(({"?x": "c1"}, frozenset()))
+    done.used_starts[key] = {state, frozenset()}
+    done.used_starts[start.open_tuples()[1]] = {frozenset()}
+    whole = rounds._fresh(done)
+    result = merging.PassResult(done, [], [], {}, 0, 0, False, True)
+    merging.slim(result, start)
+    assert result.delta and result.cap.executions == [({"?x": "c1"}, frozenset())]
+    assert set(result.cap.used_starts) == set(start.open_tuples()[:2])
+    main = rounds._fresh(start)
+    engine = _Engine([main])
+    merging.merge(engine, None, [(0, 0, None)], [result], [])  # type: ignore[arg-type]
+    assert main.executions == whole.executions
+    assert main.used_starts == whole.used_starts
+    assert list(main.used_starts) == list(whole.used_starts)
+
+
+class _Engine:
+    """What :func:`~xaip.capabilities.merging.merge` reads of an engine."""
+
+    def __init__(self, caps: list[CapState]) -> None:
+        from xaip.capabilities.answers import Asker, MemoryStore
+
+        self.caps = caps
+        self.asker = Asker(None, MemoryStore(), None)  # type: ignore[arg-type]
+        self.pool: list[Any] = []
+        self.offsets: dict[str, int] = {}
+        self.plans = 0
+        self.progress = None

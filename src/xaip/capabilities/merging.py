@@ -68,13 +68,28 @@ class PassResult:
     tuples: list[tuple[str, Atom]] | None = None
     #: Its evidence about its capability, in order (later parts are merged by it).
     evidence: list[tuple[Any, ...]] = field(default_factory=list)
+    #: A first part sent by a worker: its capability carries only the executions and
+    #: used start states it added to the pass's (``True``), not all of them.
+    delta: bool = False
 
 
-def slim(result: PassResult) -> PassResult:
-    """``result`` as a worker sends it back: a later part carries its notes about its own
-    tuples, not its capability's tables (the merge reads nothing else of them)."""
+def slim(result: PassResult, start: CapState) -> PassResult:
+    """``result`` as a worker sends it back, ``start`` being its capability as the pass
+    started: a later part carries its notes about its own tuples, not its capability's
+    tables (the merge reads nothing else of them); a first part carries the executions and
+    used start states it added, not those the main process has (every execution holds an
+    abstract state, rebuilt and hashed atom by atom when unpickled)."""
     cap = result.cap
-    if result.part == 0 or not isinstance(cap, CapState):
+    if not isinstance(cap, CapState):
+        return result
+    if result.part == 0:
+        known = len(start.executions)
+        if cap.executions[:known] != start.executions:
+            return result  # not an extension of the pass's executions: sent whole
+        cap.executions = cap.executions[known:]
+        cap.used_starts = {k: v for k, v in cap.used_starts.items()
+                           if start.used_starts.get(k) != v}
+        result.delta = True
         return result
     keys = result.tuples or ()
     result.cap = PartNotes(
@@ -116,7 +131,11 @@ def merge(engine: QueryEngine, clock: BudgetClock | None, units: list[Unit],
         cap = caps[i]
         if part == 0:
             assert isinstance(result.cap, CapState)
-            cap.__dict__.update(result.cap.__dict__)  # same object: lists elsewhere hold it
+            done = result.cap
+            if result.delta:  # what the unit added to the pass's executions and starts
+                done.executions = cap.executions + done.executions
+                done.used_starts = {**cap.used_starts, **done.used_starts}
+            cap.__dict__.update(done.__dict__)  # same object: lists elsewhere hold it
         else:
             progress |= apply_part(cap, result, unexplained[i])
         for concrete in result.added:

@@ -400,7 +400,8 @@ def pass_units(state: PassState, units: list[Unit], abstractor: Abstractor,
     merging.slim`)."""
     base = _worker_pool(state, abstractor)
     agent = answers_module._WORKER_AGENT  # noqa: SLF001 - this worker's agent
-    return [slim(_pass_unit(state, base, unit, abstractor, refine, agent)) for unit in units]
+    return [slim(_pass_unit(state, base, unit, abstractor, refine, agent), state.caps[unit[0]])
+            for unit in units]
 
 
 #: Per worker process: the pool built from the last pass's state (by identity).
