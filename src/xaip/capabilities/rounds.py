@@ -394,14 +394,25 @@ def resident(token: Any, blob: bytes) -> Any:
 
 
 def pass_units(state: PassState, units: list[Unit], abstractor: Abstractor,
-               refine: Refine | None) -> list[PassResult]:
+               refine: Refine | None) -> list[bytes]:
     """A worker's share of a pass: its units, from one pool built from the state (a later
     part sends back its notes, not its capability's tables: :func:`~xaip.capabilities.
-    merging.slim`)."""
+    merging.slim`), pickled here with :func:`dumps` (:func:`unpack` reads them). Why:
+    the executor pickles a task's result with the plain pickler, whose atoms (in every
+    abstract state of the evidence and the tables) unpickle several times slower -- in
+    the main process, the serial part of a run on workers."""
     base = _worker_pool(state, abstractor)
     agent = answers_module._WORKER_AGENT  # noqa: SLF001 - this worker's agent
-    return [slim(_pass_unit(state, base, unit, abstractor, refine, agent), state.caps[unit[0]])
-            for unit in units]
+    return [dumps([slim(_pass_unit(state, base, unit, abstractor, refine, agent),
+                        state.caps[unit[0]]) for unit in units])]
+
+
+def unpack(batch: list[Any]) -> list[Any]:
+    """A worker's results as :func:`pass_units` packed them (one blob), else as they are."""
+    if len(batch) == 1 and isinstance(batch[0], bytes):
+        out: list[Any] = pickle.loads(batch[0])
+        return out
+    return batch
 
 
 #: Per worker process: the pool built from the last pass's state (by identity).
@@ -458,7 +469,7 @@ def _map_units(dispatch: Dispatch, engine: QueryEngine, state: PassState,
         done: dict[int, PassResult] = {}
         weights = costs if costs is not None else [1.0] * len(units)
         for positions, batch in send_dealt(dispatch, pass_units, state, units, weights):
-            for position, result in zip(positions, batch, strict=True):
+            for position, result in zip(positions, unpack(batch), strict=True):
                 done[position] = result
                 for key, name, answer in result.stored:  # kept at once (a killed run)
                     engine.asker.store.put_answer(key, name, answer)
