@@ -178,7 +178,14 @@ def groundings(cap: Capability, state: State, objects: dict[str, str]
                ) -> Iterator[dict[str, str]]:
     """Every injective, type-correct binding under which ``cap``'s precondition holds in
     ``state`` (extended parameter by parameter; a literal is tested once all its
-    parameters are bound)."""
+    parameters are bound), in the order of the objects' names.
+
+    Why the candidate filter: trying every object for every parameter cost the checker
+    10x discovery's time on Zelda 8x8 (64 cells, 10 million extensions, nearly all failing
+    a literal at once). Where a positive literal's test falls at a parameter's stage, only
+    the objects that make some atom of ``state`` match it can pass that test, so the
+    others are skipped without trying them: the same bindings in the same order.
+    """
     params = list(cap.parameters)
     by_type: dict[str, list[str]] = {}
     for obj, typ in sorted(objects.items()):
@@ -188,6 +195,32 @@ def groundings(cap: Capability, state: State, objects: dict[str, str]
     for lit in cap.preconditions:
         stage = max((stage_of.get(a, 0) for a in lit.atom.args), default=0)
         tests[stage].append(lit)
+    # For parameter i, one positive literal tested at its stage (i + 1) that mentions it.
+    guide: list[Any] = [next((lit for lit in tests[k + 1] if lit.positive and var in
+                              lit.atom.args), None) for k, (var, _) in enumerate(params)]
+    atoms_of: dict[tuple[str, int], list[tuple[str, ...]]] = {}
+    if any(g is not None for g in guide):
+        for atom in state:
+            atoms_of.setdefault((atom.predicate, len(atom.args)), []).append(atom.args)
+
+    def candidates(lit: Any, var: str, binding: dict[str, str]) -> set[str]:
+        """The values of ``var`` under which ``lit`` (all else bound) is in ``state``."""
+        want = [None if a == var else binding.get(a, a) for a in lit.atom.args]
+        out: set[str] = set()
+        for args in atoms_of.get((lit.atom.predicate, len(want)), ()):
+            value = None
+            for w, a in zip(want, args, strict=True):
+                if w is None:
+                    if value is None:
+                        value = a
+                    elif value != a:
+                        break
+                elif w != a:
+                    break
+            else:
+                if value is not None:
+                    out.add(value)
+        return out
 
     def extend(i: int, binding: dict[str, str]) -> Iterator[dict[str, str]]:
         for lit in tests[i]:
@@ -198,8 +231,9 @@ def groundings(cap: Capability, state: State, objects: dict[str, str]
             return
         var, typ = params[i]
         used = set(binding.values())
+        allowed = None if guide[i] is None else candidates(guide[i], var, binding)
         for obj in by_type.get(typ, ()):
-            if obj in used:
+            if obj in used or (allowed is not None and obj not in allowed):
                 continue
             binding[var] = obj
             yield from extend(i + 1, binding)
