@@ -13,8 +13,9 @@
   (Def. 7 on all reachable states) and the recall of every abstract transition.
 
 Why separate code: a checker that reused the discovery's matcher would inherit its bugs.
-Bindings here are found by brute-force enumeration of objects per parameter
-(:func:`xaip.capabilities.truth.groundings`) -- slower, and simple enough to trust.
+Bindings here are found by enumerating objects per parameter
+(:func:`xaip.capabilities.truth.groundings`; objects a positive literal rules out are
+skipped, tested against the definition) -- slower, and simple enough to trust.
 
 Budget: the checks run under the budget the run had (the user's ``--max-seconds`` /
 ``--max-queries``, started afresh; every listed state, grounding and search node is one
