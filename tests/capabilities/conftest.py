@@ -133,6 +133,20 @@ def reachable(world: LampWorld, start: Lamp) -> set[Lamp]:
     return seen
 
 
+def open_capability(name: str, open_atoms: int) -> Any:
+    """A capability whose ``open_atoms`` precondition tuples are all still open (every mode
+    possible): what the pass-cutting tests cut."""
+    from xaip.capabilities.candidates import ABSENT, NEG, POS
+    from xaip.capabilities.pal import CapState
+
+    atoms = [Atom("at", (f"c{i}",)) for i in range(open_atoms)]
+    modes = {a: {POS, NEG, ABSENT} for a in atoms}
+    return CapState(name, None, atoms, modes,  # type: ignore[arg-type]
+                    {a: set(m) for a, m in modes.items()},
+                    {a: set(m) for a, m in modes.items()},
+                    {a: set(m) for a, m in modes.items()})
+
+
 @pytest.fixture
 def lamp() -> LampWorld:
     return LampWorld()

@@ -9,26 +9,18 @@ from typing import Any
 import pytest
 
 from xaip.capabilities import merging, rounds
-from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.discovery import discover_game
 from xaip.capabilities.pal import CapState
 from xaip.capabilities.schedule import History, deal, plan_pass, skipped
 from xaip.planning.pddl.model import Atom
 
-
-def _cap(name: str, open_atoms: int) -> CapState:
-    atoms = [Atom("at", (f"c{i}",)) for i in range(open_atoms)]
-    modes = {a: {POS, NEG, ABSENT} for a in atoms}
-    return CapState(name, None, atoms, modes,  # type: ignore[arg-type]
-                    {a: set(m) for a, m in modes.items()},
-                    {a: set(m) for a, m in modes.items()},
-                    {a: set(m) for a, m in modes.items()})
+from .conftest import open_capability
 
 
 def test_a_pass_of_many_capabilities_is_cut_too() -> None:
     """The re-grounded capabilities' passes (64 or more capabilities) used to keep one
     unit per capability: one of them was 1.2 s of a 5 s pass on cookmepasta 8x8."""
-    caps = [_cap(f"c1g{k}", 20) for k in range(100)]  # 40 open tuples each
+    caps = [open_capability(f"c1g{k}", 20) for k in range(100)]  # 40 open tuples each
     units, costs, lives = plan_pass(caps, range(100), units=256)
     assert len(units) >= 256
     assert {u[0] for u in units} == set(range(100))
@@ -41,7 +33,7 @@ def test_a_pass_of_many_capabilities_is_cut_too() -> None:
 def test_the_cut_follows_the_queries_a_capability_posed_last_pass() -> None:
     """Same tuples, but one capability posed a query per tuple last pass and the other
     none: the first is cut into more parts (the estimate uses counts, never seconds)."""
-    caps = [_cap("asks", 30), _cap("quiet", 30)]
+    caps = [open_capability("asks", 30), open_capability("quiet", 30)]
     history = History()
     history.record("asks", 60, 60)
     history.record("quiet", 60, 0)
@@ -57,7 +49,7 @@ def test_the_cut_follows_the_queries_a_capability_posed_last_pass() -> None:
 
 
 def test_the_cut_is_the_same_for_every_history_of_equal_counts() -> None:
-    caps = [_cap("a", 12), _cap("b", 5)]
+    caps = [open_capability("a", 12), open_capability("b", 5)]
     one, two = History(), History()
     one.record("a", 10, 3)
     two.record("a", 10, 3)
@@ -65,7 +57,7 @@ def test_the_cut_is_the_same_for_every_history_of_equal_counts() -> None:
 
 
 def test_an_unobservable_tuple_counts_once_the_pool_has_doubled() -> None:
-    cap = _cap("c", 1)
+    cap = open_capability("c", 1)
     key = cap.open_tuples()[0]
     cap.unobservable[key] = 10
     assert skipped(cap, key, 3, pool=19)
@@ -119,7 +111,7 @@ def test_a_first_part_from_a_worker_carries_what_it_added_and_merges_whole() -> 
     """A worker sends a first part's executions and used starts beyond the pass's (each
     execution holds an abstract state, rebuilt atom by atom when unpickled); the merge
     puts the pass's back in front: the same capability as sent whole."""
-    start = _cap("c", 3)
+    start = open_capability("c", 3)
     state = frozenset({Atom("at", ("c0",))})
     start.executions.append(({}, state))
     key = start.open_tuples()[0]

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from xaip.capabilities import guarding, rounds
-from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.discovery import discover_game, game_context
 from xaip.capabilities.gameover import guard
 from xaip.capabilities.pal import CapState, observe, refute
@@ -19,22 +18,14 @@ from xaip.capabilities.region import abstract_here
 from xaip.capabilities.rounds import Dispatch, _fresh, plan_units, resident
 from xaip.capabilities.schedule import cut
 from xaip.capabilities.traces import Abstractor, random_states
-from xaip.planning.pddl.model import Atom
 from xaip.runtime.executors import get_executor
 from xaip.vocab.registry import get_game
 
-
-def _cap(name: str, open_atoms: int) -> CapState:
-    atoms = [Atom("at", (f"c{i}",)) for i in range(open_atoms)]
-    modes = {a: {POS, NEG, ABSENT} for a in atoms}
-    return CapState(name, None, atoms, modes,  # type: ignore[arg-type]
-                    {a: set(m) for a, m in modes.items()},
-                    {a: set(m) for a, m in modes.items()},
-                    {a: set(m) for a, m in modes.items()})
+from .conftest import open_capability
 
 
 def test_a_pass_is_cut_into_contiguous_parts_of_every_open_tuple() -> None:
-    caps = [_cap("big", 40), _cap("small", 1), _cap("none", 0)]
+    caps = [open_capability("big", 40), open_capability("small", 1), open_capability("none", 0)]
     units = plan_units(caps, [0, 1], units=16, smallest=2)
     big = [u for u in units if u[0] == 0]
     # by estimated cost: 80 of the pass's 82 tuples, so 16 of its 16 units (rounded up)
@@ -45,7 +36,7 @@ def test_a_pass_is_cut_into_contiguous_parts_of_every_open_tuple() -> None:
 
 
 def test_tuples_a_unit_skips_at_once_weigh_nothing_in_the_cut() -> None:
-    cap = _cap("c", 12)
+    cap = open_capability("c", 12)
     tuples = cap.open_tuples()
     for key in tuples[:18]:
         cap.unobservable[key] = 10  # skipped until the pool doubles
