@@ -15,8 +15,6 @@ import json
 import os
 import subprocess
 import sys
-from collections import deque
-from typing import Any
 
 import pytest
 
@@ -24,30 +22,18 @@ from xaip.capabilities.region import ROOT_VISITS, explore
 from xaip.capabilities.traces import Abstractor
 from xaip.vocab.registry import get_game
 
-
-def _forward(simulator: Any, start: Any) -> set[Any]:
-    """Every state reachable from ``start`` (plain breadth-first search)."""
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        state = queue.popleft()
-        for action in simulator.actions(state):
-            nxt = simulator.step(state, action)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-    return seen
+from .conftest import reachable
 
 
 def test_snowman_4x5_seed_0_is_listed_and_closed_whole() -> None:
     spec = get_game("snowman")
     simulator = spec.make(4, 5, 0)
     start = simulator.reset()
-    reachable = _forward(simulator, start)
-    assert 20_000 < len(reachable) < ROOT_VISITS  # the old listing cut this level short
+    states = reachable(simulator, start)
+    assert 20_000 < len(states) < ROOT_VISITS  # the old listing cut this level short
     region = explore(simulator, [start], [], Abstractor(spec.vocabulary()))
     assert not region.truncated
-    assert set(region.nodes) == reachable
+    assert set(region.nodes) == states
     assert all(region.closed)
     # every closed abstraction goes to the guard (there was a cap of 4,000)
     assert len(region.places()) == len(set(region.fluents)) > 4_000

@@ -5,7 +5,6 @@ world and on random graphs, with the listing cut short and not."""
 from __future__ import annotations
 
 import random
-from collections import deque
 from typing import Any
 
 import pytest
@@ -49,23 +48,11 @@ def _colour_vocabulary(colours: list[int]) -> Vocabulary:
                                  "type", "a shade")], name="graph")
 
 
-def _forward(world: Any, start: Any) -> set[Any]:
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        state = queue.popleft()
-        for action in world.actions(state):
-            nxt = world.step(state, action)
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append(nxt)
-    return seen
-
 
 def _agrees_with_brute_force(world: Any, abstractor: Abstractor, region: Any) -> None:
     listed = set(region.nodes)
     for node, state in enumerate(region.nodes):
-        future = _forward(world, state)
+        future = reachable(world, state)
         closed = future <= listed and all(region.edges[region.index[s]] is not None
                                           for s in future)
         assert region.closed[node] == closed, state
@@ -109,7 +96,7 @@ def test_random_graphs_agree_with_brute_force(seed: int) -> None:
     for place in region.places():  # what every state of the abstraction reaches
         members = [s for node, s in enumerate(region.nodes)
                    if region.closed[node] and region.fluent(node) == place.fluent]
-        common = set.intersection(*({abstractor.fluent(x) for x in _forward(world, s)}
+        common = set.intersection(*({abstractor.fluent(x) for x in reachable(world, s)}
                                     for s in members))
         assert {f for f in map(region.table.decode, region.abstractions)
                 if place.reaches(f)} == common
