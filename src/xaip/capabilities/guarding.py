@@ -41,7 +41,7 @@ from xaip.capabilities.gameover import (
 )
 from xaip.capabilities.matching import Matcher
 from xaip.capabilities.pal import CapState
-from xaip.capabilities.pool import PoolState, StatePool
+from xaip.capabilities.pool import StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine
 from xaip.capabilities.region import Closed, abstract_bits, abstract_here
 from xaip.capabilities.rounds import (
@@ -62,9 +62,11 @@ if TYPE_CHECKING:
 #: Listed states abstracted per unit: 20,000 states make 79 units, enough for 32 workers.
 ABSTRACT_CHUNK = 256
 #: The guard's first round has about this many units: each capability's scan is cut
-#: into chunks of closed states (six lifted capabilities: 11 chunks each). Why: one
-#: capability's scan of 250 states took 1 s of cookmepasta 8x8's guard, its longest unit.
-GUARD_UNITS = 64
+#: into chunks of closed states (six lifted capabilities: 171 chunks each). Why: on
+#: Cook-Me-Pasta 8x8 the whole listing has 367,860 closed states and the scan 173 s of
+#: CPU; cut into 64 units, one of them took 11.6 s, so 16 workers could not make the
+#: round more than 15x faster and it held the run to 5.8x (issue 26).
+GUARD_UNITS = 1024
 #: Nor chunks of fewer closed states than this.
 MIN_GUARD_STATES = 8
 
@@ -170,16 +172,6 @@ class GuardState:
     deadline: float | None = None
 
 
-@dataclass
-class ExcludeState:
-    """What the guard's second round starts from: the capabilities and, per capability,
-    its offending cases (the states themselves, so a task carries only those)."""
-
-    caps: list[CapState]
-    cases: list[list[tuple[PoolState, dict[str, str]]]]
-    deadline: float | None = None
-
-
 class _Scan:
     """One process's view of a :class:`GuardState`: the matcher over every binding, a
     screen per capability (:class:`~xaip.capabilities.screen.Screen`, built once) and the
@@ -231,21 +223,27 @@ def case_units(state: GuardState, units: list[tuple[int, int]], abstractor: Abst
     return out
 
 
-def exclude_units(state: ExcludeState, units: list[int], abstractor: Abstractor,
-                  refine: Refine | None) -> list[tuple[list[CapState], int, float]]:
+def exclude_units(state: GuardState, units: list[tuple[int, list[Case]]],
+                  abstractor: Abstractor, refine: Refine | None) \
+        -> list[tuple[list[CapState], int, float]]:
     """A worker's share of the guard's second round: each capability's exclusion of its
-    cases (the capability, or its parts where it was split, and whether it was marked)."""
+    cases, given by entry of the guard's view (the capability, or its parts where it was
+    split, whether it was marked, and the unit's CPU seconds). The cases' states are made
+    here, from the view the first round's units already unpickled (the same state, sent
+    with the same token): made in the main process and pickled, they were a third of
+    its serial part on Cook-Me-Pasta 8x8 (759,641 cases, 7.4 s)."""
     out = []
     with deadline(_clock(state.deadline)):
-        for index in units:
-            out.append(_exclude_one(state.caps[index], state.cases[index]))
+        for index, cases in units:
+            out.append(_exclude_one(state.caps[index], state.states, cases))
     return out
 
 
-def _exclude_one(cap: CapState, cases: list[tuple[PoolState, dict[str, str]]]) \
+def _exclude_one(cap: CapState, view: Closed, cases: list[Case]) \
         -> tuple[list[CapState], int, float]:
     began = time.perf_counter()
-    parts, marked = exclude([cap], lambda _: cases, GUARD_WHERE)
+    states = [(view.case_state(k), binding) for k, binding in cases]
+    parts, marked = exclude([cap], lambda _: states, GUARD_WHERE)
     return parts, marked, time.perf_counter() - began
 
 
@@ -263,8 +261,11 @@ def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[
                        engine.matcher.max_bindings, engine.config, chunks, at)
     units = [(i, c) for i in range(len(caps)) for c in range(len(chunks))]
     found: dict[tuple[int, int], list[Case]] = {}
+    sent: tuple[Any, bytes] | None = None
     if dispatch.remote:
-        for first, batch in send_units(dispatch, case_units, state, units):
+        sent = new_token(), dumps(state)
+        for first, batch in send_units(dispatch, case_units, state, units, sent[1],
+                                       token=sent[0]):
             for offset, (cases, seconds) in enumerate(batch):
                 found[units[first + offset]] = cases
                 dispatch.unit_seconds += seconds
@@ -280,27 +281,25 @@ def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[
             cpus.append(time.process_time() - cpu)
         dispatch.unit_seconds += sum(times)
         dispatch.batches.append(cpus)
-    cases = [[(game_over.case_state(k), binding) for c in range(len(chunks))
-              for k, binding in found[i, c]] for i in range(len(caps))]
-    return _exclude_all(engine, dispatch, caps, cases, at)
+    cases = [[case for c in range(len(chunks)) for case in found[i, c]]
+             for i in range(len(caps))]
+    return _exclude_all(engine, dispatch, state, cases, sent)
 
 
-def _exclude_all(engine: QueryEngine, dispatch: Dispatch, caps: list[CapState],
-                 cases: list[list[tuple[PoolState, dict[str, str]]]],
-                 at: float | None) -> tuple[list[CapState], int]:
+def _exclude_all(engine: QueryEngine, dispatch: Dispatch, state: GuardState,
+                 cases: list[list[Case]], sent: tuple[Any, bytes] | None) \
+        -> tuple[list[CapState], int]:
     """The guard's second round: each capability excludes its cases (capabilities
-    without any are kept as they are, here)."""
+    without any are kept as they are, here). On workers, the tasks carry the first
+    round's state again (``sent``: its token and pickle; a worker that ran a unit of the
+    first round does not unpickle it again) and each unit its cases by entry."""
+    caps = state.caps
     todo = [i for i in range(len(caps)) if cases[i]]
     results: dict[int, tuple[list[CapState], int, float]] = {}
-    if dispatch.remote and todo:
-        # a unit reads only its own capability and cases: the state carries only those
-        # (as plain pool states: a place would carry the whole view with it)
-        plain = {id(ps): PoolState(ps.concrete, ps.fluent, ps.index, ps.keys)
-                 for i in todo for ps, _ in cases[i]}
-        state = ExcludeState([caps[i] for i in todo],
-                             [[(plain[id(ps)], b) for ps, b in cases[i]] for i in todo], at)
-        units = list(range(len(todo)))
-        for first, batch in send_units(dispatch, exclude_units, state, units):
+    if dispatch.remote and todo and sent is not None:
+        units = [(i, cases[i]) for i in todo]
+        for first, batch in send_units(dispatch, exclude_units, state, units, sent[1],
+                                       token=sent[0]):
             for offset, result in enumerate(batch):
                 results[todo[first + offset]] = result
                 dispatch.unit_seconds += result[2]
@@ -309,7 +308,7 @@ def _exclude_all(engine: QueryEngine, dispatch: Dispatch, caps: list[CapState],
         cpus = []
         for i in todo:
             cpu = time.process_time()
-            results[i] = _exclude_one(caps[i], cases[i])
+            results[i] = _exclude_one(caps[i], state.states, cases[i])
             cpus.append(time.process_time() - cpu)
         dispatch.unit_seconds += sum(results[i][2] for i in todo)
         dispatch.batches.append(cpus)

@@ -428,12 +428,15 @@ def _worker_pool(state: PassState, abstractor: Abstractor) -> StatePool:
 
 
 def send_units(dispatch: Dispatch, fn: Callable[..., list[Any]], state: Any,
-               units: list[Any], blob: bytes | None = None) -> Iterator[tuple[int, list[Any]]]:
+               units: list[Any], blob: bytes | None = None, token: Any = None) \
+        -> Iterator[tuple[int, list[Any]]]:
     """Run ``fn`` over ``units`` on the workers in batches (``state`` pickled once, or
-    ``blob`` if given): ``(first unit's position, results)`` as each batch comes back."""
+    ``blob`` if given, under ``token`` if given: tasks of a later round that reuse a
+    state the workers hold already): ``(first unit's position, results)`` as each batch
+    comes back."""
     assert dispatch.executor is not None and dispatch.context is not None
     data = dumps(state) if blob is None else blob
-    token = new_token()
+    token = new_token() if token is None else token
     size = max(1, len(units) // (3 * dispatch.executor.workers))
     starts = list(range(0, len(units), size))
     tasks = [(fn, dispatch.context, token, data, units[a:a + size]) for a in starts]
