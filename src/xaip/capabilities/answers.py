@@ -144,6 +144,35 @@ def answer_query(item: tuple[Any, Any, Budget, float | None]) -> Answer:
     return attempt_answer(_WORKER_AGENT, start, goal, within(budget, deadline))
 
 
+def answer_alone(item: tuple[Any, Any, Budget, float | None]) -> Answer:
+    """:func:`answer_query` by an agent that remembers nothing of other queries
+    (:func:`attempt_alone`): the answer, reason included, is the same on any worker."""
+    if _WORKER_AGENT is None:  # pragma: no cover - a mis-configured executor
+        raise RuntimeError("no agent installed in this worker")
+    start, goal, budget, deadline = item
+    return attempt_alone(_WORKER_AGENT, start, goal, within(budget, deadline))
+
+
+def attempt_alone(agent: Agent[Any], start: Any, goal: Any, budget: Budget) -> Answer:
+    """:func:`attempt_answer` with the agent's memory of earlier searches dropped before
+    and after, and none kept during (a search agent's memory changes an answer's reason,
+    never whether the goal was reached): what a query answered as a unit of work gets,
+    wherever it runs."""
+    forget = getattr(agent, "forget", None)
+    memory = getattr(agent, "memory", None)
+    if callable(forget):
+        forget()
+    if isinstance(memory, int) and memory > 0:
+        agent.memory = 0  # type: ignore[attr-defined]
+    try:
+        return attempt_answer(agent, start, goal, budget)
+    finally:
+        if callable(forget):
+            forget()
+        if isinstance(memory, int) and memory > 0:
+            agent.memory = memory  # type: ignore[attr-defined]
+
+
 def answer_trace(item: tuple[Any, Budget, float | None]) -> Any:
     """Run one random task with the worker's agent (see :func:`answer_query`)."""
     from xaip.capabilities.traces import run_task

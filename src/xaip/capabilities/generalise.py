@@ -15,13 +15,41 @@ capability, to apply it with a few bindings it was never seen with, in known sta
 its learned precondition holds. A failure is a counterexample to the lifted claim: the
 capability is marked unreliable with it (the card says so), never silently kept as if it
 held everywhere. The checker stays independent: it searches the simulator, not the agent.
+
+Its queries are units of work (issue 26): asked one at a time in the main process, they
+were 96% of the serial part of a Cook-Me-Pasta 16x16 run, so no number of workers made
+such a run more than about 3x faster. Which queries a capability's test asks depends on
+the answers only where one fails (the test stops there) or is cut by the budget (the
+test moves on to another binding), so each capability's questions are listed ahead as if
+every answer came back "reached" (:class:`_Lookahead`), and answered in waves (the first
+``per_capability`` of every capability, then the next ``3 * per_capability`` of those
+with no failure yet, then the rest) side by side on the executor's workers, by an agent
+with no memory of other queries (:func:`~xaip.capabilities.answers.attempt_alone`). The
+test then runs as before, one capability after another, finding its answers ready; it
+records only the queries it asks, so a question answered past a capability's first
+failure is work lost, never a query of the run. Each capability draws its random choices
+from its own generator (``generalise:SEED:NAME``), so its questions do not depend on
+where another's test stopped. The waves depend on the answers only, never on the number
+of workers: serial runs and runs on workers ask the same queries.
 """
 
 from __future__ import annotations
 
+import functools
 import random
+import time
+from collections.abc import Callable, Generator, Sequence
+from typing import Any
 
 from xaip.agents.simulator import OutOfTime
+from xaip.capabilities.answers import (
+    Answer,
+    answer_alone,
+    attempt_alone,
+    query_key,
+    wall_deadline,
+    within,
+)
 from xaip.capabilities.gameover import Case, exclude, holds_in, precondition
 from xaip.capabilities.matching import compile_requirements
 from xaip.capabilities.pal import CapState
@@ -39,6 +67,12 @@ COVERAGE = 64
 NEARBY = 500
 #: Bindings of one state considered when choosing an unseen one.
 CHOICES = 16
+#: Where each wave of answers ends, in multiples of ``per_capability`` (the last wave
+#: answers the rest of a capability's questions): 8, 32, then up to 64 questions.
+WAVES = (1, 4)
+
+#: A question of the test: start state, goal, binding and the known state it came from.
+Question = tuple[Any, Any, dict[str, str], PoolState]
 
 
 def _pairs(binding: dict[str, str]) -> set[tuple[str, str]]:
@@ -67,6 +101,212 @@ def _novel_first(cap: CapState, states: list[PoolState], rng: random.Random
     return order
 
 
+def _limit(cap: CapState, per_capability: int, coverage: int) -> int:
+    return max(per_capability, coverage) if cap.params else per_capability
+
+
+def _questions(engine: QueryEngine, cap: CapState, seed: int, states: list[PoolState],
+               nearby: Sequence[PoolState], per_capability: int, coverage: int) \
+        -> Generator[Question, bool | None, None]:
+    """The questions of ``cap``'s test in order, each answer sent back (``None``: cut by
+    the budget, no evidence either way): bindings never seen first, in states where the
+    precondition holds, until ``_limit`` were answered or one failed."""
+    rng = random.Random(f"generalise:{seed}:{cap.name}")
+    compiled = compile_requirements(precondition(cap))
+    seen = [dict(b) for b in cap.seen_bindings]
+    done = {(tuple(sorted(b.items())), before) for b, before in cap.executions}
+    covered: set[tuple[str, str]] = set()
+    for b in seen:
+        covered |= _pairs(b)
+    if cap.params:
+        order = states[:]
+        rng.shuffle(order)
+    else:  # the states most unlike every execution first, known or nearby
+        extra = list(nearby)
+        if len(extra) > NEARBY:
+            extra = rng.sample(extra, NEARBY)
+        order = _novel_first(cap, states + extra, rng)
+    asked = 0
+    limit = _limit(cap, per_capability, coverage)
+    for ps in order:
+        if asked >= limit:
+            return
+        options = []
+        for binding in engine.matcher.match(cap, compiled, ps, {}):
+            if (tuple(sorted(binding.items())), ps.fluent) not in done:
+                options.append(dict(binding))
+            if len(options) >= CHOICES:
+                break
+        rng.shuffle(options)  # then bindings never seen first, new objects first
+        options.sort(key=lambda b: (b in seen, -len(_pairs(b) - covered)))
+        for binding in options:
+            query = engine._make_query(cap, binding, ps.fluent, ps.concrete, {}, None,
+                                       cap.atoms[0])
+            if query is None:
+                continue  # the prediction describes no state of the game
+            goal = engine.refine(query.steps[-1].target, query.start)
+            if goal is None:
+                continue
+            reached = yield query.start, goal, binding, ps
+            if reached is None:
+                continue
+            asked += 1
+            done.add((tuple(sorted(binding.items())), ps.fluent))
+            covered |= _pairs(binding)
+            if not reached:
+                return
+            break
+
+
+class _Lookahead:
+    """A capability's questions as if every answer came back "reached" (module
+    docstring), listed as far as asked for."""
+
+    def __init__(self, make: Callable[[], Generator[Question, bool | None, None]]) -> None:
+        self.make = make
+        self.items: list[Question] = []
+        self.over = False
+        self._gen = make()
+
+    def extend(self, count: int) -> None:
+        """List the first ``count`` questions (fewer when the test has no more)."""
+        while len(self.items) < count and not self.over:
+            try:
+                item = next(self._gen) if not self.items else self._gen.send(True)
+            except StopIteration:
+                self.over = True
+                break
+            self.items.append(item)
+
+
+def _walk(engine: QueryEngine, cap: CapState, look: _Lookahead,
+          clock: BudgetClock | None) -> tuple[dict[str, str], PoolState] | None:
+    """``cap``'s test: its questions asked in order (their answers mostly ready) until one
+    fails -- the counterexample returned -- or none are left. Past an answer cut by the
+    budget the questions differ from the look-ahead's, and come from a test replayed with
+    the answers so far."""
+    answers: list[bool | None] = []
+    live: Generator[Question, bool | None, None] | None = None
+    item: Question | None = None
+    while True:
+        if live is None:
+            look.extend(len(answers) + 1)
+            if len(answers) >= len(look.items):
+                return None
+            item = look.items[len(answers)]
+        assert item is not None
+        start, goal, binding, ps = item
+        if clock is not None and spent(clock):
+            raise OutOfTime("budget exhausted")
+        asked_before = len(engine.asker.records)
+        reached, arrived = engine.ask(cap, start, goal)
+        if clock is not None:
+            clock.nodes += len(engine.asker.records) - asked_before
+        if reached is False:
+            return binding, ps
+        if reached and not isinstance(arrived, AbstractGoal):
+            engine.pool.add(arrived)
+        answers.append(reached)
+        try:
+            if reached is None and live is None:  # leave the look-ahead: replay
+                live = look.make()
+                item = next(live)
+                for answer in answers:
+                    item = live.send(answer)
+            elif live is not None:
+                item = live.send(reached)
+        except StopIteration:
+            return None
+
+
+def _known(engine: QueryEngine, key: str) -> Answer | None:
+    """What the run knows of query ``key`` already: its answer (asked before, in the
+    store, or answered ahead), else ``None``."""
+    asker = engine.asker
+    found = asker._answers.get(key)  # noqa: SLF001 - the asker's own record
+    if found is not None:
+        return Answer("known", found[0], 0.0)
+    ahead = asker._ahead.get(key)  # noqa: SLF001
+    if ahead is not None:
+        return ahead
+    return asker.store.get_answer(key)
+
+
+def _answer_ahead(engine: QueryEngine, questions: list[tuple[str, Any, Any]],
+                  clock: BudgetClock | None) -> dict[str, bool | None]:
+    """Answer ``questions`` not known yet side by side (on the executor's workers when
+    there are several, else here, one unit each), keeping the answers aside in the
+    asker's look-ahead (:meth:`~xaip.capabilities.answers.Asker.prefetch`: recorded only
+    when asked). Returns whether each question's goal was reached."""
+    asker = engine.asker
+    out: dict[str, bool | None] = {}
+    todo: dict[str, tuple[Any, Any]] = {}
+    for _, start, goal in questions:
+        key = query_key(start, goal)
+        if key in out or key in todo:
+            continue
+        known = _known(engine, key)
+        if isinstance(known, Answer):
+            out[key] = known.reached
+        else:
+            todo[key] = (start, goal)
+    if clock is not None and clock.budget.max_nodes is not None:
+        left = max(0, clock.budget.max_nodes - clock.nodes)
+        todo = dict(list(todo.items())[:left])  # no more searches than queries are left
+    if not todo:
+        return out
+    executor = asker.executor
+    dispatch = engine.dispatch
+    deadline = wall_deadline(clock)
+    items = [(start, goal, asker.query_budget, deadline) for start, goal in todo.values()]
+    if executor is not None and executor.workers > 1:
+        answers = executor.map(answer_alone, items)
+        if dispatch is not None:
+            dispatch.unit_seconds += sum(a.seconds for a in answers)
+    else:
+        answers, cpus = [], []
+        for start, goal, budget, _ in items:
+            cpu = time.process_time()
+            answers.append(attempt_alone(asker.agent, start, goal, within(budget, deadline)))
+            cpus.append(time.process_time() - cpu)
+        if dispatch is not None:
+            dispatch.unit_seconds += sum(a.seconds for a in answers)
+            dispatch.batches.append(cpus)
+    for key, answer in zip(todo, answers, strict=True):
+        asker._ahead[key] = answer  # noqa: SLF001 - answered ahead, as a prefetch is
+        out[key] = answer.reached
+    return out
+
+
+def _answer_in_waves(engine: QueryEngine, looks: list[_Lookahead], limits: list[int],
+                     per_capability: int, clock: BudgetClock | None) -> None:
+    """Answer every capability's questions ahead, wave by wave (module docstring): a
+    capability leaves the waves at its first failure, or first answer cut by the budget."""
+    open_ = [i for i, limit in enumerate(limits) if limit > 0]
+    listed = [0] * len(looks)
+    for multiple in (*WAVES, None):
+        batch: list[tuple[str, Any, Any]] = []
+        spans: dict[int, tuple[int, int]] = {}
+        for i in open_:
+            end = limits[i] if multiple is None else min(limits[i], multiple * per_capability)
+            looks[i].extend(end)
+            new = looks[i].items[listed[i]:end]
+            spans[i] = listed[i], listed[i] + len(new)
+            listed[i] += len(new)
+            batch += [(str(i), start, goal) for start, goal, _, _ in new]
+        if not batch:
+            return
+        reached = _answer_ahead(engine, batch, clock)
+        still = []
+        for i in open_:
+            a, b = spans[i]
+            answers = [reached.get(query_key(s, g)) for s, g, _, _ in looks[i].items[a:b]]
+            if all(answer is True for answer in answers) and not looks[i].over \
+                    and listed[i] < limits[i]:
+                still.append(i)
+        open_ = still
+
+
 def test_generalisation(engine: QueryEngine, seed: int = 0,
                         per_capability: int = PER_CAPABILITY,
                         coverage: int = COVERAGE,
@@ -90,73 +330,28 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
     capabilities untested. (It used to charge nothing: ``discover escape --grid 3x4
     --max-queries 40`` asked 72 queries and said "complete".)"""
     cases: dict[str, list[Case]] = {}
-    rng = random.Random(f"generalise:{seed}")
     refuted = 0
     states = list(engine.pool.states)
-    for cap in engine.caps:
-        compiled = compile_requirements(precondition(cap))
-        seen = [dict(b) for b in cap.seen_bindings]
-        done = {(tuple(sorted(b.items())), before) for b, before in cap.executions}
-        covered: set[tuple[str, str]] = set()
-        for b in seen:
-            covered |= _pairs(b)
-        if cap.params:
-            order = states[:]
-            rng.shuffle(order)
-        else:  # the states most unlike every execution first, known or nearby
-            extra = list(nearby or ())
-            if len(extra) > NEARBY:
-                extra = rng.sample(extra, NEARBY)
-            order = _novel_first(cap, states + extra, rng)
-        asked = 0
-        limit = max(per_capability, coverage) if cap.params else per_capability
-        counterexample: dict[str, str] | None = None
-        counter_state: PoolState | None = None
-        for ps in order:
-            if asked >= limit or counterexample is not None:
-                break
-            options = []
-            for binding in engine.matcher.match(cap, compiled, ps, {}):
-                if (tuple(sorted(binding.items())), ps.fluent) not in done:
-                    options.append(dict(binding))
-                if len(options) >= CHOICES:
-                    break
-            rng.shuffle(options)  # then bindings never seen first, new objects first
-            options.sort(key=lambda b: (b in seen, -len(_pairs(b) - covered)))
-            for binding in options:
-                query = engine._make_query(cap, binding, ps.fluent, ps.concrete, {}, None,
-                                           cap.atoms[0])
-                if query is None:
-                    continue  # the prediction describes no state of the game
-                step = query.steps[-1]
-                goal = engine.refine(step.target, query.start)
-                if goal is None:
-                    continue
-                if clock is not None and spent(clock):
-                    raise OutOfTime("budget exhausted")
-                asked_before = len(engine.asker.records)
-                reached, arrived = engine.ask(cap, query.start, goal)
-                if clock is not None:
-                    clock.nodes += len(engine.asker.records) - asked_before
-                if reached is None:
-                    continue  # the agent ran out of budget: no evidence either way
-                asked += 1
-                done.add((tuple(sorted(binding.items())), ps.fluent))
-                covered |= _pairs(binding)
-                if reached and not isinstance(arrived, AbstractGoal):
-                    engine.pool.add(arrived)
-                if not reached and counterexample is None:
-                    counterexample, counter_state = binding, ps
-                break
-        if counterexample is not None and counter_state is not None and not cap.params:
+    extra = list(nearby or ())
+    looks = [_Lookahead(functools.partial(_questions, engine, cap, seed, states, extra,
+                                          per_capability, coverage))
+             for cap in engine.caps]
+    limits = [_limit(cap, per_capability, coverage) for cap in engine.caps]
+    _answer_in_waves(engine, looks, limits, per_capability, clock)
+    for cap, look in zip(engine.caps, looks, strict=True):
+        found = _walk(engine, cap, look, clock)
+        if found is None:
+            continue
+        counterexample, counter_state = found
+        if not cap.params:
             cases.setdefault(cap.name, []).append((counter_state, counterexample))
-        elif counterexample is not None:
-            refuted += 1
-            shown = ", ".join(f"{v[1:]}={o}" for v, o in sorted(counterexample.items()))
-            cap.mark(f"does not hold for every binding: the agent could not apply it with "
-                     f"{shown} although its precondition held there (the vocabulary cannot "
-                     "say where it applies, e.g. which cells are adjacent or connected; "
-                     "--grounded keeps cells as constants)")
+            continue
+        refuted += 1
+        shown = ", ".join(f"{v[1:]}={o}" for v, o in sorted(counterexample.items()))
+        cap.mark(f"does not hold for every binding: the agent could not apply it with "
+                 f"{shown} although its precondition held there (the vocabulary cannot "
+                 "say where it applies, e.g. which cells are adjacent or connected; "
+                 "--grounded keeps cells as constants)")
     if not cases:
         return refuted, 0
     engine.caps[:], marked = exclude(
