@@ -6,6 +6,8 @@ process runs it."""
 from __future__ import annotations
 
 import json
+import os
+import pickle
 from typing import Any
 
 import pytest
@@ -15,7 +17,7 @@ from xaip.capabilities.discovery import discover_game, game_context
 from xaip.capabilities.gameover import guard
 from xaip.capabilities.pal import CapState, observe, refute
 from xaip.capabilities.region import abstract_here
-from xaip.capabilities.rounds import Dispatch, _fresh, plan_units, resident
+from xaip.capabilities.rounds import Dispatch, Shared, _fresh, plan_units, resident
 from xaip.capabilities.schedule import cut
 from xaip.capabilities.traces import Abstractor, random_states
 from xaip.runtime.executors import get_executor
@@ -151,9 +153,33 @@ def test_the_listing_abstracted_on_workers_is_abstracted_here(
 
 
 def test_a_worker_unpickles_a_state_once_per_token() -> None:
-    first = resident(("t", 1), rounds.dumps({"a": [1, 2]}))
-    assert resident(("t", 1), b"not read again") is first
-    assert resident(("t", 2), rounds.dumps([3])) == [3]
+    first = resident(Shared(("t", 1), rounds.dumps({"a": [1, 2]})))
+    assert resident(Shared(("t", 1), b"not read again")) is first
+    assert resident(Shared(("t", 2), rounds.dumps([3]))) == [3]
+
+
+def test_a_large_state_goes_to_local_workers_once_in_a_file(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tasks carry where a large state is, not the state: a file the pool's processes
+    read once each, removed when the round is over; small states and other executors
+    carry the bytes."""
+    monkeypatch.setattr(rounds, "SHARE_BYTES", 64)
+    big = rounds.dumps(list(range(100)))
+    executor = get_executor("processes", 2)
+    try:
+        dispatch = Dispatch(executor, ("unused", ()))  # type: ignore[arg-type]
+        with rounds.share(dispatch, big) as shared:
+            assert shared.data is None and shared.path is not None
+            assert len(pickle.dumps(shared)) < len(big)
+            assert resident(shared) == list(range(100))
+            path = shared.path
+        assert not os.path.exists(path)
+        with rounds.share(dispatch, rounds.dumps([1])) as small:
+            assert small.data is not None and small.path is None
+    finally:
+        executor.close()
+    with rounds.share(Dispatch(), big) as here:
+        assert here.data == big
 
 
 def _output(result: Any) -> str:

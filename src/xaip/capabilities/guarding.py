@@ -46,11 +46,13 @@ from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine
 from xaip.capabilities.region import Closed, abstract_bits, abstract_here
 from xaip.capabilities.rounds import (
     Dispatch,
+    Shared,
     _report_units,
     dumps,
     new_token,
     run_units,
     send_units,
+    share,
 )
 from xaip.capabilities.screen import Screen
 from xaip.capabilities.traces import Abstractor, AbstractState
@@ -117,8 +119,9 @@ def abstract_states(engine: QueryEngine, states: list[Any],
     at = _run_deadline(engine)
     # each task carries its own chunk only (the whole listing to every task would be
     # most of the listing's cost again)
-    tasks = [(abstract_units, dispatch.context, new_token(),
-              dumps(states[a:a + ABSTRACT_CHUNK]), [at]) for a in starts]
+    tasks = [(abstract_units, dispatch.context, Shared(new_token(),
+                                                      dumps(states[a:a + ABSTRACT_CHUNK])),
+              [at]) for a in starts]
     done: dict[int, list[Any]] = {}
     for position, (blob, seconds) in _completed(dispatch, tasks):
         check_deadline()
@@ -261,45 +264,49 @@ def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[
                        engine.matcher.max_bindings, engine.config, chunks, at)
     units = [(i, c) for i in range(len(caps)) for c in range(len(chunks))]
     found: dict[tuple[int, int], list[Case]] = {}
-    sent: tuple[Any, bytes] | None = None
     if dispatch.remote:
-        sent = new_token(), dumps(state)
-        for first, batch in send_units(dispatch, case_units, state, units, sent[1],
-                                       token=sent[0]):
-            for offset, (cases, seconds) in enumerate(batch):
-                found[units[first + offset]] = cases
-                dispatch.unit_seconds += seconds
-            _report_units(engine, "guard", len(found), len(units))
-    else:
-        scan = _Scan(state, engine.abstractor,
-                     lambda target, like: engine.refine(target, like) is not None)
-        times, cpus = [], []
-        for unit in units:
-            began, cpu = time.perf_counter(), time.process_time()
-            found[unit] = scan.cases(*unit)
-            times.append(time.perf_counter() - began)
-            cpus.append(time.process_time() - cpu)
-        dispatch.unit_seconds += sum(times)
-        dispatch.batches.append(cpus)
-    cases = [[case for c in range(len(chunks)) for case in found[i, c]]
-             for i in range(len(caps))]
-    return _exclude_all(engine, dispatch, state, cases, sent)
+        # both rounds' tasks carry the same state: a worker unpickles it once
+        with share(dispatch, dumps(state)) as shared:
+            for first, batch in send_units(dispatch, case_units, state, units, shared):
+                for offset, (cases, seconds) in enumerate(batch):
+                    found[units[first + offset]] = cases
+                    dispatch.unit_seconds += seconds
+                _report_units(engine, "guard", len(found), len(units))
+            return _exclude_all(engine, dispatch, state, _by_capability(found, state),
+                                shared)
+    scan = _Scan(state, engine.abstractor,
+                 lambda target, like: engine.refine(target, like) is not None)
+    times, cpus = [], []
+    for unit in units:
+        began, cpu = time.perf_counter(), time.process_time()
+        found[unit] = scan.cases(*unit)
+        times.append(time.perf_counter() - began)
+        cpus.append(time.process_time() - cpu)
+    dispatch.unit_seconds += sum(times)
+    dispatch.batches.append(cpus)
+    return _exclude_all(engine, dispatch, state, _by_capability(found, state), None)
+
+
+def _by_capability(found: dict[tuple[int, int], list[Case]], state: GuardState) \
+        -> list[list[Case]]:
+    """Each capability's cases, its chunks' in state order."""
+    return [[case for c in range(len(state.chunks)) for case in found[i, c]]
+            for i in range(len(state.caps))]
 
 
 def _exclude_all(engine: QueryEngine, dispatch: Dispatch, state: GuardState,
-                 cases: list[list[Case]], sent: tuple[Any, bytes] | None) \
+                 cases: list[list[Case]], shared: Shared | None) \
         -> tuple[list[CapState], int]:
     """The guard's second round: each capability excludes its cases (capabilities
     without any are kept as they are, here). On workers, the tasks carry the first
-    round's state again (``sent``: its token and pickle; a worker that ran a unit of the
-    first round does not unpickle it again) and each unit its cases by entry."""
+    round's state again (``shared``: a worker that ran a unit of the first round does not
+    unpickle it again) and each unit its cases by entry."""
     caps = state.caps
     todo = [i for i in range(len(caps)) if cases[i]]
     results: dict[int, tuple[list[CapState], int, float]] = {}
-    if dispatch.remote and todo and sent is not None:
+    if dispatch.remote and todo and shared is not None:
         units = [(i, cases[i]) for i in todo]
-        for first, batch in send_units(dispatch, exclude_units, state, units, sent[1],
-                                       token=sent[0]):
+        for first, batch in send_units(dispatch, exclude_units, state, units, shared):
             for offset, result in enumerate(batch):
                 results[todo[first + offset]] = result
                 dispatch.unit_seconds += result[2]

@@ -41,6 +41,7 @@ task.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import copyreg
 import dataclasses
@@ -48,6 +49,7 @@ import io
 import itertools
 import os
 import pickle
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -362,14 +364,13 @@ def _context(recipe: Recipe) -> tuple[Abstractor, Refine | None]:
     return found
 
 
-def run_units(item: tuple[Callable[..., list[Any]], Recipe, Any, bytes, list[Any]]) \
-        -> list[Any]:
+def run_units(item: tuple[Callable[..., list[Any]], Recipe, Shared, list[Any]]) -> list[Any]:
     """A worker's task: ``fn(state, units, abstractor, refine)`` for the units ``units``
-    of the pass, guard or listing whose state is ``blob`` (module-level, so executors can
-    send it; ``token`` names the state, see :func:`resident`)."""
-    fn, recipe, token, blob, units = item
+    of the pass, guard or listing whose state ``shared`` carries (module-level, so
+    executors can send it; see :func:`resident`)."""
+    fn, recipe, shared, units = item
     abstractor, refine = _context(recipe)
-    return fn(resident(token, blob), units, abstractor, refine)
+    return fn(resident(shared), units, abstractor, refine)
 
 
 #: Per worker process: the last state unpickled, by its token.
@@ -382,14 +383,74 @@ def new_token() -> tuple[int, int]:
     return os.getpid(), next(_TOKENS)
 
 
-def resident(token: Any, blob: bytes) -> Any:
-    """The state ``blob`` names, unpickled once per worker: a pass's tasks all carry the
-    same blob, and a worker that runs several of them keeps the first one's state (units
+#: A pickled state larger than this goes to the workers once, not inside every task.
+SHARE_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A pickled state as a task carries it: the bytes themselves (``data``), or where
+    every worker can read them once -- a file on this machine (``path``, for a pool of
+    local processes) or Ray's object store (``ref``).
+
+    Why: every task of a round carries its state, and a round has three tasks per
+    worker. The guard's state on Cook-Me-Pasta 8x8 is 130 MB (the listing's reach sets
+    are 92 MB of it): inline, 16 workers' 48 tasks would push 6 GB through the pool's
+    pipes from the main process, the serial part of the run."""
+
+    token: Any
+    data: bytes | None = None
+    path: str | None = None
+    ref: Any = None
+
+    def load(self) -> bytes:
+        if self.data is not None:
+            return self.data
+        if self.path is not None:
+            with open(self.path, "rb") as handle:
+                return handle.read()
+        import ray  # only a Ray executor makes a reference
+
+        out: bytes = ray.get(self.ref)
+        return out
+
+
+@contextlib.contextmanager
+def share(dispatch: Dispatch, data: bytes) -> Iterator[Shared]:
+    """``data`` made available to ``dispatch``'s workers for one round (or several that
+    reuse the state): inline when small or without workers; large, in a temporary file a
+    pool of local processes reads (removed when the round is over) or in Ray's object
+    store (:meth:`~xaip.runtime.executors.RayExecutor.put`)."""
+    token = new_token()
+    executor = dispatch.executor
+    if executor is None or len(data) < SHARE_BYTES:
+        yield Shared(token, data=data)
+        return
+    put = getattr(executor, "put", None)
+    if callable(put):
+        yield Shared(token, ref=put(data))
+        return
+    if executor.name != "processes":
+        yield Shared(token, data=data)
+        return
+    handle, path = tempfile.mkstemp(prefix="xaip-round-", suffix=".pickle")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        yield Shared(token, path=path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def resident(shared: Shared) -> Any:
+    """The state ``shared`` carries, unpickled once per worker: a round's tasks all carry
+    the same state, and a worker that runs several of them keeps the first one's (units
     never change it). Why: with the pass cut into many units, unpickling the state per
     task made the workers' CPU twice the serial run's (issue 26)."""
-    if _RESIDENT[0] != token:
+    if _RESIDENT[0] != shared.token:
         _RESIDENT[:] = [None, None]  # the old state is freed before the new one is built
-        _RESIDENT[:] = [token, pickle.loads(blob)]
+        _RESIDENT[:] = [shared.token, pickle.loads(shared.load())]
     return _RESIDENT[1]
 
 
@@ -428,36 +489,36 @@ def _worker_pool(state: PassState, abstractor: Abstractor) -> StatePool:
 
 
 def send_units(dispatch: Dispatch, fn: Callable[..., list[Any]], state: Any,
-               units: list[Any], blob: bytes | None = None, token: Any = None) \
+               units: list[Any], shared: Shared | None = None) \
         -> Iterator[tuple[int, list[Any]]]:
-    """Run ``fn`` over ``units`` on the workers in batches (``state`` pickled once, or
-    ``blob`` if given, under ``token`` if given: tasks of a later round that reuse a
-    state the workers hold already): ``(first unit's position, results)`` as each batch
-    comes back."""
+    """Run ``fn`` over ``units`` on the workers in batches (``state`` pickled once and
+    shared for the round, or ``shared`` if given: a later round that reuses a state the
+    workers hold already): ``(first unit's position, results)`` as each batch comes
+    back."""
     assert dispatch.executor is not None and dispatch.context is not None
-    data = dumps(state) if blob is None else blob
-    token = new_token() if token is None else token
-    size = max(1, len(units) // (3 * dispatch.executor.workers))
-    starts = list(range(0, len(units), size))
-    tasks = [(fn, dispatch.context, token, data, units[a:a + size]) for a in starts]
-    for position, batch in dispatch.executor.completed(run_units, tasks):
-        yield starts[position], batch
+    with contextlib.ExitStack() as stack:
+        if shared is None:
+            shared = stack.enter_context(share(dispatch, dumps(state)))
+        size = max(1, len(units) // (3 * dispatch.executor.workers))
+        starts = list(range(0, len(units), size))
+        tasks = [(fn, dispatch.context, shared, units[a:a + size]) for a in starts]
+        for position, batch in dispatch.executor.completed(run_units, tasks):
+            yield starts[position], batch
 
 
 def send_dealt(dispatch: Dispatch, fn: Callable[..., list[Any]], state: Any,
                units: list[Any], costs: Sequence[float]) -> Iterator[tuple[list[int], list[Any]]]:
     """Run ``fn`` over ``units`` on the workers, dealt into tasks by their estimated
     ``costs`` (:func:`~xaip.capabilities.schedule.deal`, three tasks per worker, the
-    heaviest sent first; the state pickled once): ``(positions, results)`` as each task
-    comes back."""
+    heaviest sent first; the state pickled once and shared): ``(positions, results)`` as
+    each task comes back."""
     assert dispatch.executor is not None and dispatch.context is not None
-    data = dumps(state)
-    token = new_token()
     groups = deal(costs, 3 * dispatch.executor.workers)
-    tasks = [(fn, dispatch.context, token, data, [units[k] for k in group])
-             for group in groups]
-    for index, batch in dispatch.executor.completed(run_units, tasks):
-        yield groups[index], batch
+    with share(dispatch, dumps(state)) as shared:
+        tasks = [(fn, dispatch.context, shared, [units[k] for k in group])
+                 for group in groups]
+        for index, batch in dispatch.executor.completed(run_units, tasks):
+            yield groups[index], batch
 
 
 def _map_units(dispatch: Dispatch, engine: QueryEngine, state: PassState,
@@ -521,5 +582,5 @@ def dumps(value: Any) -> bytes:
 
 from xaip.capabilities.guarding import abstract_states, guard_all  # noqa: E402 - uses this module
 
-__all__ = ["Dispatch", "abstract_states", "guard_all", "known_answers", "plan_units",
-           "run_pass", "run_units"]
+__all__ = ["Dispatch", "Shared", "abstract_states", "guard_all", "known_answers",
+           "plan_units", "run_pass", "run_units", "share"]

@@ -254,6 +254,12 @@ class RayExecutor:
         self._initializer = initializer
         self._initargs = initargs
 
+    def put(self, value: Any) -> Any:
+        """``value`` in the cluster's object store, once: a reference tasks carry instead
+        of the value (discovery's rounds share a large state this way, not inside every
+        task)."""
+        return self._ray.put(value)
+
     def nodes(self) -> int:
         """How many live nodes the cluster has (for reports and tests)."""
         return sum(1 for node in self._ray.nodes() if node.get("Alive"))
