@@ -38,7 +38,7 @@ from xaip.agents.simulator import check_deadline
 from xaip.capabilities.candidates import ABSENT, NEG, POS
 from xaip.capabilities.matching import Matcher, Requirement, compile_requirements
 from xaip.capabilities.pal import CapState, apply_capability, default_pre
-from xaip.capabilities.pool import Key, PoolState, gkey
+from xaip.capabilities.pool import CaseState, Key, PoolState, gkey
 from xaip.capabilities.region import (
     DEPTH,
     MAX_STATES,
@@ -106,7 +106,7 @@ def precondition(cap: CapState) -> list[Requirement]:
 def _offending(cap: CapState, states: list[PoolState], matcher: Matcher,
                describes: Callable[[AbstractState, Any], bool],
                index: dict[Key, list[int]] | None = None
-               ) -> list[tuple[PoolState, dict[str, str]]]:
+               ) -> list[Case]:
     """The (state, binding) cases where ``cap``'s precondition holds and its prediction
     describes a state no action reaches. ``index`` (a ground atom's key -> positions in
     ``states`` where it holds) narrows the scan to the states holding the rarest atom a
@@ -117,7 +117,7 @@ def _offending(cap: CapState, states: list[PoolState], matcher: Matcher,
         required = [index.get(key, []) for key, value in compiled.ground_keys if value]
         if required:
             candidates = [states[i] for i in min(required, key=len)]
-    out = []
+    out: list[Case] = []
     for ps in candidates:
         for binding in matcher.match(cap, compiled, ps, {}):
             target = apply_capability(cap, binding, ps.fluent)
@@ -137,7 +137,7 @@ def _requirable(cap: CapState) -> list[Atom]:
     return [a for a in cap.atoms if default_pre(cap, a) == ABSENT] + list(cap.never_true)
 
 
-def _exclusions(cap: CapState, offending: list[tuple[PoolState, dict[str, str]]],
+def _exclusions(cap: CapState, offending: list[Case],
                 executions: list[tuple[dict[str, str], frozenset[Any]]]
                 ) -> dict[tuple[Atom, bool], int]:
     """Literals that every execution seen meets (``(atom, value)``: the atom must have
@@ -177,7 +177,7 @@ def _part(cap: CapState, suffix: str, atom: Atom, value: bool) -> CapState:
     return part
 
 
-def _split(cap: CapState, offending: list[tuple[PoolState, dict[str, str]]],
+def _split(cap: CapState, offending: list[Case],
            executions: list[tuple[dict[str, str], frozenset[Any]]]
            ) -> tuple[tuple[CapState, Requirement], tuple[CapState, Requirement]] | None:
     """Split ``cap`` on an atom ``a`` whose value in the first offending case some
@@ -275,7 +275,7 @@ def offending_at(cap: CapState, view: Closed, positions: Iterable[int], matcher:
 #: Where the guard's unreliable capabilities claimed their prediction (in their note).
 GUARD_WHERE = "where no actions reach its prediction (the game is over or blocked)"
 
-Case = tuple[PoolState, dict[str, str]]
+Case = tuple[PoolState | CaseState, dict[str, str]]
 
 #: The last states indexed and their index: the guard may be called once per capability
 #: with the same list (:mod:`~xaip.capabilities.rounds` guards each in a unit of work).

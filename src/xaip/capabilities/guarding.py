@@ -36,6 +36,7 @@ from xaip.capabilities.compact import AtomTable
 from xaip.capabilities.gameover import (
     ALL_BINDINGS,
     GUARD_WHERE,
+    Case,
     exclude,
     offending_at,
 )
@@ -72,7 +73,8 @@ GUARD_UNITS = 1024
 #: Nor chunks of fewer closed states than this.
 MIN_GUARD_STATES = 8
 
-Case = tuple[int, dict[str, str]]
+#: A case by entry of the guard's view: the entry and the binding.
+EntryCase = tuple[int, dict[str, str]]
 
 
 def _run_deadline(engine: QueryEngine) -> float | None:
@@ -187,7 +189,7 @@ class _Scan:
         self.describes = describes
         self.screens: dict[int, Screen] = {}
 
-    def cases(self, index: int, chunk: int) -> list[Case]:
+    def cases(self, index: int, chunk: int) -> list[EntryCase]:
         """The offending cases of capability ``index`` in chunk ``chunk``, by entry."""
         cap = self.state.caps[index]
         view = self.state.states
@@ -214,7 +216,7 @@ def _worker_scan(state: GuardState, abstractor: Abstractor, refine: Refine | Non
 
 
 def case_units(state: GuardState, units: list[tuple[int, int]], abstractor: Abstractor,
-               refine: Refine | None) -> list[tuple[list[Case], float]]:
+               refine: Refine | None) -> list[tuple[list[EntryCase], float]]:
     """A worker's share of the guard's first round: the cases of each (capability,
     chunk) unit, with its seconds."""
     scan = _worker_scan(state, abstractor, refine)
@@ -226,7 +228,7 @@ def case_units(state: GuardState, units: list[tuple[int, int]], abstractor: Abst
     return out
 
 
-def exclude_units(state: GuardState, units: list[tuple[int, list[Case]]],
+def exclude_units(state: GuardState, units: list[tuple[int, list[EntryCase]]],
                   abstractor: Abstractor, refine: Refine | None) \
         -> list[tuple[list[CapState], int, float]]:
     """A worker's share of the guard's second round: each capability's exclusion of its
@@ -242,10 +244,10 @@ def exclude_units(state: GuardState, units: list[tuple[int, list[Case]]],
     return out
 
 
-def _exclude_one(cap: CapState, view: Closed, cases: list[Case]) \
+def _exclude_one(cap: CapState, view: Closed, cases: list[EntryCase]) \
         -> tuple[list[CapState], int, float]:
     began = time.perf_counter()
-    states = [(view.case_state(k), binding) for k, binding in cases]
+    states: list[Case] = [(view.case_state(k), binding) for k, binding in cases]
     parts, marked = exclude([cap], lambda _: states, GUARD_WHERE)
     return parts, marked, time.perf_counter() - began
 
@@ -263,7 +265,7 @@ def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[
     state = GuardState(caps, game_over, dict(engine.matcher.object_type),
                        engine.matcher.max_bindings, engine.config, chunks, at)
     units = [(i, c) for i in range(len(caps)) for c in range(len(chunks))]
-    found: dict[tuple[int, int], list[Case]] = {}
+    found: dict[tuple[int, int], list[EntryCase]] = {}
     if dispatch.remote:
         # both rounds' tasks carry the same state: a worker unpickles it once
         with share(dispatch, dumps(state)) as shared:
@@ -287,15 +289,15 @@ def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[
     return _exclude_all(engine, dispatch, state, _by_capability(found, state), None)
 
 
-def _by_capability(found: dict[tuple[int, int], list[Case]], state: GuardState) \
-        -> list[list[Case]]:
+def _by_capability(found: dict[tuple[int, int], list[EntryCase]], state: GuardState) \
+        -> list[list[EntryCase]]:
     """Each capability's cases, its chunks' in state order."""
     return [[case for c in range(len(state.chunks)) for case in found[i, c]]
             for i in range(len(state.caps))]
 
 
 def _exclude_all(engine: QueryEngine, dispatch: Dispatch, state: GuardState,
-                 cases: list[list[Case]], shared: Shared | None) \
+                 cases: list[list[EntryCase]], shared: Shared | None) \
         -> tuple[list[CapState], int]:
     """The guard's second round: each capability excludes its cases (capabilities
     without any are kept as they are, here). On workers, the tasks carry the first

@@ -61,7 +61,7 @@ from xaip.capabilities.compact import (
     compact_abstractor,
     has,
 )
-from xaip.capabilities.pool import PoolState, index_state
+from xaip.capabilities.pool import CaseState, PoolState, index_state
 from xaip.capabilities.traces import Abstractor, AbstractState
 from xaip.capabilities.truth import components
 
@@ -178,7 +178,7 @@ class Closed:
     #: The listing's limit on states from the roots.
     limit: int = ROOT_VISITS
     #: The cases' states made so far (:meth:`case_state`), by entry.
-    made: dict[int, PoolState] = field(default_factory=dict, repr=False)
+    made: dict[int, CaseState] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
         return len(self.bits)
@@ -195,14 +195,13 @@ class Closed:
         return Place(self.nodes[k], fluent, index_state(fluent), reach=self.reach[k],
                      view=self, dead=self.dead[k])
 
-    def case_state(self, k: int) -> PoolState:
+    def case_state(self, k: int) -> CaseState:
         """Entry ``k`` as the state of a guard case: what the exclusion reads of it, its
         atoms' keys (bits, :class:`~xaip.capabilities.compact.BitKeys`) and the concrete
         state; its atoms and index are not made (one per entry, shared by its cases)."""
         found = self.made.get(k)
         if found is None:
-            found = self.made[k] = PoolState(self.nodes[k], frozenset(), {},
-                                             BitKeys(self.bits[k], self.table))
+            found = self.made[k] = CaseState(self.nodes[k], BitKeys(self.bits[k], self.table))
         return found
 
     def reaches(self, reach: bytes, target: AbstractState) -> bool:
