@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from xaip.capabilities import guarding, rounds
+from xaip.capabilities.compact import AtomTable
 from xaip.capabilities.discovery import discover_game, game_context
 from xaip.capabilities.gameover import guard
 from xaip.capabilities.pal import CapState, observe, refute
-from xaip.capabilities.region import abstract_here
+from xaip.capabilities.region import abstract_bits, abstract_here
 from xaip.capabilities.rounds import Dispatch, Shared, _fresh, plan_units, resident
 from xaip.capabilities.schedule import cut
 from xaip.capabilities.traces import Abstractor, random_states
@@ -150,6 +151,36 @@ def test_the_listing_abstracted_on_workers_is_abstracted_here(
     assert guarding.abstract_states(_Engine(serial, Abstractor(vocabulary)),  # type: ignore[arg-type]
                                     states) == here
     assert len(serial.batches) == 1 and len(serial.batches[0]) == -(-len(states) // 64)
+
+
+@pytest.mark.parametrize("known", [0, 1, 40])
+def test_the_listing_as_bits_on_workers_is_numbered_as_here(
+        known: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers number atoms from the main process's table on; the ones they meet first
+    are renumbered in chunk order, so bits and numbering are those of a serial run."""
+    spec = get_game("snowman")
+    simulator = spec.make(4, 4, 0)
+    start = simulator.reset()
+    states = random_states(simulator, [start], 400, 1)
+    vocabulary, _ = game_context("snowman")
+    here_table, there_table = AtomTable(), AtomTable()
+    local = Abstractor(vocabulary)
+    abstract_bits(local, states[:known], here_table)
+    here = abstract_bits(local, states[known:], here_table)
+    monkeypatch.setattr(guarding, "ABSTRACT_CHUNK", 16)
+    executor = get_executor("processes", 2)
+    try:
+        abstractor = Abstractor(vocabulary)
+        abstract_bits(abstractor, states[:known], there_table)
+        before = len(there_table)
+        engine = _Engine(Dispatch(executor, (game_context, ("snowman",))), abstractor)
+        there = guarding.abstract_states(engine, states[known:],  # type: ignore[arg-type]
+                                         there_table)
+    finally:
+        executor.close()
+    assert len(there_table) > before  # the workers met atoms the table did not have
+    assert there == here
+    assert there_table.keys == here_table.keys
 
 
 def test_a_worker_unpickles_a_state_once_per_token() -> None:
