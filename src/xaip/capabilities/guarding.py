@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from xaip.agents.simulator import check_deadline, deadline
 from xaip.capabilities.answers import wall_deadline
-from xaip.capabilities.compact import AtomTable
+from xaip.capabilities.compact import AtomTable, BitKeys
 from xaip.capabilities.gameover import (
     ALL_BINDINGS,
     GUARD_WHERE,
@@ -42,7 +42,7 @@ from xaip.capabilities.gameover import (
 )
 from xaip.capabilities.matching import Matcher
 from xaip.capabilities.pal import CapState
-from xaip.capabilities.pool import StatePool
+from xaip.capabilities.pool import CaseState, StatePool
 from xaip.capabilities.queries import EngineConfig, QueryEngine, Refine
 from xaip.capabilities.region import Closed, abstract_bits, abstract_here
 from xaip.capabilities.rounds import (
@@ -293,9 +293,23 @@ def exclude_units(state: GuardState, units: list[tuple[int, list[EntryCase]]],
 def _exclude_one(cap: CapState, view: Closed, cases: list[EntryCase]) \
         -> tuple[list[CapState], int, float]:
     began = time.perf_counter()
-    states: list[Case] = [(view.case_state(k), binding) for k, binding in cases]
-    parts, marked = exclude([cap], lambda _: states, GUARD_WHERE)
+    exclude_cases = _case_states(view, cases)
+    parts, marked = exclude([cap], lambda _: exclude_cases, GUARD_WHERE)
     return parts, marked, time.perf_counter() - began
+
+
+def _case_states(view: Closed, cases: list[EntryCase]) -> list[Case]:
+    """The cases with their entries' states as the exclusion reads them (one
+    :class:`~xaip.capabilities.pool.CaseState` per entry, shared by its cases: they come
+    in entry order, so one entry's cases are neighbours)."""
+    out: list[Case] = []
+    last, state = -1, None
+    nodes, bits, table = view.nodes, view.bits, view.table
+    for k, binding in cases:
+        if k != last or state is None:
+            last, state = k, CaseState(nodes[k], BitKeys(bits[k], table))
+        out.append((state, binding))
+    return out
 
 
 def guard_all(engine: QueryEngine, game_over: Closed | list[Any]) -> tuple[list[CapState], int]:
