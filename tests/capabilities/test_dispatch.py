@@ -25,16 +25,19 @@ class CountingExecutor:
 
         install_agent(game_agent, game, rows, cols, seed, "search")
         self.batches: list[int] = []
+        self.functions: list[str] = []
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         items = list(items)
         self.batches.append(len(items))
+        self.functions.append(fn.__name__)
         return [fn(item) for item in items]
 
     def completed(self, fn: Callable[[Any], Any], items: Iterable[Any]) \
             -> Iterator[tuple[int, Any]]:
         items = list(items)
         self.batches.append(len(items))
+        self.functions.append(fn.__name__)
         for index, item in enumerate(items):
             yield index, fn(item)
 
@@ -73,7 +76,10 @@ def test_query_passes_go_to_the_workers_as_units() -> None:
 def test_without_a_context_the_units_stay_in_this_process() -> None:
     executor = CountingExecutor("zelda", 3, 4, 0)
     pooled = _run(executor, context=False)
-    assert len(executor.batches) == 1  # the traces only
+    # the traces, then the agent's answers only (the generalisation test's waves): no units
+    assert executor.functions[0] == "answer_trace"
+    assert set(executor.functions[1:]) <= {"answer_alone", "answer_query"}
+    assert "run_units" not in executor.functions
     assert _signature(pooled) == _signature(_run(None))
 
 
@@ -121,7 +127,7 @@ def test_queries_the_main_agent_remembers_are_not_sent_to_workers() -> None:
     agent = _Remembering({2, 4})
     install_agent(lambda: _Remembering(set()))  # the workers have no such memory
     executor = CountingExecutor.__new__(CountingExecutor)
-    executor.batches = []
+    executor.batches, executor.functions = [], []
     asker = Asker(agent, MemoryStore(), Budget(max_nodes=100), executor)
     answers = asker.ask_many([("c", 0, goal) for goal in range(1, 6)])
     assert executor.batches == [3]  # goals 1, 3, 5: the two remembered ones stayed here
