@@ -21,16 +21,18 @@ were 96% of the serial part of a Cook-Me-Pasta 16x16 run, so no number of worker
 such a run more than about 3x faster. Which queries a capability's test asks depends on
 the answers only where one fails (the test stops there) or is cut by the budget (the
 test moves on to another binding), so each capability's questions are listed ahead as if
-every answer came back "reached" (:class:`_Lookahead`), and answered in waves (the first
-``per_capability`` of every capability, then the next ``3 * per_capability`` of those
-with no failure yet, then the rest) side by side on the executor's workers, by an agent
-with no memory of other queries (:func:`~xaip.capabilities.answers.attempt_alone`). The
-test then runs as before, one capability after another, finding its answers ready; it
-records only the queries it asks, so a question answered past a capability's first
-failure is work lost, never a query of the run. Each capability draws its random choices
-from its own generator (``generalise:SEED:NAME``), so its questions do not depend on
-where another's test stopped. The waves depend on the answers only, never on the number
-of workers: serial runs and runs on workers ask the same queries.
+every answer came back "reached" (:class:`_Lookahead`; an answer cut by the budget lists
+the questions after it again), and answered in waves (the first ``per_capability`` of
+every capability, then the next ``3 * per_capability`` of those with no failure yet, then
+the rest, and a few more for questions listed again) side by side on the executor's
+workers, by an agent with no memory of other queries
+(:func:`~xaip.capabilities.answers.attempt_alone`). The test then runs as before, one
+capability after another, finding its answers ready; it records only the queries it
+asks, so a question answered past a capability's first failure is work lost, never a
+query of the run. Each capability draws its random choices from its own generator
+(``generalise:SEED:NAME``), so its questions do not depend on where another's test
+stopped. The waves depend on the answers only, never on the number of workers: serial
+runs and runs on workers ask the same queries.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ CHOICES = 16
 #: Where each wave of answers ends, in multiples of ``per_capability`` (the last wave
 #: answers the rest of a capability's questions): 8, 32, then up to 64 questions.
 WAVES = (1, 4)
+#: Waves after those, for the questions listed again after answers cut by the budget.
+EXTRA_WAVES = 3
 
 #: A question of the test: start state, goal, binding and the known state it came from.
 Question = tuple[Any, Any, dict[str, str], PoolState]
@@ -159,12 +163,17 @@ def _questions(engine: QueryEngine, cap: CapState, seed: int, states: list[PoolS
 
 
 class _Lookahead:
-    """A capability's questions as if every answer came back "reached" (module
-    docstring), listed as far as asked for."""
+    """A capability's questions listed ahead (module docstring): each answer sent back is
+    the real one where it is known, else "reached"; learning a real answer that differs
+    from the one assumed lists the questions after it again."""
 
     def __init__(self, make: Callable[[], Generator[Question, bool | None, None]]) -> None:
         self.make = make
         self.items: list[Question] = []
+        #: ``sent[j]``: the answer sent back after question ``j`` (to list the next one).
+        self.sent: list[bool | None] = []
+        #: The real answers known, by question.
+        self.known: dict[int, bool | None] = {}
         self.over = False
         self._gen = make()
 
@@ -172,30 +181,48 @@ class _Lookahead:
         """List the first ``count`` questions (fewer when the test has no more)."""
         while len(self.items) < count and not self.over:
             try:
-                item = next(self._gen) if not self.items else self._gen.send(True)
+                if not self.items:
+                    item = next(self._gen)
+                else:
+                    answer = self.known.get(len(self.items) - 1, True)
+                    self.sent.append(answer)
+                    item = self._gen.send(answer)
             except StopIteration:
                 self.over = True
                 break
             self.items.append(item)
 
+    def learn(self, j: int, reached: bool | None) -> None:
+        """Question ``j``'s real answer. The questions listed after it assumed another are
+        dropped and the test is replayed up to ``j`` (the same questions: the answers
+        sent before it are unchanged), so :meth:`extend` goes on from the real answer."""
+        self.known[j] = reached
+        if reached is False or j >= len(self.sent) or self.sent[j] == reached:
+            return  # (a failure ends the test: nothing is asked after it)
+        self._gen = self.make()
+        self.items = [next(self._gen)]
+        self.sent = []
+        self.over = False
+        while len(self.items) <= j:
+            answer = self.known.get(len(self.items) - 1, True)
+            self.sent.append(answer)
+            self.items.append(self._gen.send(answer))
+
+    def key(self, j: int) -> str:
+        start, goal, _, _ = self.items[j]
+        return query_key(start, goal)
+
 
 def _walk(engine: QueryEngine, cap: CapState, look: _Lookahead,
           clock: BudgetClock | None) -> tuple[dict[str, str], PoolState] | None:
     """``cap``'s test: its questions asked in order (their answers mostly ready) until one
-    fails -- the counterexample returned -- or none are left. Past an answer cut by the
-    budget the questions differ from the look-ahead's, and come from a test replayed with
-    the answers so far."""
-    answers: list[bool | None] = []
-    live: Generator[Question, bool | None, None] | None = None
-    item: Question | None = None
+    fails -- the counterexample returned -- or none are left."""
+    j = 0
     while True:
-        if live is None:
-            look.extend(len(answers) + 1)
-            if len(answers) >= len(look.items):
-                return None
-            item = look.items[len(answers)]
-        assert item is not None
-        start, goal, binding, ps = item
+        look.extend(j + 1)
+        if j >= len(look.items):
+            return None
+        start, goal, binding, ps = look.items[j]
         if clock is not None and spent(clock):
             raise OutOfTime("budget exhausted")
         asked_before = len(engine.asker.records)
@@ -206,17 +233,8 @@ def _walk(engine: QueryEngine, cap: CapState, look: _Lookahead,
             return binding, ps
         if reached and not isinstance(arrived, AbstractGoal):
             engine.pool.add(arrived)
-        answers.append(reached)
-        try:
-            if reached is None and live is None:  # leave the look-ahead: replay
-                live = look.make()
-                item = next(live)
-                for answer in answers:
-                    item = live.send(answer)
-            elif live is not None:
-                item = live.send(reached)
-        except StopIteration:
-            return None
+        look.learn(j, reached)
+        j += 1
 
 
 def _known(engine: QueryEngine, key: str) -> Answer | None:
@@ -281,28 +299,39 @@ def _answer_ahead(engine: QueryEngine, questions: list[tuple[str, Any, Any]],
 def _answer_in_waves(engine: QueryEngine, looks: list[_Lookahead], limits: list[int],
                      per_capability: int, clock: BudgetClock | None) -> None:
     """Answer every capability's questions ahead, wave by wave (module docstring): a
-    capability leaves the waves at its first failure, or first answer cut by the budget."""
+    capability leaves the waves at its first failure, or when the test has no more
+    questions; an answer cut by the budget lists its questions after it again, and more
+    waves follow for them."""
     open_ = [i for i, limit in enumerate(limits) if limit > 0]
-    listed = [0] * len(looks)
-    for multiple in (*WAVES, None):
+    answered = [0] * len(looks)
+    for multiple in (*WAVES, *[None] * EXTRA_WAVES):
         batch: list[tuple[str, Any, Any]] = []
-        spans: dict[int, tuple[int, int]] = {}
         for i in open_:
-            end = limits[i] if multiple is None else min(limits[i], multiple * per_capability)
-            looks[i].extend(end)
-            new = looks[i].items[listed[i]:end]
-            spans[i] = listed[i], listed[i] + len(new)
-            listed[i] += len(new)
-            batch += [(str(i), start, goal) for start, goal, _, _ in new]
+            look = looks[i]
+            cut = sum(1 for answer in look.known.values() if answer is None)
+            quota = limits[i] if multiple is None else min(limits[i], multiple * per_capability)
+            look.extend(quota + cut)
+            batch += [(str(i), start, goal)
+                      for start, goal, _, _ in look.items[answered[i]:]]
         if not batch:
             return
         reached = _answer_ahead(engine, batch, clock)
         still = []
         for i in open_:
-            a, b = spans[i]
-            answers = [reached.get(query_key(s, g)) for s, g, _, _ in looks[i].items[a:b]]
-            if all(answer is True for answer in answers) and not looks[i].over \
-                    and listed[i] < limits[i]:
+            look = looks[i]
+            going = True
+            while answered[i] < len(look.items):
+                j = answered[i]
+                key = look.key(j)
+                if key not in reached:  # not answered ahead (no queries left): the test asks
+                    going = False
+                    break
+                look.learn(j, reached[key])
+                answered[i] = j + 1
+                if reached[key] is not True:
+                    going = reached[key] is None  # failed: done; cut: listed again
+                    break
+            if going and not (look.over and answered[i] >= len(look.items)):
                 still.append(i)
         open_ = still
 
