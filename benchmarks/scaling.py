@@ -4,11 +4,12 @@ Why: capability discovery's work is split into units an executor's workers share
 agent's runs on the random tasks; every query pass, cut by estimated cost into units of a
 few open tuples of one capability; the abstraction of the listed states in chunks; the
 game-over guard's cases per capability and chunk of states, then its exclusions per
-capability; the re-grounded capabilities' tables: :mod:`xaip.capabilities.rounds`,
-:mod:`~xaip.capabilities.schedule`, :mod:`~xaip.capabilities.guarding`,
-:mod:`~xaip.capabilities.regrounding`) and what stays in the
-main process (the state pool, candidates, listing the simulator's states, merging the
-units' results, the generalisation test). The speedup N workers can give is bounded by
+capability; the re-grounded capabilities' tables; the generalisation test's questions,
+answered in waves: :mod:`xaip.capabilities.rounds`, :mod:`~xaip.capabilities.schedule`,
+:mod:`~xaip.capabilities.guarding`, :mod:`~xaip.capabilities.regrounding`,
+:mod:`~xaip.capabilities.generalise`) and what stays in the main process (the state pool,
+candidates, listing the simulator's states, merging the units' results, asking the
+generalisation test's questions in order). The speedup N workers can give is bounded by
 that split (Amdahl: 1 / ((1 - p) + p / N), p the parallel fraction), so this prints, per
 grid, the serial run's p and, from the CPU seconds of each of its units
 (``DiscoveryResult.unit_batches``), a "scheduled" bound for 2, 4, 8, 16 and 32 workers
