@@ -7,9 +7,10 @@ the query engine all read and write answers; none of them should import the othe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -153,24 +154,33 @@ def answer_alone(item: tuple[Any, Any, Budget, float | None]) -> Answer:
     return attempt_alone(_WORKER_AGENT, start, goal, within(budget, deadline))
 
 
-def attempt_alone(agent: Agent[Any], start: Any, goal: Any, budget: Budget) -> Answer:
-    """:func:`attempt_answer` with the agent's memory of earlier searches dropped before
-    and after, and none kept during (a search agent's memory changes an answer's reason,
-    never whether the goal was reached): what a query answered as a unit of work gets,
-    wherever it runs."""
+@contextlib.contextmanager
+def without_memory(agent: Any) -> Iterator[None]:
+    """Run a unit of work with ``agent``'s memory of earlier searches dropped before and
+    after, and none kept during (a search agent's memory changes an answer's reason,
+    never whether the goal was reached): what the unit gets does not depend on what its
+    process searched before, and the process's agent is the same after it whether or not
+    the unit ran here. Agents without a memory are used as they are."""
     forget = getattr(agent, "forget", None)
     memory = getattr(agent, "memory", None)
     if callable(forget):
         forget()
     if isinstance(memory, int) and memory > 0:
-        agent.memory = 0  # type: ignore[attr-defined]
+        agent.memory = 0
     try:
-        return attempt_answer(agent, start, goal, budget)
+        yield
     finally:
         if callable(forget):
             forget()
         if isinstance(memory, int) and memory > 0:
-            agent.memory = memory  # type: ignore[attr-defined]
+            agent.memory = memory
+
+
+def attempt_alone(agent: Agent[Any], start: Any, goal: Any, budget: Budget) -> Answer:
+    """:func:`attempt_answer` by ``agent`` :func:`without_memory`: what a query answered
+    as a unit of work gets, wherever it runs."""
+    with without_memory(agent):
+        return attempt_answer(agent, start, goal, budget)
 
 
 def answer_trace(item: tuple[Any, Budget, float | None]) -> Any:

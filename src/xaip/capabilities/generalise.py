@@ -264,7 +264,7 @@ def _answer_ahead(engine: QueryEngine, questions: list[tuple[str, Any, Any]],
         if key in out or key in todo:
             continue
         known = _known(engine, key)
-        if isinstance(known, Answer):
+        if known is not None:
             out[key] = known.reached
         else:
             todo[key] = (start, goal)

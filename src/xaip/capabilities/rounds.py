@@ -57,7 +57,14 @@ from typing import Any
 
 from xaip.agents.simulator import OutOfTime, deadline
 from xaip.capabilities import answers as answers_module
-from xaip.capabilities.answers import Answer, Asker, MemoryStore, query_key, wall_deadline
+from xaip.capabilities.answers import (
+    Answer,
+    Asker,
+    MemoryStore,
+    query_key,
+    wall_deadline,
+    without_memory,
+)
 from xaip.capabilities.merging import PassResult, merge, record_history, slim
 from xaip.capabilities.pal import CapState, observe, refute
 from xaip.capabilities.pool import StatePool
@@ -205,14 +212,6 @@ def _pass_unit(state: PassState, base: StatePool, unit: Unit, abstractor: Abstra
     the pool ``base`` built from it (module docstring); neither is changed."""
     began, cpu = time.perf_counter(), time.process_time()
     index, part, tuples = unit
-    forget = getattr(agent, "forget", None)
-    if callable(forget):
-        forget()  # an answer must not depend on what this process searched before
-    # Nor does the agent remember what it exhausts inside the unit: the reachable set a
-    # search agent completes for its memory cost as much again as the search, and within
-    # a unit of a few tuples it answered 8 of 937 queries (cookmepasta 8x8; the units'
-    # CPU fell from 9.2 s to 7.7 s without it). Answers are the same either way.
-    memory = getattr(agent, "memory", None)
     caps = list(state.caps)  # read only, but for the unit's own copy of its capability
     caps[index] = _fresh(caps[index])
     pool = _copy_pool(base)
@@ -228,20 +227,17 @@ def _pass_unit(state: PassState, base: StatePool, unit: Unit, abstractor: Abstra
     engine.focus = cap
     engine.evidence = [] if part else None
     engine._offset = state.offsets.get(cap.name, 7 * index) + PART_STRIDE * part  # noqa: SLF001
-    if isinstance(memory, int) and memory > 0:
-        agent.memory = 0
+    # An answer must not depend on what this process searched before, nor what the main
+    # process asks after a pass on what its agent searched in a serial run's units; and
+    # the agent keeps nothing of what it exhausts inside the unit: the reachable set a
+    # search agent completes for its memory cost as much again as the search, and within
+    # a unit of a few tuples it answered 8 of 937 queries (cookmepasta 8x8; the units'
+    # CPU fell from 9.2 s to 7.7 s without it). Answers are the same either way.
     try:
-        with deadline(clock):
+        with without_memory(agent), deadline(clock):
             progress, finished = engine.complete_capability(cap, clock, tuples)
     except OutOfTime:
         progress, finished = True, False
-    finally:
-        if callable(forget):
-            # nor what the process asks after it: the main process asks its own agent
-            # after a pass, and that agent ran the units only in a serial run
-            forget()
-        if isinstance(memory, int) and memory > 0:
-            agent.memory = memory
     return PassResult(cap, [ps.concrete for ps in pool.states[known:]], asker.log,
                       asker.computed, engine._offset, engine.plans,  # noqa: SLF001
                       progress, finished, time.perf_counter() - began,
