@@ -304,6 +304,32 @@ class Asker:
             return set()
         return {i for i, (start, goal) in enumerate(pairs) if known(start, goal) is not None}
 
+    def known(self, key: str) -> Answer | None:
+        """What this run knows of query ``key`` without asking: its answer if it was asked
+        before, answered ahead, or is in the store; else ``None``."""
+        found = self._answers.get(key)
+        if found is not None:
+            return Answer("known", found[0], 0.0)
+        ahead = self._ahead.get(key)
+        if ahead is not None:
+            return ahead
+        return self.store.get_answer(key)
+
+    def set_aside(self, answers: dict[str, Answer]) -> None:
+        """Keep ``answers``, computed elsewhere, as :meth:`prefetch` keeps its own: used
+        (recorded and stored) only if :meth:`ask` poses them."""
+        self._ahead.update(answers)
+
+    def drop_aside(self, keys: set[str]) -> None:
+        """Forget the answers kept aside for ``keys`` that were never asked, so no later
+        query is answered by them."""
+        for key in keys & self._ahead.keys():
+            del self._ahead[key]
+
+    def aside(self) -> set[str]:
+        """The keys of the answers kept aside now."""
+        return set(self._ahead)
+
     def prefetch(self, queries: Sequence[tuple[str, Any, Any]]) -> None:
         """Answer ``queries`` ahead of time as one batch, keeping the answers aside: they
         are recorded and stored only if :meth:`ask` poses them later (so a run with
@@ -311,9 +337,7 @@ class Asker:
         pairs: dict[str, tuple[Any, Any]] = {}
         for _, start, goal in queries:
             key = query_key(start, goal)
-            if key in self._answers or key in self._ahead or key in pairs:
-                continue
-            if self.store.get_answer(key) is not None:
+            if key in pairs or self.known(key) is not None:
                 continue
             pairs[key] = (start, goal)
         for index in sorted(self._known_here(list(pairs.values())), reverse=True):

@@ -45,7 +45,6 @@ from typing import Any
 
 from xaip.agents.simulator import OutOfTime
 from xaip.capabilities.answers import (
-    Answer,
     answer_alone,
     attempt_alone,
     query_key,
@@ -237,19 +236,6 @@ def _walk(engine: QueryEngine, cap: CapState, look: _Lookahead,
         j += 1
 
 
-def _known(engine: QueryEngine, key: str) -> Answer | None:
-    """What the run knows of query ``key`` already: its answer (asked before, in the
-    store, or answered ahead), else ``None``."""
-    asker = engine.asker
-    found = asker._answers.get(key)  # noqa: SLF001 - the asker's own record
-    if found is not None:
-        return Answer("known", found[0], 0.0)
-    ahead = asker._ahead.get(key)  # noqa: SLF001
-    if ahead is not None:
-        return ahead
-    return asker.store.get_answer(key)
-
-
 def _answer_ahead(engine: QueryEngine, questions: list[tuple[str, Any, Any]],
                   clock: BudgetClock | None) -> dict[str, bool | None]:
     """Answer ``questions`` not known yet side by side (on the executor's workers when
@@ -263,7 +249,7 @@ def _answer_ahead(engine: QueryEngine, questions: list[tuple[str, Any, Any]],
         key = query_key(start, goal)
         if key in out or key in todo:
             continue
-        known = _known(engine, key)
+        known = asker.known(key)
         if known is not None:
             out[key] = known.reached
         else:
@@ -290,9 +276,9 @@ def _answer_ahead(engine: QueryEngine, questions: list[tuple[str, Any, Any]],
         if dispatch is not None:
             dispatch.unit_seconds += sum(a.seconds for a in answers)
             dispatch.batches.append(cpus)
-    for key, answer in zip(todo, answers, strict=True):
-        asker._ahead[key] = answer  # noqa: SLF001 - answered ahead, as a prefetch is
-        out[key] = answer.reached
+    computed = dict(zip(todo, answers, strict=True))
+    asker.set_aside(computed)
+    out.update((key, answer.reached) for key, answer in computed.items())
     return out
 
 
@@ -366,8 +352,8 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
                                           per_capability, coverage))
              for cap in engine.caps]
     limits = [_limit(cap, per_capability, coverage) for cap in engine.caps]
-    ahead = engine.asker._ahead  # noqa: SLF001 - the asker's answers kept aside
-    before = set(ahead)
+    asker = engine.asker
+    before = asker.aside()
     try:
         _answer_in_waves(engine, looks, limits, per_capability, clock)
         found = [_walk(engine, cap, look, clock)
@@ -375,8 +361,7 @@ def test_generalisation(engine: QueryEngine, seed: int = 0,
     finally:
         # answered ahead but never asked (past a capability's first failure): dropped,
         # so no later query of the run is answered by them
-        for key in set(ahead) - before:
-            del ahead[key]
+        asker.drop_aside(asker.aside() - before)
     for cap, counter in zip(engine.caps, found, strict=True):
         if counter is None:
             continue
